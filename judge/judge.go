@@ -1,0 +1,53 @@
+package judge
+
+import "context"
+
+// Info describes a judge: what it rates and what identifies one run of it.
+// Two runs with the same Name, Model and Params are the same run, so their
+// verdicts are comparable and cacheable.
+type Info struct {
+	Name        string      `json:"name"`
+	Description string      `json:"description,omitempty"`
+	Dimensions  []Dimension `json:"dimensions"`
+	// PerCriterion judges rate each rubric criterion of an item on its own
+	// (one verdict per criterion); the others rate the whole item.
+	PerCriterion bool `json:"per_criterion,omitempty"`
+	// Model is the model the judge calls; empty for offline judges.
+	Model string `json:"model,omitempty"`
+	// Params are the settings that change what the judge answers
+	// (temperature, max tokens, samples…). Never credentials.
+	Params map[string]any `json:"params,omitempty"`
+}
+
+// Dimension returns the named dimension and whether the judge has it.
+func (i Info) Dimension(name string) (Dimension, bool) {
+	for _, d := range i.Dimensions {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return Dimension{}, false
+}
+
+// Judge rates tasks. Judge must be safe for concurrent use: a Pool calls it
+// from several goroutines. It never returns an error: failures become
+// verdicts with a parse_error or api_error status, so no item is dropped.
+// It must return promptly when ctx is cancelled.
+type Judge interface {
+	Info() Info
+	Judge(ctx context.Context, t Task) Verdict
+}
+
+// Tasks returns the units of work a judge has for an item: one per rubric
+// criterion for per-criterion judges (none if the item has no rubric), else
+// one for the whole item.
+func Tasks(info Info, it Item) []Task {
+	if !info.PerCriterion {
+		return []Task{{Item: it}}
+	}
+	ts := make([]Task, len(it.Rubric))
+	for k := range it.Rubric {
+		ts[k] = Task{Item: it, Criterion: k + 1}
+	}
+	return ts
+}
