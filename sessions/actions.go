@@ -1,0 +1,236 @@
+package sessions
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// ActionKind says what a human action does.
+type ActionKind string
+
+const (
+	// KindLabel sets the annotator's value for (item, criterion,
+	// dimension).
+	KindLabel ActionKind = "label"
+	// KindAccept sets the value too, copied from the judge's verdict; the
+	// label is marked Accepted so statistics can tell the two apart.
+	KindAccept ActionKind = "accept"
+	// KindNote sets the annotator's note on an item; an empty note clears.
+	KindNote ActionKind = "note"
+	// KindUndo is written by Undo only: it cancels the action it Undoes.
+	KindUndo ActionKind = "undo"
+)
+
+// Action is one row of the append-only history of human actions.
+type Action struct {
+	// ID orders every action of the session; Group gathers the actions
+	// of one key press. Both are set by Record.
+	ID, Group int64
+	Kind      ActionKind
+	ItemID    string
+	// Criterion is 0 for the whole item, k for rubric criterion k.
+	Criterion int
+	// Dimension and Value are what a label or accept sets; binary
+	// dimensions use 1 for YES and 0 for NO.
+	Dimension string
+	Value     float64
+	// Note is a note's text.
+	Note string
+	// Via is how the item was reached: "order", "random", "filter:<name>"…
+	Via string
+	// Annotator and At are set by Record.
+	Annotator string
+	At        time.Time
+	// Undoes is, for an undo row, the ID of the action it cancels.
+	Undoes int64
+}
+
+// Record commits the actions of one key press as one group and returns
+// only once the commit is on disk (WAL, synchronous=FULL), so a screen
+// that confirms after Record never shows a label a crash could lose. The
+// returned copies carry ID, Group, Annotator and At. Kinds label and
+// accept need a Dimension and a finite Value; note needs nothing more;
+// undo rows are Undo's to write.
+func (s *Store) Record(acts []Action) ([]Action, error) {
+	if len(acts) == 0 {
+		return nil, nil
+	}
+	for _, a := range acts {
+		if err := checkAction(a); err != nil {
+			return nil, fmt.Errorf("session %s: %w", s.path, err)
+		}
+	}
+	out := make([]Action, len(acts))
+	copy(out, acts)
+	err := s.write("saving the label", func(tx *sql.Tx) error {
+		group, err := nextGroup(tx)
+		if err != nil {
+			return err
+		}
+		at := now()
+		for i := range out {
+			a := &out[i]
+			a.Group, a.Annotator, a.At, a.Undoes = group, s.annotator, at, 0
+			if err := checkItem(tx, a.ItemID); err != nil {
+				return err
+			}
+			if a.ID, err = insertAction(tx, *a); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func checkAction(a Action) error {
+	if a.ItemID == "" {
+		return errors.New("an action needs an item id")
+	}
+	if a.Criterion < 0 {
+		return fmt.Errorf("item %q: criterion %d: criteria start at 1 (0 is the whole item)", a.ItemID, a.Criterion)
+	}
+	switch a.Kind {
+	case KindLabel, KindAccept:
+		if a.Dimension == "" {
+			return fmt.Errorf("item %q: a %s needs a dimension", a.ItemID, a.Kind)
+		}
+		if math.IsNaN(a.Value) || math.IsInf(a.Value, 0) {
+			return fmt.Errorf("item %q: %v is not a label value", a.ItemID, a.Value)
+		}
+	case KindNote:
+	case KindUndo:
+		return errors.New("undo actions are written by Undo, not Record")
+	default:
+		return fmt.Errorf("item %q: unknown action kind %q (want label, accept or note)", a.ItemID, a.Kind)
+	}
+	return nil
+}
+
+func checkItem(tx *sql.Tx, itemID string) error {
+	var one int
+	err := tx.QueryRow(`SELECT 1 FROM items WHERE item_id = ?`, itemID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("unknown item %q", itemID)
+	}
+	return err
+}
+
+// nextGroup numbers a new group; writes are serialised by the IMMEDIATE
+// transaction, so max+1 cannot be taken twice.
+func nextGroup(tx *sql.Tx) (int64, error) {
+	var g int64
+	err := tx.QueryRow(`SELECT coalesce(max(group_id), 0) + 1 FROM actions`).Scan(&g)
+	return g, err
+}
+
+func insertAction(tx *sql.Tx, a Action) (int64, error) {
+	var value, undoes any
+	if a.Kind == KindLabel || a.Kind == KindAccept {
+		value = a.Value
+	}
+	if a.Kind == KindUndo {
+		undoes = a.Undoes
+	}
+	res, err := tx.Exec(`INSERT INTO actions (group_id, kind, item_id, criterion, dimension, value, note, via, annotator, at, undoes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.Group, string(a.Kind), a.ItemID, a.Criterion, a.Dimension, value, a.Note, a.Via, a.Annotator, stamp(a.At), undoes)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// Undo undoes this annotator's latest group that is not undone yet, by
+// writing one undo row per action of that group (history is never
+// deleted). It returns the undone actions, or nil, nil when there is
+// nothing left to undo. Calling it again walks further back; undo rows are
+// not themselves undoable.
+func (s *Store) Undo() ([]Action, error) {
+	var undone []Action
+	err := s.write("undoing", func(tx *sql.Tx) error {
+		var target int64
+		err := tx.QueryRow(`SELECT group_id FROM live_actions WHERE annotator = ? ORDER BY id DESC LIMIT 1`, s.annotator).Scan(&target)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(`SELECT `+actionColumns+` FROM live_actions WHERE group_id = ? AND annotator = ? ORDER BY id`, target, s.annotator)
+		if err != nil {
+			return err
+		}
+		undone, err = scanActions(rows)
+		if err != nil {
+			return err
+		}
+		group, err := nextGroup(tx)
+		if err != nil {
+			return err
+		}
+		at := now()
+		for _, a := range undone {
+			u := Action{Group: group, Kind: KindUndo, ItemID: a.ItemID, Criterion: a.Criterion, Dimension: a.Dimension,
+				Annotator: s.annotator, At: at, Undoes: a.ID}
+			if _, err := insertAction(tx, u); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return undone, nil
+}
+
+// actionColumns is what scanActions reads.
+const actionColumns = `id, group_id, kind, item_id, criterion, dimension, value, note, via, annotator, at, undoes`
+
+func scanActions(rows *sql.Rows) ([]Action, error) {
+	defer rows.Close()
+	var out []Action
+	for rows.Next() {
+		var a Action
+		var kind, at string
+		var value sql.NullFloat64
+		var undoes sql.NullInt64
+		if err := rows.Scan(&a.ID, &a.Group, &kind, &a.ItemID, &a.Criterion, &a.Dimension, &value, &a.Note, &a.Via,
+			&a.Annotator, &at, &undoes); err != nil {
+			return nil, err
+		}
+		a.Kind, a.Value, a.Undoes = ActionKind(kind), value.Float64, undoes.Int64
+		var err error
+		if a.At, err = parseStamp(at); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// Actions returns the whole history of human actions, undo rows included,
+// oldest first; annotator "" means every annotator. It is for exports and
+// audits; the current state is what Labels and Notes give.
+func (s *Store) Actions(annotator string) ([]Action, error) {
+	var out []Action
+	err := s.read("reading the history", func(tx *sql.Tx) error {
+		rows, err := tx.Query(`SELECT `+actionColumns+` FROM actions WHERE ? = '' OR annotator = ? ORDER BY id`, annotator, annotator)
+		if err != nil {
+			return err
+		}
+		out, err = scanActions(rows)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,242 @@
+package sessions
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// DatasetInfo is the identity of the dataset a session was made from.
+type DatasetInfo struct {
+	// Path is where the dataset was read from.
+	Path string
+	// SHA256 is the hex digest of the dataset file's bytes, so a changed
+	// file can be told apart from the one the session began with.
+	SHA256 string
+	// Format names the reader used, such as "jsonl" or "csv".
+	Format string
+	// Mapping maps each role to the source field it came from, e.g.
+	// "gold" -> "target".
+	Mapping map[string]string
+	// Items is how many items the session holds.
+	Items     int
+	CreatedAt time.Time
+}
+
+// Dataset returns the session's dataset identity, and false when the
+// session has no dataset yet.
+func (s *Store) Dataset() (DatasetInfo, bool, error) {
+	var info DatasetInfo
+	var found bool
+	err := s.read("reading the dataset", func(tx *sql.Tx) error {
+		var created string
+		err := tx.QueryRow(`SELECT path, sha256, format, items, created_at FROM dataset WHERE id = 1`).
+			Scan(&info.Path, &info.SHA256, &info.Format, &info.Items, &created)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		found = true
+		if info.CreatedAt, err = parseStamp(created); err != nil {
+			return err
+		}
+		rows, err := tx.Query(`SELECT role, field FROM dataset_mapping ORDER BY role`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var role, field string
+			if err := rows.Scan(&role, &field); err != nil {
+				return err
+			}
+			if info.Mapping == nil {
+				info.Mapping = map[string]string{}
+			}
+			info.Mapping[role] = field
+		}
+		return rows.Err()
+	})
+	if err != nil || !found {
+		return DatasetInfo{}, false, err
+	}
+	return info, true, nil
+}
+
+// InitDataset records the dataset and its items, all in one transaction.
+// A session holds one dataset: calling it again is an error. info.Items may
+// be 0 (it is set to len(items)); otherwise it must equal len(items). Item
+// IDs and indexes must be unique; Items returns them in Index order.
+func (s *Store) InitDataset(info DatasetInfo, items []judge.Item) error {
+	if info.Items != 0 && info.Items != len(items) {
+		return fmt.Errorf("session %s: the dataset says %d items but %d were given", s.path, info.Items, len(items))
+	}
+	seenID := make(map[string]bool, len(items))
+	seenIdx := make(map[int]bool, len(items))
+	for _, it := range items {
+		if it.ID == "" {
+			return fmt.Errorf("session %s: item at index %d has no id", s.path, it.Index)
+		}
+		if seenID[it.ID] {
+			return fmt.Errorf("session %s: duplicate item id %q: item ids must be unique", s.path, it.ID)
+		}
+		if seenIdx[it.Index] {
+			return fmt.Errorf("session %s: two items have index %d", s.path, it.Index)
+		}
+		seenID[it.ID], seenIdx[it.Index] = true, true
+	}
+	if info.CreatedAt.IsZero() {
+		info.CreatedAt = now()
+	}
+	errPresent := errors.New("present")
+	err := s.write("saving the dataset", func(tx *sql.Tx) error {
+		var present int
+		if err := tx.QueryRow(`SELECT count(*) FROM dataset`).Scan(&present); err != nil {
+			return err
+		}
+		if present > 0 {
+			return errPresent
+		}
+		if _, err := tx.Exec(`INSERT INTO dataset (id, path, sha256, format, items, created_at) VALUES (1, ?, ?, ?, ?, ?)`,
+			info.Path, info.SHA256, info.Format, len(items), stamp(info.CreatedAt)); err != nil {
+			return err
+		}
+		for role, field := range info.Mapping {
+			if _, err := tx.Exec(`INSERT INTO dataset_mapping (role, field) VALUES (?, ?)`, role, field); err != nil {
+				return err
+			}
+		}
+		return insertItems(tx, items)
+	})
+	if errors.Is(err, errPresent) {
+		return fmt.Errorf("session %s already holds a dataset: start a new session for another dataset", s.path)
+	}
+	return err
+}
+
+func insertItems(tx *sql.Tx, items []judge.Item) error {
+	itemStmt, err := tx.Prepare(`INSERT INTO items (idx, item_id, question, gold, prediction, fields) VALUES (?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer itemStmt.Close()
+	critStmt, err := tx.Prepare(`INSERT INTO item_criteria (item_id, criterion, text) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer critStmt.Close()
+	segStmt, err := tx.Prepare(`INSERT INTO item_segments (item_id, name, value) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer segStmt.Close()
+
+	for _, it := range items {
+		var fields any
+		if len(it.Fields) > 0 {
+			fields = string(it.Fields)
+		}
+		if _, err := itemStmt.Exec(it.Index, it.ID, it.Question, it.Gold, it.Prediction, fields); err != nil {
+			return fmt.Errorf("item %q: %w", it.ID, err)
+		}
+		for k, c := range it.Rubric {
+			if _, err := critStmt.Exec(it.ID, k+1, c); err != nil {
+				return fmt.Errorf("item %q criterion %d: %w", it.ID, k+1, err)
+			}
+		}
+		for name, v := range it.Segments {
+			if _, err := segStmt.Exec(it.ID, name, v); err != nil {
+				return fmt.Errorf("item %q segment %q: %w", it.ID, name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Items returns every item in Index order with its rubric, segments and
+// original fields.
+func (s *Store) Items() ([]judge.Item, error) {
+	var items []judge.Item
+	err := s.read("reading the items", func(tx *sql.Tx) error {
+		var err error
+		items, err = readItems(tx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+func readItems(tx *sql.Tx) ([]judge.Item, error) {
+	var items []judge.Item
+	pos := map[string]int{}
+	rows, err := tx.Query(`SELECT idx, item_id, question, gold, prediction, fields FROM items ORDER BY idx`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var it judge.Item
+		var fields sql.NullString
+		if err := rows.Scan(&it.Index, &it.ID, &it.Question, &it.Gold, &it.Prediction, &fields); err != nil {
+			return nil, err
+		}
+		if fields.Valid {
+			it.Fields = json.RawMessage(fields.String)
+		}
+		pos[it.ID] = len(items)
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	crit, err := tx.Query(`SELECT item_id, criterion, text FROM item_criteria ORDER BY item_id, criterion`)
+	if err != nil {
+		return nil, err
+	}
+	defer crit.Close()
+	for crit.Next() {
+		var id, text string
+		var k int
+		if err := crit.Scan(&id, &k, &text); err != nil {
+			return nil, err
+		}
+		i, ok := pos[id]
+		if !ok || k != len(items[i].Rubric)+1 {
+			return nil, fmt.Errorf("rubric criterion %d of item %q is out of place (criteria must be numbered 1, 2, 3… with no gap)", k, id)
+		}
+		items[i].Rubric = append(items[i].Rubric, text)
+	}
+	if err := crit.Err(); err != nil {
+		return nil, err
+	}
+
+	seg, err := tx.Query(`SELECT item_id, name, value FROM item_segments`)
+	if err != nil {
+		return nil, err
+	}
+	defer seg.Close()
+	for seg.Next() {
+		var id, name, v string
+		if err := seg.Scan(&id, &name, &v); err != nil {
+			return nil, err
+		}
+		i, ok := pos[id]
+		if !ok {
+			continue // only a hand-edited file without foreign keys gets here
+		}
+		if items[i].Segments == nil {
+			items[i].Segments = map[string]string{}
+		}
+		items[i].Segments[name] = v
+	}
+	return items, seg.Err()
+}

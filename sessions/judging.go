@@ -1,0 +1,184 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// How verdicts are grouped into transactions: a batch is committed when it
+// holds batchSize verdicts or batchWait after its first verdict arrived,
+// whichever comes first. Small batches keep a crash from losing more than
+// a moment of judging, without one fsync per verdict.
+const (
+	batchSize = 64
+	batchWait = 100 * time.Millisecond
+)
+
+// Batch reports verdicts just committed and the run's progress so far.
+type Batch struct {
+	// Verdicts were committed to the session, in arrival order.
+	Verdicts []judge.Verdict
+	// Done counts verdicts received, Total the tasks, Errors the received
+	// verdicts that are not ok, Tokens the prompt and completion tokens
+	// of the received verdicts.
+	Done, Total, Errors, Tokens int
+	// Err is a commit failure. Judging stops at the first one; the
+	// verdicts concerned are retried once when the pool has drained and,
+	// if that fails too, handed back in Unsaved.
+	Err error
+	// Unsaved holds verdicts that were received but could not be
+	// committed.
+	Unsaved []judge.Verdict
+}
+
+// Judging is a judge run in progress; see StartJudging.
+type Judging struct {
+	out      chan Batch
+	cancel   context.CancelFunc
+	done     chan struct{}
+	stopOnce sync.Once
+}
+
+// StartJudging judges tasks with j through judge.RunPool, commits the
+// verdicts to run in small batches as they arrive (at most ~64 per
+// transaction, or every ~100 ms, whichever first) and hands committed
+// batches to the caller through Batches.
+//
+// It never blocks on the reader: when the reader falls behind, batches
+// waiting for it are merged into one, so a reader that stops reading
+// costs memory for the verdicts only, never a deadlock. Cancelling ctx
+// works like Stop without the wait.
+func StartJudging(ctx context.Context, s *Store, run Run, j judge.Judge, tasks []judge.Task, opts judge.PoolOptions) *Judging {
+	ctx, cancel := context.WithCancel(ctx)
+	jg := &Judging{
+		out:    make(chan Batch, 1),
+		cancel: cancel,
+		done:   make(chan struct{}),
+	}
+	c := &committer{s: s, runID: run.ID, out: jg.out, cancel: cancel, total: len(tasks)}
+	verdicts := judge.RunPool(ctx, j, tasks, opts)
+	go func() {
+		defer close(jg.done)
+		defer close(jg.out)
+		defer cancel()
+		c.loop(verdicts)
+	}()
+	return jg
+}
+
+// Batches returns the committed batches. It is closed after the last one.
+func (jg *Judging) Batches() <-chan Batch { return jg.out }
+
+// Stop cancels the run and waits until every verdict already received has
+// been committed (or reported unsaved). It is safe to call twice, from any
+// goroutine, and whether or not anyone still reads Batches; the last batch
+// stays readable from Batches afterwards.
+func (jg *Judging) Stop() {
+	jg.stopOnce.Do(jg.cancel)
+	<-jg.done
+}
+
+// Done is closed when the run has finished and everything received is
+// committed.
+func (jg *Judging) Done() <-chan struct{} { return jg.done }
+
+// committer turns the pool's verdicts into committed batches.
+type committer struct {
+	s      *Store
+	runID  int64
+	out    chan Batch
+	cancel context.CancelFunc
+
+	pending []judge.Verdict
+	failed  bool
+
+	total, done, errors, tokens int
+}
+
+func (c *committer) loop(verdicts <-chan judge.Verdict) {
+	timer := time.NewTimer(batchWait)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		select {
+		case v, ok := <-verdicts:
+			if !ok {
+				c.flush(true)
+				return
+			}
+			c.receive(v)
+			if len(c.pending) == 1 {
+				timer.Reset(batchWait)
+			}
+			if len(c.pending) >= batchSize && !c.failed {
+				timer.Stop()
+				c.flush(false)
+			}
+		case <-timer.C:
+			if !c.failed {
+				c.flush(false)
+			}
+		}
+	}
+}
+
+func (c *committer) receive(v judge.Verdict) {
+	c.pending = append(c.pending, v)
+	c.done++
+	if !v.OK() {
+		c.errors++
+	}
+	c.tokens += v.PromptTokens + v.CompletionTokens
+}
+
+// flush commits the pending verdicts. After a failure it stops the run and
+// keeps them for one last try when the pool has drained (final).
+func (c *committer) flush(final bool) {
+	if len(c.pending) == 0 {
+		return
+	}
+	err := c.s.SaveVerdicts(c.runID, c.pending)
+	if err == nil {
+		c.send(c.batch(c.pending))
+		c.pending = nil
+		return
+	}
+	c.cancel()
+	c.failed = true
+	b := c.batch(nil)
+	b.Err = err
+	if final {
+		b.Unsaved = c.pending
+		c.pending = nil
+	}
+	c.send(b)
+}
+
+func (c *committer) batch(vs []judge.Verdict) Batch {
+	return Batch{Verdicts: vs, Done: c.done, Total: c.total, Errors: c.errors, Tokens: c.tokens}
+}
+
+// send hands b to the reader without ever blocking: out has room for one
+// batch and only this goroutine sends, so if the slot is taken the batch
+// there is taken back and merged with b first.
+func (c *committer) send(b Batch) {
+	select {
+	case old := <-c.out:
+		b = merge(old, b)
+	default:
+	}
+	c.out <- b
+}
+
+// merge folds a later batch into an earlier one the reader has not taken.
+func merge(old, b Batch) Batch {
+	m := b
+	m.Verdicts = append(old.Verdicts[:len(old.Verdicts):len(old.Verdicts)], b.Verdicts...)
+	m.Unsaved = append(old.Unsaved[:len(old.Unsaved):len(old.Unsaved)], b.Unsaved...)
+	m.Err = errors.Join(old.Err, b.Err)
+	return m
+}

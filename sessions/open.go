@@ -1,0 +1,302 @@
+package sessions
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// Options for Open.
+type Options struct {
+	// Annotator is who labels; required unless ReadOnly. One live process
+	// at a time may hold a session for a given annotator.
+	Annotator string
+	// ReadOnly opens for stats and export: no lock, no writes, and it works
+	// while a review of the same session is open.
+	ReadOnly bool
+}
+
+// Store is an open session. It is safe for concurrent use.
+type Store struct {
+	path      string
+	annotator string
+	readOnly  bool
+
+	// db serves reads (query_only connections); w is the one writer
+	// connection, nil when read-only. Keeping writes on one connection
+	// serialises them inside the process, so they never meet SQLITE_BUSY
+	// from each other; BEGIN IMMEDIATE makes them wait for other
+	// processes' writers instead of failing halfway through.
+	db *sql.DB
+	w  *sql.DB
+
+	lock *lockHolder
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// busyTimeoutMS is how long a statement waits for another process's write
+// to finish before it gives up.
+const busyTimeoutMS = 10000
+
+// sqliteMagic starts every SQLite database file.
+var sqliteMagic = []byte("SQLite format 3\x00")
+
+// Open opens the session at path, creating the file (and its schema) when it
+// is missing or empty and upgrading an older schema. A writable open takes
+// the annotator's lock; Close releases it. Open refuses, with a message that
+// says what to do, a file that is not a Gavel session, one written by a
+// newer Gavel, a damaged one, and one that another live process labels as
+// the same annotator.
+func Open(path string, opts Options) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("no session file given: pass --session FILE")
+	}
+	annotator := strings.TrimSpace(opts.Annotator)
+	if !opts.ReadOnly && annotator == "" {
+		return nil, fmt.Errorf("session %s: an annotator name is required to label: pass --annotator NAME", path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", path, err)
+	}
+	size, err := inspectFile(path, abs, opts.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{path: path, annotator: annotator, readOnly: opts.ReadOnly}
+	if opts.ReadOnly {
+		if size == 0 {
+			return nil, newError(ErrNotSession, nil, "session %s is empty: it holds nothing yet to read", path)
+		}
+		err = s.openReadOnly(abs)
+	} else {
+		err = s.openWritable(abs)
+	}
+	if err != nil {
+		s.closeDBs()
+		return nil, err
+	}
+	return s, nil
+}
+
+// inspectFile checks what is at abs before SQLite touches it, so that a
+// random file is refused rather than opened, and returns its size (0 when
+// missing).
+func inspectFile(path, abs string, readOnly bool) (int64, error) {
+	st, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if readOnly {
+			return 0, newError(fs.ErrNotExist, err, "there is no session at %s: check the path", path)
+		}
+		dir := filepath.Dir(abs)
+		if _, derr := os.Stat(dir); derr != nil {
+			return 0, fmt.Errorf("cannot create session %s: folder %s does not exist", path, dir)
+		}
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("cannot open session %s: %w", path, err)
+	case st.IsDir():
+		return 0, newError(ErrNotSession, nil, "%s is not a Gavel session: it is a folder", path)
+	case st.Size() == 0:
+		return 0, nil
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return 0, fmt.Errorf("cannot open session %s: %w", path, err)
+	}
+	defer f.Close()
+	head := make([]byte, 100)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return 0, fmt.Errorf("cannot read session %s: %w", path, err)
+	}
+	if !bytes.HasPrefix(head[:n], sqliteMagic) {
+		return 0, newError(ErrNotSession, nil, "%s is not a Gavel session: it is not an SQLite database", path)
+	}
+	if n < len(head) {
+		return 0, damaged(path, fmt.Errorf("the file is cut short (%d bytes)", n))
+	}
+	return st.Size(), nil
+}
+
+func (s *Store) openWritable(abs string) error {
+	w, err := sql.Open("sqlite", dsn(abs, true, false))
+	if err != nil {
+		return fmt.Errorf("cannot open session %s: %w", s.path, err)
+	}
+	w.SetMaxOpenConns(1)
+	s.w = w
+
+	_, version, err := s.identify(w)
+	if err != nil {
+		return err
+	}
+	var mode string
+	if err := w.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+		return s.wrap(err, "switching to WAL mode")
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("session %s: SQLite could not use WAL mode here (it kept %q): keep the session on a local disk", s.path, mode)
+	}
+	if version < schemaVersion {
+		if err := s.migrate(); err != nil {
+			return err
+		}
+	}
+	if s.db, err = sql.Open("sqlite", dsn(abs, false, false)); err != nil {
+		return fmt.Errorf("cannot open session %s: %w", s.path, err)
+	}
+	return s.acquireLock()
+}
+
+func (s *Store) openReadOnly(abs string) error {
+	db, err := sql.Open("sqlite", dsn(abs, false, true))
+	if err != nil {
+		return fmt.Errorf("cannot open session %s: %w", s.path, err)
+	}
+	s.db = db
+	fresh, version, err := s.identify(db)
+	if err != nil {
+		return err
+	}
+	if fresh {
+		return newError(ErrNotSession, nil, "session %s is empty: it holds nothing yet to read", s.path)
+	}
+	if version < schemaVersion {
+		return newError(ErrOlderSchema, nil,
+			"session %s uses schema v%d, older than this Gavel's v%d: open it once for labelling (gavel review) to upgrade it, then try again",
+			s.path, version, schemaVersion)
+	}
+	return nil
+}
+
+// identify reads the session's mark and schema version. fresh means an
+// SQLite file with nothing in it yet, which Open may turn into a session.
+func (s *Store) identify(db *sql.DB) (fresh bool, version int, err error) {
+	var appID int64
+	if err := db.QueryRow("PRAGMA application_id").Scan(&appID); err != nil {
+		return false, 0, s.openError(err)
+	}
+	if err := db.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+		return false, 0, s.openError(err)
+	}
+	switch appID {
+	case applicationID:
+	case 0:
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&n); err != nil {
+			return false, 0, s.openError(err)
+		}
+		if n > 0 {
+			return false, 0, newError(ErrNotSession, nil,
+				"%s is not a Gavel session: it is an SQLite database of another program (%d tables and views, no Gavel mark); choose another --session file",
+				s.path, n)
+		}
+		return true, 0, nil
+	default:
+		return false, 0, newError(ErrNotSession, nil,
+			"%s is not a Gavel session: it is an SQLite database of another program (application id %#08x); choose another --session file",
+			s.path, uint32(appID))
+	}
+	if version > schemaVersion {
+		return false, 0, newError(ErrNewerSchema, nil,
+			"session %s was written by a newer Gavel (schema v%d; this Gavel reads up to v%d): upgrade Gavel",
+			s.path, version, schemaVersion)
+	}
+	return false, version, nil
+}
+
+// openError explains a failure of the first queries on a file.
+func (s *Store) openError(err error) error {
+	if isDamage(err) {
+		return damaged(s.path, err)
+	}
+	return fmt.Errorf("cannot open session %s: %w", s.path, err)
+}
+
+// dsn builds the modernc.org/sqlite data source name for a session file:
+// a file: URI (so that any character in the path is safe) with the
+// per-connection settings every connection needs.
+func dsn(abs string, writer, readOnly bool) string {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive path: file:///C:/...
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
+	q.Add("_pragma", "foreign_keys(1)")
+	// FULL makes every commit fsync the WAL: a confirmed label survives
+	// a power cut, not only a crash. Readers may run the checkpoint on
+	// close, so they get it too.
+	q.Add("_pragma", "synchronous(FULL)")
+	if writer {
+		q.Set("_txlock", "immediate")
+	} else {
+		q.Add("_pragma", "query_only(1)")
+	}
+	if readOnly {
+		q.Set("mode", "ro")
+	}
+	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
+	return u.String()
+}
+
+// Path returns the session file's path as given to Open.
+func (s *Store) Path() string { return s.path }
+
+// Annotator returns the annotator the store labels as ("" for a read-only
+// store opened without one).
+func (s *Store) Annotator() string { return s.annotator }
+
+// ReadOnly reports whether the store was opened read-only.
+func (s *Store) ReadOnly() bool { return s.readOnly }
+
+// Close releases the annotator's lock and closes the file. Stop any
+// Judging on the store first. Close is safe to call twice.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		var errs []error
+		if s.lock != nil {
+			errs = append(errs, s.releaseLock())
+		}
+		errs = append(errs, s.closeDBs())
+		s.closeErr = s.wrap(errors.Join(errs...), "closing")
+	})
+	return s.closeErr
+}
+
+func (s *Store) closeDBs() error {
+	var errs []error
+	if s.db != nil {
+		errs = append(errs, s.db.Close())
+	}
+	if s.w != nil {
+		errs = append(errs, s.w.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// writable returns the writer, or an error when the store is read-only or
+// its lock was taken over.
+func (s *Store) writable() (*sql.DB, error) {
+	if s.readOnly {
+		return nil, newError(ErrReadOnly, nil, "session %s is open read-only: it cannot be changed", s.path)
+	}
+	if err := s.lockLost(); err != nil {
+		return nil, err
+	}
+	return s.w, nil
+}

@@ -1,0 +1,193 @@
+package sessions
+
+// applicationID marks a SQLite file as a Gavel session (PRAGMA
+// application_id); it spells "Gavl" in ASCII.
+const applicationID = 0x4761766C
+
+// migration is one step of the schema, applied in its own transaction. The
+// list only ever grows: a released step is never edited, a change is a new
+// step. A session's PRAGMA user_version is the number of steps applied.
+type migration struct {
+	name string
+	sql  string
+}
+
+// migrations lists every schema step in order; step i brings the session to
+// version i+1. SCHEMA.md documents the result for people who query it.
+var migrations = []migration{
+	{name: "initial schema", sql: schemaV1},
+}
+
+// schemaVersion is the newest schema this build reads and writes.
+var schemaVersion = len(migrations)
+
+const schemaV1 = `
+CREATE TABLE dataset (
+	id         INTEGER PRIMARY KEY CHECK (id = 1),
+	path       TEXT    NOT NULL,
+	sha256     TEXT    NOT NULL,
+	format     TEXT    NOT NULL,
+	items      INTEGER NOT NULL,
+	created_at TEXT    NOT NULL
+);
+
+CREATE TABLE dataset_mapping (
+	role  TEXT PRIMARY KEY,
+	field TEXT NOT NULL
+);
+
+CREATE TABLE items (
+	idx        INTEGER PRIMARY KEY,
+	item_id    TEXT    NOT NULL UNIQUE,
+	question   TEXT    NOT NULL,
+	gold       TEXT    NOT NULL,
+	prediction TEXT    NOT NULL,
+	fields     TEXT
+);
+
+CREATE TABLE item_criteria (
+	item_id   TEXT    NOT NULL REFERENCES items (item_id),
+	criterion INTEGER NOT NULL CHECK (criterion >= 1),
+	text      TEXT    NOT NULL,
+	PRIMARY KEY (item_id, criterion)
+) WITHOUT ROWID;
+
+CREATE TABLE item_segments (
+	item_id TEXT NOT NULL REFERENCES items (item_id),
+	name    TEXT NOT NULL,
+	value   TEXT NOT NULL,
+	PRIMARY KEY (item_id, name)
+) WITHOUT ROWID;
+
+CREATE INDEX item_segments_by_name ON item_segments (name, value);
+
+CREATE TABLE runs (
+	id            INTEGER PRIMARY KEY,
+	key           TEXT    NOT NULL UNIQUE,
+	judge         TEXT    NOT NULL,
+	model         TEXT    NOT NULL,
+	params        TEXT    NOT NULL,
+	per_criterion INTEGER NOT NULL CHECK (per_criterion IN (0, 1)),
+	description   TEXT    NOT NULL,
+	created_at    TEXT    NOT NULL
+);
+
+CREATE TABLE run_dimensions (
+	run_id      INTEGER NOT NULL REFERENCES runs (id),
+	position    INTEGER NOT NULL,
+	dimension   TEXT    NOT NULL,
+	scale       TEXT    NOT NULL,
+	description TEXT    NOT NULL,
+	PRIMARY KEY (run_id, dimension)
+) WITHOUT ROWID;
+
+CREATE TABLE verdicts (
+	id                INTEGER PRIMARY KEY,
+	run_id            INTEGER NOT NULL REFERENCES runs (id),
+	item_id           TEXT    NOT NULL REFERENCES items (item_id),
+	criterion         INTEGER NOT NULL CHECK (criterion >= 0),
+	status            TEXT    NOT NULL,
+	reason            TEXT    NOT NULL,
+	error             TEXT    NOT NULL,
+	raw               TEXT    NOT NULL,
+	model             TEXT    NOT NULL,
+	prompt_tokens     INTEGER NOT NULL,
+	completion_tokens INTEGER NOT NULL,
+	latency_ms        REAL    NOT NULL,
+	confidence        REAL,
+	extra             TEXT,
+	created_at        TEXT    NOT NULL
+);
+
+CREATE INDEX verdicts_by_item ON verdicts (run_id, item_id, criterion, id);
+CREATE INDEX verdicts_by_status ON verdicts (run_id, status);
+
+CREATE TABLE verdict_values (
+	verdict_id INTEGER NOT NULL REFERENCES verdicts (id),
+	dimension  TEXT    NOT NULL,
+	value      REAL    NOT NULL,
+	PRIMARY KEY (verdict_id, dimension)
+) WITHOUT ROWID;
+
+CREATE TABLE actions (
+	id        INTEGER PRIMARY KEY,
+	group_id  INTEGER NOT NULL,
+	kind      TEXT    NOT NULL CHECK (kind IN ('label', 'accept', 'note', 'undo')),
+	item_id   TEXT    NOT NULL REFERENCES items (item_id),
+	criterion INTEGER NOT NULL CHECK (criterion >= 0),
+	dimension TEXT    NOT NULL,
+	value     REAL,
+	note      TEXT    NOT NULL,
+	via       TEXT    NOT NULL,
+	annotator TEXT    NOT NULL,
+	at        TEXT    NOT NULL,
+	undoes    INTEGER REFERENCES actions (id),
+	CHECK ((kind = 'undo') = (undoes IS NOT NULL)),
+	CHECK (kind NOT IN ('label', 'accept') OR (value IS NOT NULL AND dimension <> ''))
+);
+
+CREATE INDEX actions_by_annotator ON actions (annotator, id);
+CREATE INDEX actions_by_group ON actions (group_id);
+CREATE INDEX actions_by_item ON actions (item_id, criterion, dimension);
+CREATE UNIQUE INDEX actions_undone ON actions (undoes) WHERE undoes IS NOT NULL;
+
+CREATE TABLE locks (
+	annotator    TEXT    PRIMARY KEY,
+	pid          INTEGER NOT NULL,
+	host         TEXT    NOT NULL,
+	token        TEXT    NOT NULL,
+	started_at   TEXT    NOT NULL,
+	heartbeat_at TEXT    NOT NULL
+);
+
+-- Actions that count: not undo rows, and not undone by one.
+CREATE VIEW live_actions AS
+SELECT a.*
+FROM actions a
+WHERE a.kind <> 'undo'
+  AND NOT EXISTS (SELECT 1 FROM actions u WHERE u.undoes = a.id);
+
+-- Each annotator's current value per (item, criterion, dimension): the
+-- latest live label or accept.
+CREATE VIEW current_labels AS
+SELECT item_id, criterion, dimension, value, annotator, via, at,
+       id AS action_id, kind = 'accept' AS accepted
+FROM (
+	SELECT a.*, row_number() OVER (
+		PARTITION BY annotator, item_id, criterion, dimension ORDER BY id DESC) AS rn
+	FROM live_actions a
+	WHERE kind IN ('label', 'accept')
+)
+WHERE rn = 1;
+
+-- Each annotator's current note per item: the latest live note, unless its
+-- text is empty (an empty note clears).
+CREATE VIEW current_notes AS
+SELECT item_id, annotator, note, at, id AS action_id
+FROM (
+	SELECT a.*, row_number() OVER (
+		PARTITION BY annotator, item_id ORDER BY id DESC) AS rn
+	FROM live_actions a
+	WHERE kind = 'note'
+)
+WHERE rn = 1 AND note <> '';
+
+-- The latest verdict of each run per (item, criterion); older ones are
+-- history (re-judges).
+CREATE VIEW current_verdicts AS
+SELECT v.id AS verdict_id, v.run_id, r.judge, r.model AS run_model,
+       v.item_id, v.criterion, v.status, v.reason, v.error, v.raw, v.model,
+       v.prompt_tokens, v.completion_tokens, v.latency_ms, v.confidence,
+       v.extra, v.created_at
+FROM verdicts v
+JOIN runs r ON r.id = v.run_id
+WHERE v.id = (SELECT max(w.id) FROM verdicts w
+              WHERE w.run_id = v.run_id AND w.item_id = v.item_id AND w.criterion = v.criterion);
+
+-- One row per dimension of each current verdict.
+CREATE VIEW current_verdict_values AS
+SELECT c.verdict_id, c.run_id, c.judge, c.run_model, c.item_id, c.criterion,
+       vv.dimension, vv.value, c.confidence, c.created_at
+FROM current_verdicts c
+JOIN verdict_values vv ON vv.verdict_id = c.verdict_id;
+`

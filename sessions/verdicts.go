@@ -1,0 +1,212 @@
+package sessions
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// SaveVerdicts appends verdicts to a run in one transaction: all or none.
+// Earlier verdicts for the same (item, criterion) stay as history. A zero
+// At is set to now; times are kept to the millisecond.
+func (s *Store) SaveVerdicts(runID int64, vs []judge.Verdict) error {
+	if len(vs) == 0 {
+		return nil
+	}
+	return s.write("saving verdicts", func(tx *sql.Tx) error {
+		var one int
+		if err := tx.QueryRow(`SELECT 1 FROM runs WHERE id = ?`, runID).Scan(&one); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("no judge run %d in this session", runID)
+			}
+			return err
+		}
+		known, err := tx.Prepare(`SELECT 1 FROM items WHERE item_id = ?`)
+		if err != nil {
+			return err
+		}
+		defer known.Close()
+		ins, err := tx.Prepare(`INSERT INTO verdicts (run_id, item_id, criterion, status, reason, error, raw, model,
+			prompt_tokens, completion_tokens, latency_ms, confidence, extra, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		val, err := tx.Prepare(`INSERT INTO verdict_values (verdict_id, dimension, value) VALUES (?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer val.Close()
+
+		for _, v := range vs {
+			if err := known.QueryRow(v.ItemID).Scan(&one); err != nil {
+				if errors.Is(err, sql.ErrNoRows) {
+					return fmt.Errorf("verdict for unknown item %q", v.ItemID)
+				}
+				return err
+			}
+			if v.Criterion < 0 {
+				return fmt.Errorf("verdict for item %q has criterion %d: criteria start at 1 (0 is the whole item)", v.ItemID, v.Criterion)
+			}
+			at := v.At
+			if at.IsZero() {
+				at = now()
+			}
+			var conf any
+			if v.Confidence != nil && !math.IsNaN(*v.Confidence) {
+				conf = *v.Confidence
+			}
+			res, err := ins.Exec(runID, v.ItemID, v.Criterion, string(v.Status), v.Reason, v.Error, v.Raw, v.Model,
+				v.PromptTokens, v.CompletionTokens, float64(v.Latency)/float64(time.Millisecond), conf,
+				extraJSON(v.Extra), stamp(at))
+			if err != nil {
+				return fmt.Errorf("verdict for item %q: %w", v.ItemID, err)
+			}
+			id, err := res.LastInsertId()
+			if err != nil {
+				return err
+			}
+			for dim, x := range v.Values {
+				if math.IsNaN(x) {
+					continue // NaN means no value
+				}
+				if _, err := val.Exec(id, dim, x); err != nil {
+					return fmt.Errorf("verdict for item %q, dimension %q: %w", v.ItemID, dim, err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// extraJSON renders a verdict's extra fields, or nil (SQL NULL) when there
+// are none. A value JSON cannot hold is kept as its printed form rather
+// than losing the verdict.
+func extraJSON(extra map[string]any) any {
+	if len(extra) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(extra)
+	if err != nil {
+		safe := make(map[string]any, len(extra))
+		for k, v := range extra {
+			if _, err := json.Marshal(v); err != nil {
+				v = fmt.Sprint(v)
+			}
+			safe[k] = v
+		}
+		if b, err = json.Marshal(safe); err != nil {
+			return nil
+		}
+	}
+	return string(b)
+}
+
+// verdictColumns is what scanVerdicts reads, one row per (verdict,
+// dimension value), with a NULL dimension for a verdict without values.
+const verdictColumns = `v.id, v.item_id, v.criterion, v.status, v.reason, v.error, v.raw, v.model,
+	v.prompt_tokens, v.completion_tokens, v.latency_ms, v.confidence, v.extra, v.created_at,
+	vv.dimension, vv.value`
+
+// Verdicts returns the run's current verdicts — the latest per (item,
+// criterion) — in item order, then criterion order.
+func (s *Store) Verdicts(runID int64) ([]judge.Verdict, error) {
+	var out []judge.Verdict
+	err := s.read("reading verdicts", func(tx *sql.Tx) error {
+		rows, err := tx.Query(`SELECT `+verdictColumns+`
+			FROM verdicts v
+			JOIN items i ON i.item_id = v.item_id
+			LEFT JOIN verdict_values vv ON vv.verdict_id = v.id
+			WHERE v.run_id = ?
+			  AND v.id = (SELECT max(w.id) FROM verdicts w
+			              WHERE w.run_id = v.run_id AND w.item_id = v.item_id AND w.criterion = v.criterion)
+			ORDER BY i.idx, v.criterion, v.id`, runID)
+		if err != nil {
+			return err
+		}
+		out, err = scanVerdicts(rows)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// VerdictHistory returns every verdict the run gave an item, all criteria,
+// oldest first.
+func (s *Store) VerdictHistory(runID int64, itemID string) ([]judge.Verdict, error) {
+	var out []judge.Verdict
+	err := s.read("reading verdict history", func(tx *sql.Tx) error {
+		rows, err := tx.Query(`SELECT `+verdictColumns+`
+			FROM verdicts v
+			LEFT JOIN verdict_values vv ON vv.verdict_id = v.id
+			WHERE v.run_id = ? AND v.item_id = ?
+			ORDER BY v.id`, runID, itemID)
+		if err != nil {
+			return err
+		}
+		out, err = scanVerdicts(rows)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// scanVerdicts folds rows of verdictColumns, grouped by verdict id, into
+// verdicts.
+func scanVerdicts(rows *sql.Rows) ([]judge.Verdict, error) {
+	defer rows.Close()
+	var out []judge.Verdict
+	lastID := int64(-1)
+	for rows.Next() {
+		var (
+			id              int64
+			v               judge.Verdict
+			status, created string
+			latencyMS       float64
+			conf            sql.NullFloat64
+			extra, dim      sql.NullString
+			value           sql.NullFloat64
+		)
+		if err := rows.Scan(&id, &v.ItemID, &v.Criterion, &status, &v.Reason, &v.Error, &v.Raw, &v.Model,
+			&v.PromptTokens, &v.CompletionTokens, &latencyMS, &conf, &extra, &created, &dim, &value); err != nil {
+			return nil, err
+		}
+		if id != lastID {
+			lastID = id
+			v.Status = judge.Status(status)
+			v.Latency = time.Duration(math.Round(latencyMS * float64(time.Millisecond)))
+			if conf.Valid {
+				c := conf.Float64
+				v.Confidence = &c
+			}
+			if extra.Valid {
+				if err := json.Unmarshal([]byte(extra.String), &v.Extra); err != nil {
+					return nil, fmt.Errorf("verdict %d has unreadable extra fields: %w", id, err)
+				}
+			}
+			var err error
+			if v.At, err = parseStamp(created); err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		if dim.Valid && value.Valid {
+			last := &out[len(out)-1]
+			if last.Values == nil {
+				last.Values = map[string]float64{}
+			}
+			last.Values[dim.String] = value.Float64
+		}
+	}
+	return out, rows.Err()
+}
