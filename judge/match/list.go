@@ -1,0 +1,121 @@
+package match
+
+import "strings"
+
+// parseList reads a list answer written as a JSON array (["Jan", "Feb"],
+// [1500, 8000]) or a Python list (['Jun', 'Aug'], with either quote and
+// apostrophes inside items, as in "Men's"). ok is false when s is not one
+// bracketed list.
+func parseList(s string) (items []string, ok bool) {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+		return nil, false
+	}
+	body := s[1 : len(s)-1]
+	items = []string{}
+	for i := 0; i < len(body); {
+		for i < len(body) && (body[i] == ' ' || body[i] == '\t' || body[i] == '\n' || body[i] == '\r') {
+			i++
+		}
+		if i >= len(body) {
+			break
+		}
+		var item string
+		if q := body[i]; q == '"' || q == '\'' {
+			item, i = quotedItem(body, i+1, q)
+		} else {
+			end := strings.IndexByte(body[i:], ',')
+			if end < 0 {
+				end = len(body) - i
+			}
+			item, i = strings.TrimSpace(body[i:i+end]), i+end
+		}
+		items = append(items, item)
+		// Skip to the next separator.
+		for i < len(body) && body[i] != ',' {
+			i++
+		}
+		i++
+	}
+	return items, true
+}
+
+// quotedItem reads a quoted list item that starts at body[i], after its
+// opening quote q. A quote closes the item only when a comma or the end of
+// the list follows it, so apostrophes inside items survive; backslash
+// escapes are honoured.
+func quotedItem(body string, i int, q byte) (string, int) {
+	var b strings.Builder
+	for i < len(body) {
+		c := body[i]
+		if c == '\\' && i+1 < len(body) {
+			b.WriteByte(body[i+1])
+			i += 2
+			continue
+		}
+		if c == q {
+			j := i + 1
+			for j < len(body) && body[j] == ' ' {
+				j++
+			}
+			if j == len(body) || body[j] == ',' {
+				return b.String(), i + 1
+			}
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String(), i
+}
+
+// listQuestion reports whether a question asks for its answer as a list,
+// so that a gold like "Jun, Aug" is read as two items.
+func listQuestion(q string) bool {
+	lq := asciiLower(q)
+	for _, p := range []string{"list format", "as a list", "in a list", "list all", "list the"} {
+		if strings.Contains(lq, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// goldList returns the items of a list gold: a bracketed list, or, for a
+// question that asks for a list, a comma-separated gold.
+func goldList(gold, question string) ([]string, bool) {
+	if items, ok := parseList(gold); ok {
+		return items, true
+	}
+	if strings.Contains(gold, ",") && listQuestion(question) {
+		return strings.Split(gold, ","), true
+	}
+	return nil, false
+}
+
+// countPhrase counts the non-overlapping occurrences of needle in hay as a
+// run of whole tokens.
+func countPhrase(hay, needle []tok) int {
+	if len(needle) == 0 {
+		return 0
+	}
+	n := 0
+	for i := 0; i+len(needle) <= len(hay); {
+		match := true
+		for k := range needle {
+			if hay[i+k].text != needle[k].text {
+				match = false
+				break
+			}
+		}
+		if match {
+			n++
+			i += len(needle)
+			continue
+		}
+		i++
+	}
+	return n
+}
+
+// emptyListWords are the ways to answer that a list has no items.
+var emptyListWords = map[string]bool{"none": true, "no": true, "nothing": true, "empty": true, "0": true}

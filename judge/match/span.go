@@ -1,0 +1,117 @@
+package match
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// asciiLower lower-cases ASCII letters only, so that every byte offset in
+// the result is the same offset in s (strings.ToLower may change lengths).
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; c >= 'A' && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// isWordByte reports whether b can be part of a word. Bytes of multi-byte
+// UTF-8 characters count as word bytes, so a cue is never found inside a
+// non-ASCII word.
+func isWordByte(b byte) bool {
+	return isASCIILetter(b) || isDigit(b) || b == '_' || b >= 0x80
+}
+
+// wordAt reports whether the phrase w occurs in lt at i as whole words.
+func wordAt(lt string, i int, w string) bool {
+	if !strings.HasPrefix(lt[i:], w) {
+		return false
+	}
+	if i > 0 && isWordByte(lt[i-1]) {
+		return false
+	}
+	end := i + len(w)
+	return end >= len(lt) || !isWordByte(lt[end]) || !isWordByte(w[len(w)-1])
+}
+
+// wordIndexes returns every offset where the phrase w occurs in lt as whole
+// words.
+func wordIndexes(lt, w string) []int {
+	var out []int
+	for from := 0; from < len(lt); {
+		k := strings.Index(lt[from:], w)
+		if k < 0 {
+			break
+		}
+		if wordAt(lt, from+k, w) {
+			out = append(out, from+k)
+		}
+		from += k + 1
+	}
+	return out
+}
+
+// sentenceEnd returns where the sentence that contains t[from] ends: at a
+// line break, or at ".", "!" or "?" followed by a space or the end of the
+// text. A decimal point ("42.5") does not end a sentence.
+func sentenceEnd(t string, from int) int {
+	for i := from; i < len(t); i++ {
+		switch t[i] {
+		case '\n':
+			return i
+		case '.', '!', '?':
+			if i+1 == len(t) || t[i+1] == ' ' || t[i+1] == '\t' || t[i+1] == '\r' || t[i+1] == '\n' {
+				return i
+			}
+		}
+	}
+	return len(t)
+}
+
+// paragraphEnd returns where the paragraph that starts at t[from] ends:
+// at a blank line or the end of the text.
+func paragraphEnd(t string, from int) int {
+	if k := strings.Index(t[from:], "\n\n"); k >= 0 {
+		return from + k
+	}
+	if k := strings.Index(t[from:], "\n\r\n"); k >= 0 {
+		return from + k
+	}
+	return len(t)
+}
+
+// trimLead and trimTail are the characters stripped around an extracted
+// answer: space, markdown emphasis, quotes, LaTeX dollars and the
+// punctuation that ends a sentence. Parentheses and brackets stay, since
+// "(B)" and "[A]" are answers.
+const (
+	trimLead = " \t\r\n*_`\"'“”‘’:$>#=,"
+	trimTail = " \t\r\n*_`\"'“”‘’:$.,;!?"
+)
+
+// trimAnswer narrows t[s:e] to the answer without its surrounding space,
+// markup and final punctuation.
+func trimAnswer(t string, s, e int) (int, int) {
+	for s < e {
+		if r, size := utf8.DecodeRuneInString(t[s:e]); strings.ContainsRune(trimLead, r) {
+			s += size
+			continue
+		}
+		break
+	}
+	for e > s {
+		if r, size := utf8.DecodeLastRuneInString(t[s:e]); strings.ContainsRune(trimTail, r) {
+			e -= size
+			continue
+		}
+		break
+	}
+	return s, e
+}
