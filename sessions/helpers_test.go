@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"database/sql"
 	"encoding/json"
 	"path/filepath"
 	"testing"
@@ -56,4 +57,25 @@ func binaryInfo(name, model string) judge.Info {
 	return judge.Info{Name: name, Model: model,
 		Dimensions: []judge.Dimension{{Name: "correct", Scale: judge.Binary}},
 		Params:     map[string]any{"temperature": 0}}
+}
+
+// rawDB opens a session file directly, as another SQLite tool would.
+func rawDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// pragmaInt reads an integer PRAGMA through db.
+func pragmaInt(t *testing.T, db *sql.DB, name string) int64 {
+	t.Helper()
+	var v int64
+	if err := db.QueryRow("PRAGMA " + name).Scan(&v); err != nil {
+		t.Fatalf("PRAGMA %s: %v", name, err)
+	}
+	return v
 }

@@ -202,8 +202,8 @@ func (s *Store) identify(db *sql.DB) (fresh bool, version int, err error) {
 		}
 		if n > 0 {
 			return false, 0, newError(ErrNotSession, nil,
-				"%s is not a Gavel session: it is an SQLite database of another program (%d tables and views, no Gavel mark); choose another --session file",
-				s.path, n)
+				"%s is not a Gavel session: it is an SQLite database of another program (it holds tables but no Gavel mark); choose another --session file",
+				s.path)
 		}
 		return true, 0, nil
 	default:
