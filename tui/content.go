@@ -1,0 +1,188 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// maxShownBytes caps how much of one field is wrapped for display: a 10 MB
+// field must not make every frame slow. The rest is announced, not drawn.
+const maxShownBytes = 256 << 10
+
+// renderCache keeps the wrapped lines of the panes whose content depends
+// only on the item and the width, so that scrolling and labelling do not
+// re-wrap long predictions on every frame.
+type renderCache struct {
+	entries map[cacheKey][]string
+}
+
+type cacheKey struct {
+	item, width int
+	p           pane
+	think       bool
+}
+
+func (c *renderCache) clear() { c.entries = nil }
+
+func (c *renderCache) get(k cacheKey, build func() []string) []string {
+	if lines, ok := c.entries[k]; ok {
+		return lines
+	}
+	if c.entries == nil || len(c.entries) > 64 {
+		c.entries = map[cacheKey][]string{}
+	}
+	lines := build()
+	c.entries[k] = lines
+	return lines
+}
+
+// paneLines returns a pane's content as styled lines of at most inner
+// cells.
+func (m *Model) paneLines(p pane, inner int) []string {
+	if len(m.items) == 0 || inner < 1 {
+		return nil
+	}
+	if p == paneVerdict {
+		return m.verdictLines(inner)
+	}
+	k := cacheKey{item: m.cur, width: inner, p: p, think: m.showThink}
+	return m.cache.get(k, func() []string {
+		it := m.items[m.cur]
+		switch p {
+		case paneQuestion:
+			return m.textLines(it.Question, inner)
+		case paneGold:
+			return m.goldLines(it, inner)
+		default:
+			return m.predictionLines(it, inner)
+		}
+	})
+}
+
+// shown sanitises a field and cuts it to maxShownBytes.
+func shown(s string) (string, int) {
+	cut := 0
+	if len(s) > maxShownBytes {
+		cut = len(s) - maxShownBytes
+		s = s[:maxShownBytes]
+	}
+	return Sanitize(s), cut
+}
+
+func (m *Model) textLines(s string, inner int) []string {
+	text, cut := shown(s)
+	if strings.TrimSpace(text) == "" {
+		return []string{m.styles.Muted.Render("(empty)")}
+	}
+	lines := wrapPlain(text, inner)
+	if cut > 0 {
+		lines = append(lines, m.styles.Muted.Render(fmt.Sprintf("… %s more not shown", byteSize(cut))))
+	}
+	return lines
+}
+
+func (m *Model) goldLines(it judge.Item, inner int) []string {
+	lines := m.textLines(it.Gold, inner)
+	if len(it.Rubric) == 0 {
+		return lines
+	}
+	lines = append(lines, "", m.styles.Strong.Render("Rubric"))
+	for k, c := range it.Rubric {
+		prefix := fmt.Sprintf("%d. ", k+1)
+		for j, l := range wrapPlain(Sanitize(c), max(inner-len(prefix), 1)) {
+			if j == 0 {
+				lines = append(lines, prefix+l)
+			} else {
+				lines = append(lines, strings.Repeat(" ", len(prefix))+l)
+			}
+		}
+	}
+	return lines
+}
+
+// predictionLines draws the prediction: <think> traces dimmed and, unless
+// unfolded, folded into one line; the answer the judge extracted
+// highlighted where it appears in the final text.
+func (m *Model) predictionLines(it judge.Item, inner int) []string {
+	think, final := judge.SplitThink(it.Prediction)
+	var lines []string
+	if strings.TrimSpace(think) != "" {
+		t, cut := shown(strings.TrimSpace(think))
+		wrapped := wrapPlain(t, inner)
+		if m.showThink {
+			for _, l := range wrapped {
+				lines = append(lines, m.styles.Think.Render(l))
+			}
+			if cut > 0 {
+				lines = append(lines, m.styles.Muted.Render(fmt.Sprintf("… %s more not shown", byteSize(cut))))
+			}
+			lines = append(lines, m.styles.Muted.Render("──── end of <think> (t folds it) ────"))
+		} else {
+			lines = append(lines, m.styles.Think.Render(fmt.Sprintf("▸ <think> %d lines folded — t unfolds", len(wrapped))))
+		}
+	}
+	text, cut := shown(strings.TrimSpace(final))
+	if text == "" {
+		lines = append(lines, m.styles.Muted.Render("(no final answer after the trace)"))
+		return lines
+	}
+	hl := m.highlightSpan(text)
+	for _, sp := range wrapSpans(text, inner) {
+		lines = append(lines, m.highlightLine(text, sp, hl))
+	}
+	if cut > 0 {
+		lines = append(lines, m.styles.Muted.Render(fmt.Sprintf("… %s more not shown", byteSize(cut))))
+	}
+	return lines
+}
+
+// highlightSpan finds the extracted answer of the active judge's verdict
+// in the final text: its last occurrence, since judges take the last
+// definitive statement. Returns an empty span when there is none.
+func (m *Model) highlightSpan(text string) span {
+	r := m.run()
+	if r == nil {
+		return span{}
+	}
+	v, ok := r.verdict(m.cur, 0)
+	if !ok {
+		return span{}
+	}
+	ans, _ := v.Extra["extracted_answer"].(string)
+	ans = strings.TrimSpace(Sanitize(ans))
+	if ans == "" {
+		return span{}
+	}
+	hay, needle := strings.ToLower(text), strings.ToLower(ans)
+	if len(hay) != len(text) || len(needle) != len(ans) {
+		// Case folding changed byte lengths: offsets would not line up.
+		hay, needle = text, ans
+	}
+	i := strings.LastIndex(hay, needle)
+	if i < 0 {
+		return span{}
+	}
+	return span{i, i + len(ans)}
+}
+
+// highlightLine renders one wrapped line, styling the part that overlaps
+// the highlight.
+func (m *Model) highlightLine(text string, sp, hl span) string {
+	s, e := max(sp.start, hl.start), min(sp.end, hl.end)
+	if hl.end <= hl.start || s >= e {
+		return text[sp.start:sp.end]
+	}
+	return text[sp.start:s] + m.styles.Highlight.Render(text[s:e]) + text[e:sp.end]
+}
+
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

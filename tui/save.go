@@ -1,0 +1,110 @@
+package tui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gavel-dev/gavel/sessions"
+)
+
+// saveOp is one key press's worth of writing: a group of actions, or an
+// undo.
+type saveOp struct {
+	item int
+	acts []sessions.Action
+	undo bool
+}
+
+// saveQueue keeps human actions in the order they were made and sends them
+// to the store one batch at a time, so that an undo can never overtake the
+// label it undoes. The screen updates at once; the status line says
+// "saving" until the store has committed, and pending counts per item let
+// the verdict pane show which label is not yet confirmed.
+type saveQueue struct {
+	queue    []saveOp
+	inflight bool
+	pending  map[int]int // item → actions not yet committed
+	err      error       // the last failure, cleared by a success
+}
+
+// savedMsg reports a batch written to the store: done were committed, the
+// rest (if err is set) were not.
+type savedMsg struct {
+	done []saveOp
+	rest []saveOp
+	err  error
+}
+
+// retrySaveMsg asks for another attempt after a failed save.
+type retrySaveMsg struct{}
+
+// push queues an operation and returns the command that writes it, if
+// nothing is being written already.
+func (m *Model) push(op saveOp) tea.Cmd {
+	m.save.queue = append(m.save.queue, op)
+	m.save.pending[op.item]++
+	return m.flush()
+}
+
+// flush starts writing everything queued, unless a write is in flight.
+func (m *Model) flush() tea.Cmd {
+	if m.save.inflight || len(m.save.queue) == 0 || m.store == nil {
+		return nil
+	}
+	ops := m.save.queue
+	m.save.queue = nil
+	m.save.inflight = true
+	store := m.store
+	return func() tea.Msg {
+		for i, op := range ops {
+			var err error
+			if op.undo {
+				_, err = store.Undo()
+			} else {
+				_, err = store.Record(op.acts)
+			}
+			if err != nil {
+				return savedMsg{done: ops[:i], rest: ops[i:], err: err}
+			}
+		}
+		return savedMsg{done: ops}
+	}
+}
+
+// saved applies a write's outcome: committed items are confirmed; on a
+// failure the unwritten operations go back to the head of the queue and
+// are retried shortly, and the error stays on screen until a write works.
+func (m *Model) saved(msg savedMsg) tea.Cmd {
+	m.save.inflight = false
+	for _, op := range msg.done {
+		if m.save.pending[op.item]--; m.save.pending[op.item] <= 0 {
+			delete(m.save.pending, op.item)
+		}
+	}
+	if msg.err != nil {
+		m.save.err = msg.err
+		m.save.queue = append(msg.rest, m.save.queue...)
+		if m.quitting {
+			return tea.Quit // main reports what was not saved
+		}
+		return tea.Tick(2*time.Second, func(time.Time) tea.Msg { return retrySaveMsg{} })
+	}
+	if len(msg.done) > 0 {
+		m.save.err = nil
+	}
+	if m.quitting && len(m.save.queue) == 0 {
+		return tea.Quit
+	}
+	return m.flush()
+}
+
+// Unsaved reports how many actions were made on screen but never committed
+// (non-zero only when the store kept failing until quit) and the last error.
+func (m Model) Unsaved() (int, error) {
+	n := 0
+	for _, op := range m.save.queue {
+		n += max(len(op.acts), 1)
+	}
+	return n, m.save.err
+}

@@ -1,0 +1,344 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
+)
+
+// Update routes a message to the screen that owns it.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.cache.clear()
+		return m, nil
+	case tea.BackgroundColorMsg:
+		m.styles = NewStyles(msg.IsDark())
+		m.cache.clear()
+		return m, nil
+	case batchMsg:
+		return m, m.applyBatch(msg)
+	case savedMsg:
+		return m, m.saved(msg)
+	case retrySaveMsg:
+		return m, m.flush()
+	case tea.PasteMsg:
+		if m.noting {
+			var cmd tea.Cmd
+			m.note, cmd = m.note.Update(msg)
+			return m, cmd
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	return m, nil
+}
+
+// applyBatch shows newly committed verdicts and keeps listening.
+func (m *Model) applyBatch(msg batchMsg) tea.Cmd {
+	if msg.run >= len(m.runs) {
+		return nil
+	}
+	r := m.runs[msg.run]
+	if msg.closed {
+		r.judging = false
+		return nil
+	}
+	b := msg.batch
+	r.progress = b
+	if b.Err != nil {
+		r.err = b.Err
+		m.setError(fmt.Sprintf("Could not save verdicts: %v", b.Err))
+	}
+	for _, v := range b.Verdicts {
+		if i := r.put(m.index, v); i >= 0 && msg.run == m.act {
+			m.refresh(i)
+			if i == m.cur {
+				m.cache.clear()
+			}
+		}
+	}
+	return waitBatch(msg.run, r.batches)
+}
+
+func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if m.noting {
+		return m.noteKey(msg)
+	}
+	if m.showHelp {
+		switch {
+		case key.Matches(msg, m.keys.Quit) && msg.String() == "ctrl+c":
+			return m, m.quit()
+		case key.Matches(msg, m.keys.Help, m.keys.Back, m.keys.Quit):
+			m.showHelp = false
+		}
+		return m, nil
+	}
+	m.flash, m.flashError = "", false
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		return m, m.quit()
+	case key.Matches(msg, m.keys.Help):
+		m.showHelp = true
+		return m, nil
+	}
+	if m.screen == screenStats {
+		if key.Matches(msg, m.keys.Back, m.keys.Stats) {
+			m.screen = screenReview
+		}
+		return m, nil
+	}
+	return m.reviewKey(msg)
+}
+
+func (m Model) reviewKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Stats):
+		m.screen = screenStats
+	case key.Matches(msg, k.Yes):
+		return m, m.labelSelected(1, sessions.KindLabel)
+	case key.Matches(msg, k.No):
+		return m, m.labelSelected(0, sessions.KindLabel)
+	case key.Matches(msg, k.Score):
+		return m, m.score(msg.String())
+	case key.Matches(msg, k.Accept):
+		return m, m.accept()
+	case key.Matches(msg, k.Undo):
+		return m, m.undo()
+	case key.Matches(msg, k.Note):
+		return m, m.startNote()
+	case key.Matches(msg, k.Next):
+		m.goTo(m.cur + 1)
+	case key.Matches(msg, k.Prev):
+		m.goTo(m.cur - 1)
+	case key.Matches(msg, k.Skip):
+		m.skip()
+	case key.Matches(msg, k.First):
+		m.goTo(m.firstUnreviewed(0))
+		if m.reviewed[m.cur] {
+			m.setFlash("Every item is reviewed.")
+		}
+	case key.Matches(msg, k.Home):
+		m.goTo(0)
+	case key.Matches(msg, k.End):
+		m.goTo(len(m.items) - 1)
+	case key.Matches(msg, k.NextRow):
+		m.row = min(m.row+1, max(len(m.rows(m.cur))-1, 0))
+	case key.Matches(msg, k.PrevRow):
+		m.row = max(m.row-1, 0)
+	case key.Matches(msg, k.Focus):
+		m.focus = (m.focus + 1) % numPanes
+	case key.Matches(msg, k.FocusBack):
+		m.focus = (m.focus + numPanes - 1) % numPanes
+	case key.Matches(msg, k.Down):
+		m.scroll[m.focus]++
+	case key.Matches(msg, k.Up):
+		m.scroll[m.focus] = max(m.scroll[m.focus]-1, 0)
+	case key.Matches(msg, k.PageDown):
+		m.scroll[m.focus] += max(m.paneRows(m.focus)-1, 1)
+	case key.Matches(msg, k.PageUp):
+		m.scroll[m.focus] = max(m.scroll[m.focus]-max(m.paneRows(m.focus)-1, 1), 0)
+	case key.Matches(msg, k.Think):
+		m.showThink = !m.showThink
+		m.cache.clear()
+	}
+	m.scroll[m.focus] = clampOffset(m.scroll[m.focus], m.paneLen(m.focus), m.paneRows(m.focus))
+	return m, nil
+}
+
+// quit leaves once every action on screen is committed.
+func (m *Model) quit() tea.Cmd {
+	if !m.save.inflight && len(m.save.queue) == 0 {
+		return tea.Quit
+	}
+	m.quitting = true
+	m.setFlash("Saving your last labels before quitting…")
+	return m.flush()
+}
+
+// skip moves on to the next unreviewed item after this one.
+func (m *Model) skip() {
+	next := m.firstUnreviewed((m.cur + 1) % max(len(m.items), 1))
+	if next == m.cur || m.reviewed[next] {
+		m.setFlash("No other item is waiting for a label.")
+		return
+	}
+	m.goTo(next)
+}
+
+// labelSelected labels the selected row.
+func (m *Model) labelSelected(value float64, kind sessions.ActionKind) tea.Cmd {
+	rows := m.rows(m.cur)
+	if len(rows) == 0 {
+		m.setFlash("The active judge has nothing to label on this item.")
+		return nil
+	}
+	rw := rows[min(m.row, len(rows)-1)]
+	if !rw.dim.Scale.Valid(value) {
+		m.setError(fmt.Sprintf("%s is not a %s value for %q: %s.", formatValue(rw.dim.Scale, value), rw.dim.Scale, rw.dim.Name, scaleKeys(rw.dim.Scale)))
+		return nil
+	}
+	return m.record([]sessions.Action{m.action(kind, rw, value)})
+}
+
+// score turns a digit key into a value on the selected row's scale.
+func (m *Model) score(digit string) tea.Cmd {
+	rows := m.rows(m.cur)
+	if len(rows) == 0 {
+		return nil
+	}
+	rw := rows[min(m.row, len(rows)-1)]
+	d := float64(digit[0] - '0')
+	switch rw.dim.Scale {
+	case judge.Binary:
+		if d > 1 {
+			m.setError("This is a YES/NO label: press y or n (or 1 / 0).")
+			return nil
+		}
+	case judge.Ternary:
+		if d == 5 {
+			d = 0.5
+		}
+	}
+	return m.labelSelected(d, sessions.KindLabel)
+}
+
+// accept labels every row of the item with the judge's value.
+func (m *Model) accept() tea.Cmd {
+	r := m.run()
+	if r == nil {
+		return nil
+	}
+	var acts []sessions.Action
+	missing := 0
+	for _, rw := range m.rows(m.cur) {
+		v, ok := r.judgeValue(m.cur, rw)
+		if !ok {
+			missing++
+			continue
+		}
+		acts = append(acts, m.action(sessions.KindAccept, rw, v))
+	}
+	if len(acts) == 0 {
+		if vd, ok := r.verdict(m.cur, 0); ok && !vd.OK() {
+			m.setFlash(fmt.Sprintf("The verdict is a %s: there is nothing to accept. Label it yourself (%s).", vd.Status, scaleKeys(m.rows(m.cur)[0].dim.Scale)))
+		} else {
+			m.setFlash("No verdict yet for this item: label it yourself, or wait for the judge.")
+		}
+		return nil
+	}
+	if missing > 0 {
+		m.setFlash(fmt.Sprintf("Accepted %d verdicts; %d have no usable verdict and still need your label.", len(acts), missing))
+	}
+	return m.record(acts)
+}
+
+func (m *Model) action(kind sessions.ActionKind, rw row, v float64) sessions.Action {
+	return sessions.Action{
+		Kind:      kind,
+		ItemID:    m.items[m.cur].ID,
+		Criterion: rw.crit,
+		Dimension: rw.dim.Name,
+		Value:     v,
+		Via:       m.via,
+	}
+}
+
+// record applies a group of label actions on screen, queues them for the
+// store, and moves on: to the next open row of the item, or, when the item
+// is fully labelled, to the next item.
+func (m *Model) record(acts []sessions.Action) tea.Cmd {
+	item := m.cur
+	keys := make([]lkey, len(acts))
+	entries := make([]entry, len(acts))
+	for i, a := range acts {
+		keys[i], entries[i] = keyOf(a, item)
+	}
+	m.labels.apply(keys, entries)
+	m.refresh(item)
+	cmd := m.push(saveOp{item: item, acts: acts})
+	if m.reviewed[item] {
+		if item+1 < len(m.items) {
+			m.goTo(item + 1)
+		} else {
+			m.setFlash("That was the last item. Press g for any item still unreviewed, s for statistics.")
+		}
+	} else {
+		m.row = m.firstOpenRow(item)
+	}
+	return cmd
+}
+
+// undo reverts the latest group of actions and shows its item.
+func (m *Model) undo() tea.Cmd {
+	keys := m.labels.undo()
+	if keys == nil {
+		m.setFlash("Nothing to undo.")
+		return nil
+	}
+	item := keys[0].item
+	m.refresh(item)
+	m.goTo(item)
+	m.setFlash(fmt.Sprintf("Undone on %s.", SanitizeLine(m.items[item].ID)))
+	return m.push(saveOp{item: item, undo: true})
+}
+
+// startNote opens the note editor on the current item's note.
+func (m *Model) startNote() tea.Cmd {
+	if len(m.items) == 0 {
+		return nil
+	}
+	m.noting = true
+	m.note.SetValue(m.labels.note(m.cur))
+	m.note.CursorEnd()
+	m.note.SetWidth(max(m.width-12, 10))
+	return m.note.Focus()
+}
+
+func (m Model) noteKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch msg.String() {
+	case "esc":
+		m.noting = false
+		m.note.Blur()
+		return m, nil
+	case "enter":
+		m.noting = false
+		m.note.Blur()
+		text := strings.TrimSpace(m.note.Value())
+		if text == m.labels.note(m.cur) {
+			return m, nil
+		}
+		a := sessions.Action{Kind: sessions.KindNote, ItemID: m.items[m.cur].ID, Note: text, Via: m.via}
+		k, e := keyOf(a, m.cur)
+		m.labels.apply([]lkey{k}, []entry{e})
+		m.cache.clear()
+		return m, m.push(saveOp{item: m.cur, acts: []sessions.Action{a}})
+	}
+	var cmd tea.Cmd
+	m.note, cmd = m.note.Update(msg)
+	return m, cmd
+}
+
+func (m *Model) setFlash(s string) { m.flash, m.flashError = s, false }
+func (m *Model) setError(s string) { m.flash, m.flashError = s, true }
+
+// scaleKeys says which keys label a scale.
+func scaleKeys(s judge.Scale) string {
+	switch s {
+	case judge.Ternary:
+		return "0, 5 (= 0.5) or 1"
+	case judge.Likert:
+		return "1 to 5"
+	}
+	return "y or n"
+}
+
+func formatValue(s judge.Scale, v float64) string { return s.Format(v) }

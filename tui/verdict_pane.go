@@ -1,0 +1,193 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// verdictLines draws the verdict pane: for each row of the item the
+// judge's value and the person's label side by side, then the selected
+// row's verdict in full (status, reason, extracted answer and other extra
+// fields, the raw output of an unreadable verdict), then the note.
+func (m *Model) verdictLines(inner int) []string {
+	st := m.styles
+	r := m.run()
+	if r == nil {
+		return []string{st.Muted.Render("No judge in this session.")}
+	}
+	rows := m.rows(m.cur)
+	if len(rows) == 0 {
+		return []string{st.Muted.Render(fmt.Sprintf("%s has nothing to judge on this item (it needs rubric criteria).", r.info.Name))}
+	}
+	var lines []string
+	sel := min(m.row, len(rows)-1)
+	for k, rw := range rows {
+		lines = append(lines, m.rowLine(rw, k == sel && len(rows) > 1, inner))
+	}
+	rw := rows[sel]
+	vd, has := r.verdict(m.cur, rw.crit)
+	lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
+	switch {
+	case !has && r.judging:
+		lines = append(lines, st.Muted.Render("Judging…"))
+	case !has:
+		lines = append(lines, st.Muted.Render("No verdict."))
+	default:
+		lines = append(lines, m.verdictDetail(vd, inner)...)
+	}
+	if note := m.labels.note(m.cur); note != "" {
+		lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
+		lines = append(lines, field(st, "note", Sanitize(note), inner)...)
+	}
+	return lines
+}
+
+// rowLine is "judge YES   you NO ✗" for one row, named by its criterion
+// or dimension when the item has several rows.
+func (m *Model) rowLine(rw row, selected bool, inner int) string {
+	st := m.styles
+	r := m.run()
+	jv := st.Muted.Render("…")
+	if v, ok := r.verdict(m.cur, rw.crit); ok {
+		if x, ok := v.Values[rw.dim.Name]; ok && v.OK() {
+			jv = m.valueStyle(rw.dim.Scale, x).Render(rw.dim.Scale.Format(x))
+		} else if !v.OK() {
+			jv = st.Error.Render(string(v.Status))
+		}
+	}
+	hv := st.Muted.Render("—")
+	mark := ""
+	k := lkey{item: m.cur, crit: rw.crit, dim: rw.dim.Name}
+	if x, ok := m.labels.label(k); ok {
+		hv = m.valueStyle(rw.dim.Scale, x).Render(rw.dim.Scale.Format(x))
+		if j, ok := r.judgeValue(m.cur, rw); ok {
+			if j == x {
+				mark = st.Agree.Render(" ✓ agree")
+			} else {
+				mark = st.Disagree.Render(" ✗ disagree")
+			}
+		}
+		if m.save.pending[m.cur] > 0 {
+			mark += st.Pending.Render(" saving…")
+		}
+	}
+	name := ""
+	if len(m.rows(m.cur)) > 1 {
+		name = rowName(m.items[m.cur], rw)
+		prefix := "  "
+		if selected {
+			prefix = "▸ "
+		}
+		name = prefix + ansi.Truncate(SanitizeLine(name), max(inner/2, 8), "…") + "  "
+	}
+	return name + st.Muted.Render("judge ") + jv + st.Muted.Render("   you ") + hv + mark
+}
+
+func rowName(it judge.Item, rw row) string {
+	if rw.crit > 0 && rw.crit <= len(it.Rubric) {
+		return fmt.Sprintf("%d. %s", rw.crit, it.Rubric[rw.crit-1])
+	}
+	return rw.dim.Name
+}
+
+func (m *Model) verdictDetail(vd judge.Verdict, inner int) []string {
+	st := m.styles
+	var lines []string
+	if !vd.OK() {
+		lines = append(lines, st.Error.Render(string(vd.Status)))
+		if vd.Error != "" {
+			lines = append(lines, field(st, "error", Sanitize(vd.Error), inner)...)
+		}
+	}
+	if vd.Reason != "" {
+		lines = append(lines, field(st, "reason", Sanitize(vd.Reason), inner)...)
+	}
+	keys := make([]string, 0, len(vd.Extra))
+	for k := range vd.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		lines = append(lines, field(st, k, Sanitize(extraText(vd.Extra[k])), inner)...)
+	}
+	if vd.Confidence != nil {
+		lines = append(lines, field(st, "confidence", fmt.Sprintf("%.0f%%", *vd.Confidence*100), inner)...)
+	}
+	if vd.Model != "" {
+		lines = append(lines, field(st, "model", Sanitize(vd.Model), inner)...)
+	}
+	if !vd.OK() && vd.Raw != "" {
+		lines = append(lines, st.Muted.Render("raw output:"))
+		raw, _ := shown(vd.Raw)
+		lines = append(lines, wrapPlain(raw, inner)...)
+	}
+	return lines
+}
+
+// field renders "name  value" with the value wrapped under itself.
+func field(st Styles, name, value string, inner int) []string {
+	const labelW = 8
+	label := name
+	if ansi.StringWidth(label) >= labelW {
+		return append([]string{st.Muted.Render(label)}, indent(wrapPlain(value, max(inner-2, 1)), 2)...)
+	}
+	wrapped := wrapPlain(value, max(inner-labelW, 1))
+	out := make([]string, len(wrapped))
+	for i, l := range wrapped {
+		if i == 0 {
+			out[i] = st.Muted.Render(label+strings.Repeat(" ", labelW-ansi.StringWidth(label))) + l
+		} else {
+			out[i] = strings.Repeat(" ", labelW) + l
+		}
+	}
+	return out
+}
+
+func indent(lines []string, n int) []string {
+	pad := strings.Repeat(" ", n)
+	for i := range lines {
+		lines[i] = pad + lines[i]
+	}
+	return lines
+}
+
+// extraText renders a verdict's extra field: lists one per line.
+func extraText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = "• " + extraText(e)
+		}
+		return strings.Join(parts, "\n")
+	case []string:
+		return "• " + strings.Join(x, "\n• ")
+	case float64:
+		return judge.Scale("").Format(x)
+	case nil:
+		return "—"
+	}
+	return fmt.Sprint(v)
+}
+
+// valueStyle colours a value: top of the scale green, bottom red, middle
+// amber.
+func (m *Model) valueStyle(s judge.Scale, v float64) lipglossStyle {
+	vals := s.Values()
+	switch {
+	case len(vals) == 0:
+		return m.styles.Strong
+	case v == vals[len(vals)-1]:
+		return m.styles.Yes
+	case v == vals[0]:
+		return m.styles.No
+	}
+	return m.styles.Partial
+}

@@ -1,0 +1,58 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+func TestWrapPlain(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		width int
+		want  []string
+	}{
+		{"fits", "one two", 10, []string{"one two"}},
+		{"breaks at space", "one two three", 8, []string{"one two", "three"}},
+		{"space at the edge is dropped", "abcd efgh", 4, []string{"abcd", "efgh"}},
+		{"long word is cut", "abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
+		{"newlines kept", "a\n\nb", 5, []string{"a", "", "b"}},
+		{"wide runes", "日本語です", 4, []string{"日本", "語で", "す"}},
+		{"empty", "", 5, []string{""}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := wrapPlain(tc.in, tc.width)
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("wrapPlain(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzWrapSpans(f *testing.F) {
+	f.Add("hello world, this is a line", 7)
+	f.Add("日本語 text 👍🏽 mixed", 3)
+	f.Add("\n\n", 1)
+	f.Fuzz(func(t *testing.T, s string, width int) {
+		s = Sanitize(s)
+		width = width%200 + 1
+		if width < 1 {
+			width += 200
+		}
+		prev := 0
+		for _, sp := range wrapSpans(s, width) {
+			if sp.start < prev || sp.end < sp.start || sp.end > len(s) {
+				t.Fatalf("bad span %v after %d in %q", sp, prev, s)
+			}
+			line := s[sp.start:sp.end]
+			// A single grapheme wider than the line is allowed to overflow.
+			if w := ansi.StringWidth(line); w > width && len([]rune(line)) > 1 {
+				t.Fatalf("line %q is %d wide, limit %d", line, w, width)
+			}
+			prev = sp.end
+		}
+	})
+}
