@@ -14,14 +14,14 @@ type KeyMap struct {
 	Note   key.Binding
 	Undo   key.Binding
 	// Moving between items.
-	Next      key.Binding
-	Prev      key.Binding
-	Skip      key.Binding
-	First     key.Binding
-	Home      key.Binding
-	End       key.Binding
-	NextRow   key.Binding
-	PrevRow   key.Binding
+	Next    key.Binding
+	Prev    key.Binding
+	Skip    key.Binding
+	First   key.Binding
+	Home    key.Binding
+	End     key.Binding
+	NextRow key.Binding
+	PrevRow key.Binding
 	// Reading.
 	Focus     key.Binding
 	FocusBack key.Binding
