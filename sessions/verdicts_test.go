@@ -58,7 +58,7 @@ func TestVerdictHistoryAndCurrent(t *testing.T) {
 	}
 	batches := [][]judge.Verdict{
 		{v("q1", 0, 1, 1), v("r1", 1, 1, 1)},
-		{v("q1", 0, 0, 2)},                // re-judge flips q1
+		{v("q1", 0, 0, 2)},                   // re-judge flips q1
 		{v("q1", 0, 1, 3), v("r1", 2, 0, 3)}, // and back; r1 gains criterion 2
 	}
 	for _, b := range batches {
