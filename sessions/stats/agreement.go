@@ -1,0 +1,102 @@
+package stats
+
+import (
+	"math"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// Agreement is every figure comparing a judge with a reference (the
+// humans, or a second judge) over the N units where both gave a value.
+type Agreement struct {
+	N int `json:"n"`
+	// PercentAgreement is exact agreement with a Wilson 95 % interval.
+	PercentAgreement Interval `json:"percent_agreement"`
+	CohenKappa       Estimate `json:"cohen_kappa"`
+	GwetAC1          Estimate `json:"gwet_ac1"`
+	// AlphaNominal is Krippendorff's alpha at the nominal level.
+	AlphaNominal Estimate `json:"alpha_nominal"`
+	// JudgeMean and ReferenceMean are the mean values on these units: pass
+	// rates (proportions) on a binary scale, mean scores otherwise.
+	JudgeMean     Estimate `json:"judge_mean"`
+	ReferenceMean Estimate `json:"reference_mean"`
+	// ScoreBias = JudgeMean − ReferenceMean, with a seeded percentile
+	// bootstrap 95 % interval. Positive: the judge inflates the score.
+	ScoreBias Interval `json:"score_bias"`
+	// Ordinal holds the ordinal figures; null unless the scale is ordinal.
+	Ordinal *OrdinalAgreement `json:"ordinal"`
+	// Binary holds the figures with the reference as truth; null unless the
+	// scale is binary.
+	Binary *BinaryAgreement `json:"binary"`
+	// Confusion is the table itself: rows the reference, columns the judge.
+	Confusion Confusion `json:"confusion"`
+}
+
+// OrdinalAgreement holds the figures that use the order of an ordinal
+// scale (ternary, Likert).
+type OrdinalAgreement struct {
+	// Step is one step of the scale (0.5 ternary, 1 Likert), the tolerance
+	// of WithinOne.
+	Step           float64  `json:"step"`
+	LinearKappa    Estimate `json:"linear_kappa"`
+	QuadraticKappa Estimate `json:"quadratic_kappa"`
+	AlphaOrdinal   Estimate `json:"alpha_ordinal"`
+	AlphaInterval  Estimate `json:"alpha_interval"`
+	// MeanAbsoluteError and MeanSignedDifference (judge − reference) are in
+	// scale points.
+	MeanAbsoluteError    Estimate `json:"mean_absolute_error"`
+	MeanSignedDifference Estimate `json:"mean_signed_difference"`
+	Spearman             Estimate `json:"spearman"`
+	KendallTauB          Estimate `json:"kendall_tau_b"`
+	// ExactAgreement equals PercentAgreement; WithinOne allows one step.
+	ExactAgreement Interval `json:"exact_agreement"`
+	WithinOne      Interval `json:"within_one"`
+}
+
+// AgreementOf computes every figure of c for the given scale; the score
+// bias bootstrap uses seed and resamples (see Confusion.ScoreBias).
+func AgreementOf(c Confusion, scale judge.Scale, seed uint64, resamples int) Agreement {
+	a := Agreement{
+		N:                c.N(),
+		PercentAgreement: c.PercentAgreement(),
+		CohenKappa:       c.CohenKappa(),
+		GwetAC1:          c.GwetAC1(),
+		AlphaNominal:     c.KrippendorffAlpha(Nominal),
+		JudgeMean:        c.JudgeMean(),
+		ReferenceMean:    c.ReferenceMean(),
+		ScoreBias:        c.ScoreBias(seed, resamples),
+		Confusion:        c,
+	}
+	if scale.Ordinal() {
+		step := scaleStep(c.Categories)
+		a.Ordinal = &OrdinalAgreement{
+			Step:                 step,
+			LinearKappa:          c.WeightedKappa(Linear),
+			QuadraticKappa:       c.WeightedKappa(Quadratic),
+			AlphaOrdinal:         c.KrippendorffAlpha(Ordinal),
+			AlphaInterval:        c.KrippendorffAlpha(IntervalLevel),
+			MeanAbsoluteError:    c.MeanAbsoluteError(),
+			MeanSignedDifference: c.MeanSignedDifference(),
+			Spearman:             c.Spearman(),
+			KendallTauB:          c.KendallTauB(),
+			ExactAgreement:       a.PercentAgreement,
+			WithinOne:            c.WithinOne(step),
+		}
+	}
+	if b, ok := c.Binary(); ok && scale == judge.Binary {
+		a.Binary = &b
+	}
+	return a
+}
+
+// scaleStep is the smallest gap between two categories.
+func scaleStep(cats []float64) float64 {
+	step := math.Inf(1)
+	for i := 1; i < len(cats); i++ {
+		step = min(step, cats[i]-cats[i-1])
+	}
+	if math.IsInf(step, 1) {
+		return 0
+	}
+	return step
+}

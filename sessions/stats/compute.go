@@ -1,0 +1,435 @@
+package stats
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// Per-unit verdict states of a judge on one dimension.
+const (
+	stNone uint8 = iota
+	stOK
+	stNoValue
+	stParse
+	stAPI
+)
+
+const reasonNoPairs = "no item has both an ok verdict and a human label"
+
+// judgeDim is a judge's current verdict on one dimension, per input unit.
+type judgeDim struct {
+	key   dimKey
+	state []uint8
+	code  []int8
+	// rejudges and samples are the self-consistency counts over the
+	// judge's dataset.
+	rejudges, samples Flips
+}
+
+// scope is a judge's dataset: whole items, or rubric criteria.
+type scope struct {
+	units    []int32
+	segments []segment
+}
+
+type segment struct {
+	field, value string
+	units        []int32
+}
+
+type computation struct {
+	in     *Input
+	opts   Options
+	notes  notes
+	scopes map[bool]*scope
+	humans map[dimKey]*humanDim
+}
+
+// Compute returns every agreement statistic of the input: per judge and
+// dimension (over the judge's whole dataset and per segment), judge
+// against judge, and among annotators. It does no I/O, never panics on any
+// input, and is deterministic: the same Input and Options give the same
+// Report. Cost is linear in the number of units and labels; the bootstrap
+// cost does not depend on the number of units.
+func Compute(in Input, opts Options) Report {
+	c := &computation{in: &in, opts: opts.withDefaults(), scopes: map[bool]*scope{}, humans: map[dimKey]*humanDim{}}
+	rep := Report{
+		SchemaVersion: SchemaVersion,
+		Seed:          c.opts.Seed,
+		Resamples:     c.opts.Resamples,
+		Units:         len(in.Units),
+		Judges:        []JudgeReport{},
+		JudgePairs:    []JudgePair{},
+		Humans:        []HumanAgreement{},
+	}
+	judges := c.judges()
+	c.checkVerdicts(judges)
+	var dimOrder []dimKey
+	for _, js := range judges {
+		for _, d := range js.Dimensions {
+			k := dimKey{d.Name, d.Scale}
+			if _, ok := c.humans[k]; !ok {
+				c.humans[k] = buildHumans(c.in, k, &c.notes)
+				dimOrder = append(dimOrder, k)
+			}
+		}
+	}
+	dims := make([][]*judgeDim, len(judges))
+	for i, js := range judges {
+		dims[i] = c.judgeDims(js)
+		rep.Judges = append(rep.Judges, c.judgeReport(js, dims[i]))
+	}
+	for i := range judges {
+		for j := i + 1; j < len(judges); j++ {
+			rep.JudgePairs = append(rep.JudgePairs, c.judgePairs(judges[i], judges[j], dims[i], dims[j])...)
+		}
+	}
+	for _, k := range dimOrder {
+		rep.Humans = append(rep.Humans, c.humans[k].report)
+	}
+	rep.Notes = c.notes.list()
+	return rep
+}
+
+// judges returns the judges worth reporting: unique keys, dimensions with
+// a known scale and a unique name.
+func (c *computation) judges() []JudgeSpec {
+	seen := map[string]bool{}
+	var out []JudgeSpec
+	for _, js := range c.in.Judges {
+		if seen[js.Key] {
+			c.notes.add(fmt.Sprintf("judge %q is listed twice; only the first is reported", js.Key))
+			continue
+		}
+		seen[js.Key] = true
+		names := map[string]bool{}
+		var dims []judge.Dimension
+		for _, d := range js.Dimensions {
+			switch {
+			case len(d.Scale.Values()) == 0:
+				c.notes.add(fmt.Sprintf("dimension %q of judge %q has unknown scale %q and is left out", d.Name, js.Key, d.Scale))
+			case names[d.Name]:
+				c.notes.add(fmt.Sprintf("dimension %q of judge %q is listed twice; only the first is reported", d.Name, js.Key))
+			default:
+				names[d.Name] = true
+				dims = append(dims, d)
+			}
+		}
+		js.Dimensions = dims
+		out = append(out, js)
+	}
+	return out
+}
+
+func (c *computation) checkVerdicts(judges []JudgeSpec) {
+	known := map[string]bool{}
+	for _, js := range judges {
+		known[js.Key] = true
+	}
+	for _, u := range c.in.Units {
+		for _, v := range u.Verdicts {
+			if !known[v.Judge] {
+				c.notes.add("verdicts of judges not in the report were ignored")
+			}
+			switch v.Status {
+			case judge.StatusOK, judge.StatusParseError, judge.StatusAPIError:
+			default:
+				c.notes.add(fmt.Sprintf("verdicts with unknown status %q were counted as not judged", v.Status))
+			}
+		}
+	}
+}
+
+// scopeOf returns (and builds once) the units a judge of this kind rates,
+// grouped by segment.
+func (c *computation) scopeOf(perCriterion bool) *scope {
+	if s, ok := c.scopes[perCriterion]; ok {
+		return s
+	}
+	s := &scope{}
+	fields := map[string]map[string][]int32{}
+	for i, u := range c.in.Units {
+		if (u.Criterion > 0) != perCriterion {
+			continue
+		}
+		s.units = append(s.units, int32(i))
+		for f := range u.Segments {
+			if fields[f] == nil {
+				fields[f] = map[string][]int32{}
+			}
+		}
+	}
+	for _, i := range s.units {
+		for f, vals := range fields {
+			v := c.in.Units[i].Segments[f]
+			vals[v] = append(vals[v], i)
+		}
+	}
+	for _, f := range sortedKeys(fields) {
+		vals := fields[f]
+		if len(vals) > c.opts.MaxSegmentValues {
+			c.notes.add(fmt.Sprintf("segment field %q has %d values, more than %d, and is left out of the per-segment tables", f, len(vals), c.opts.MaxSegmentValues))
+			continue
+		}
+		for _, v := range sortedKeys(vals) {
+			s.segments = append(s.segments, segment{field: f, value: v, units: vals[v]})
+		}
+	}
+	c.scopes[perCriterion] = s
+	return s
+}
+
+// judgeDims reads a judge's verdicts on every unit of its scope.
+func (c *computation) judgeDims(js JudgeSpec) []*judgeDim {
+	n := len(c.in.Units)
+	dims := make([]*judgeDim, len(js.Dimensions))
+	for d, dim := range js.Dimensions {
+		dims[d] = &judgeDim{key: dimKey{dim.Name, dim.Scale}, state: make([]uint8, n), code: make([]int8, n)}
+	}
+	var history []int
+	for _, u := range c.scopeOf(js.PerCriterion).units {
+		unit := &c.in.Units[u]
+		history = history[:0]
+		for i, v := range unit.Verdicts {
+			if v.Judge == js.Key {
+				history = append(history, i)
+			}
+		}
+		if len(history) == 0 {
+			continue
+		}
+		cur := unit.Verdicts[history[len(history)-1]]
+		for d, dim := range js.Dimensions {
+			jd := dims[d]
+			cats := jd.key.scale.Values()
+			switch cur.Status {
+			case judge.StatusOK:
+				if k := labelValue(cur.Values, dim.Name, cats); k >= 0 {
+					jd.state[u], jd.code[u] = stOK, int8(k)
+				} else {
+					jd.state[u] = stNoValue
+				}
+			case judge.StatusParseError:
+				jd.state[u] = stParse
+			case judge.StatusAPIError:
+				jd.state[u] = stAPI
+			}
+			countFlips(&jd.rejudges, func(yield func(map[string]float64) bool) {
+				for _, i := range history {
+					if v := unit.Verdicts[i]; v.Status == judge.StatusOK && !yield(v.Values) {
+						return
+					}
+				}
+			}, dim.Name, cats)
+			if cur.Status == judge.StatusOK {
+				countFlips(&jd.samples, func(yield func(map[string]float64) bool) {
+					for _, s := range cur.Samples {
+						if !yield(s) {
+							return
+						}
+					}
+				}, dim.Name, cats)
+			}
+		}
+	}
+	for _, jd := range dims {
+		jd.rejudges.Rate = withReason(Wilson(jd.rejudges.Flipped, jd.rejudges.Units), "no unit was judged twice")
+		jd.samples.Rate = withReason(Wilson(jd.samples.Flipped, jd.samples.Units), "no verdict has two or more samples")
+	}
+	return dims
+}
+
+// countFlips adds one unit to f if it has two or more usable values, and
+// counts it as flipped if they are not all the same.
+func countFlips(f *Flips, values func(yield func(map[string]float64) bool), name string, cats []float64) {
+	first, seen, flipped := -1, 0, false
+	for vals := range values {
+		k := labelValue(vals, name, cats)
+		if k < 0 {
+			continue
+		}
+		if seen == 0 {
+			first = k
+		} else if k != first {
+			flipped = true
+		}
+		seen++
+	}
+	if seen >= 2 {
+		f.Units++
+		if flipped {
+			f.Flipped++
+		}
+	}
+}
+
+func (c *computation) judgeReport(js JudgeSpec, dims []*judgeDim) JudgeReport {
+	r := JudgeReport{Judge: js.Key, PerCriterion: js.PerCriterion, Dimensions: []DimensionReport{}}
+	sc := c.scopeOf(js.PerCriterion)
+	for _, jd := range dims {
+		h := c.humans[jd.key]
+		dr := DimensionReport{
+			Dimension: jd.key.name,
+			Scale:     jd.key.scale,
+			Overall:   c.figures(sc.units, jd, h, js.Key),
+			Segments:  []SegmentFigures{},
+			Rejudges:  jd.rejudges,
+			Samples:   jd.samples,
+		}
+		for _, s := range sc.segments {
+			dr.Segments = append(dr.Segments, SegmentFigures{
+				Field: s.field, Value: s.value,
+				Figures: c.figures(s.units, jd, h, js.Key, s.field, s.value),
+			})
+		}
+		r.Dimensions = append(r.Dimensions, dr)
+	}
+	return r
+}
+
+// figures computes the table of one judge and dimension over units; path
+// names the table for its bootstrap seeds.
+func (c *computation) figures(units []int32, jd *judgeDim, h *humanDim, path ...string) Figures {
+	path = slices.Concat([]string{jd.key.name}, path)
+	f := Figures{Units: len(units)}
+	all, unb := NewConfusion(h.cats), NewConfusion(h.cats)
+	binary := jd.key.scale == judge.Binary
+	okCount, yes := 0, 0
+	prov := make([]int, len(h.provNames))
+	for _, u := range units {
+		switch jd.state[u] {
+		case stOK:
+			okCount++
+			if binary && jd.code[u] == 1 {
+				yes++
+			}
+		case stNoValue:
+			f.Judging.NoValue++
+		case stParse:
+			f.Judging.ParseErrors++
+		case stAPI:
+			f.Judging.APIErrors++
+		}
+		for _, p := range h.prov[h.provStart[u]:h.provStart[u+1]] {
+			prov[p]++
+		}
+		switch h.sel[u] {
+		case selNone:
+			continue
+		case selUnbiased:
+			f.Selection.Unbiased++
+		case selFiltered:
+			f.Selection.Filtered++
+		case selUnknown:
+			f.Selection.Unknown++
+		}
+		f.Labelled++
+		ref := h.ref[u]
+		if ref == refTie {
+			f.HumanTies++
+		}
+		if ref >= 0 && jd.state[u] == stOK {
+			all.Counts[ref][jd.code[u]]++
+			if h.sel[u] == selUnbiased {
+				unb.Counts[ref][jd.code[u]]++
+			}
+		}
+	}
+	f.Judging.OK = okCount
+	f.Judging.Judged = okCount + f.Judging.NoValue + f.Judging.ParseErrors + f.Judging.APIErrors
+	f.Judging.ParseErrorRate = ratio(float64(f.Judging.ParseErrors), float64(f.Judging.Judged), "no judged items")
+	f.Judging.APIErrorRate = ratio(float64(f.Judging.APIErrors), float64(f.Judging.Judged), "no judged items")
+	f.Coverage = ratio(float64(f.Labelled), float64(f.Units), "no items")
+
+	seed := func(what string) uint64 { return deriveSeed(c.opts.Seed, slices.Concat(path, []string{what})...) }
+	f.VsHumans = c.agreement(all, jd.key.scale, seed("vs_humans"), reasonNoPairs)
+	if binary {
+		cp := all.CorrectedPassRate(yes, okCount, seed("corrected"), c.opts.Resamples)
+		f.Corrected = &cp
+	}
+
+	sel := &f.Selection
+	sel.ByProvenance = map[string]int{}
+	for i, n := range prov {
+		if n > 0 {
+			sel.ByProvenance[h.provNames[i]] = n
+		}
+	}
+	sel.FilteredShare = ratio(float64(sel.Filtered), float64(f.Labelled), "no labelled items")
+	if sel.FilteredShare.Defined() && sel.FilteredShare.Value > c.opts.FilteredShareWarn {
+		sel.Warning = fmt.Sprintf("%s of the labelled items were reached through a filter, so they are not a fair sample: read the unbiased part (%d items) for figures that are",
+			FormatPercent(sel.FilteredShare.Value, 0), sel.Unbiased)
+	}
+	if sel.Filtered > 0 {
+		part := &UnbiasedPart{VsHumans: c.agreement(unb, jd.key.scale, seed("unbiased/vs_humans"), reasonNoPairs)}
+		if binary {
+			cp := unb.CorrectedPassRate(yes, okCount, seed("unbiased/corrected"), c.opts.Resamples)
+			part.Corrected = &cp
+		}
+		sel.UnbiasedPart = part
+	}
+	return f
+}
+
+func (c *computation) agreement(conf Confusion, scale judge.Scale, seed uint64, noItems string) Agreement {
+	a := AgreementOf(conf, scale, seed, c.opts.Resamples)
+	if a.N == 0 {
+		a = withReasonEverywhere(a, noItems)
+	}
+	return a
+}
+
+// withReasonEverywhere gives every undefined figure of an empty comparison
+// the same reason, one that says which items were missing.
+func withReasonEverywhere(a Agreement, reason string) Agreement {
+	es := []*Estimate{&a.CohenKappa, &a.GwetAC1, &a.AlphaNominal, &a.JudgeMean, &a.ReferenceMean}
+	is := []*Interval{&a.PercentAgreement, &a.ScoreBias}
+	if o := a.Ordinal; o != nil {
+		es = append(es, &o.LinearKappa, &o.QuadraticKappa, &o.AlphaOrdinal, &o.AlphaInterval,
+			&o.MeanAbsoluteError, &o.MeanSignedDifference, &o.Spearman, &o.KendallTauB)
+		is = append(is, &o.ExactAgreement, &o.WithinOne)
+	}
+	if b := a.Binary; b != nil {
+		es = append(es, &b.F1, &b.BalancedAccuracy)
+		is = append(is, &b.Precision, &b.Recall, &b.Specificity, &b.FalsePassRate, &b.FalseFailRate)
+	}
+	for _, e := range es {
+		if !e.Defined() {
+			e.Reason = reason
+		}
+	}
+	for _, i := range is {
+		if !i.Defined() {
+			i.Reason = reason
+		}
+	}
+	return a
+}
+
+// judgePairs compares judge a with judge b on each dimension they share.
+func (c *computation) judgePairs(a, b JudgeSpec, da, db []*judgeDim) []JudgePair {
+	var out []JudgePair
+	if a.PerCriterion != b.PerCriterion {
+		return nil
+	}
+	units := c.scopeOf(a.PerCriterion).units
+	for _, x := range da {
+		i := slices.IndexFunc(db, func(y *judgeDim) bool { return y.key == x.key })
+		if i < 0 {
+			continue
+		}
+		y := db[i]
+		conf := NewConfusion(x.key.scale.Values())
+		for _, u := range units {
+			if x.state[u] == stOK && y.state[u] == stOK {
+				conf.Counts[y.code[u]][x.code[u]]++
+			}
+		}
+		ag := c.agreement(conf, x.key.scale, deriveSeed(c.opts.Seed, "pair", a.Key, b.Key, x.key.name),
+			"no item has an ok verdict from both judges")
+		out = append(out, JudgePair{Judge: a.Key, Reference: b.Key, Dimension: x.key.name, Scale: x.key.scale, Agreement: ag})
+	}
+	return out
+}

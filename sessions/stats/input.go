@@ -1,0 +1,116 @@
+package stats
+
+import "github.com/gavel-dev/gavel/judge"
+
+// Input is everything Compute reads, as plain values a caller copies out
+// of a session: the judges to report on and every unit of the dataset with
+// its verdicts and labels. Compute never changes it.
+type Input struct {
+	// Judges lists the judges to report on, in the order of the report.
+	Judges []JudgeSpec `json:"judges"`
+	// Units holds every unit of the dataset, in dataset order: one per item
+	// (Criterion 0), plus one per rubric criterion for per-criterion judges.
+	// Units nobody judged or labelled still count towards coverage.
+	Units []Unit `json:"units"`
+}
+
+// JudgeSpec names one judge run and what it rates.
+type JudgeSpec struct {
+	// Key identifies the run (judge name + model + parameters, as the
+	// session keys it); Verdict.Judge refers to it.
+	Key string `json:"key"`
+	// Dimensions lists what the judge rates, each with its scale. A label
+	// is compared with the judge on the dimension of the same name.
+	Dimensions []judge.Dimension `json:"dimensions"`
+	// PerCriterion judges rate rubric criteria (units with Criterion > 0);
+	// the others rate whole items (Criterion 0). It decides which units
+	// count as the judge's dataset.
+	PerCriterion bool `json:"per_criterion,omitempty"`
+}
+
+// Unit is one thing that is judged and labelled: an item, or one rubric
+// criterion of an item.
+type Unit struct {
+	ItemID string `json:"item_id"`
+	// Criterion is 0 for a whole item, k for rubric criterion k.
+	Criterion int `json:"criterion,omitempty"`
+	// Segments holds the unit's segment fields (category, task…) for the
+	// per-segment tables.
+	Segments map[string]string `json:"segments,omitempty"`
+	// Verdicts holds every verdict on the unit from any judge, oldest
+	// first, re-judges included: the last one of a judge is its current
+	// verdict, the earlier ones feed the re-judge flip rate.
+	Verdicts []Verdict `json:"verdicts,omitempty"`
+	// Labels holds each annotator's current label. If an annotator appears
+	// twice, the later label wins.
+	Labels []Label `json:"labels,omitempty"`
+}
+
+// Verdict is one judge run on a unit, reduced to what statistics need.
+type Verdict struct {
+	// Judge is the JudgeSpec.Key of the judge that gave it. Verdicts of
+	// judges not in Input.Judges are ignored.
+	Judge  string       `json:"judge"`
+	Status judge.Status `json:"status"`
+	// Values holds one value per dimension name (for a judge run with
+	// several samples, the majority). A missing or NaN value, or one that
+	// is not on the dimension's scale, counts as no value.
+	Values map[string]float64 `json:"values,omitempty"`
+	// Samples holds each sample's values when the judge sampled several
+	// times (--samples N); empty otherwise. They feed the sample flip rate.
+	Samples []map[string]float64 `json:"samples,omitempty"`
+}
+
+// Label is one annotator's label on a unit.
+type Label struct {
+	Annotator string `json:"annotator"`
+	// Values holds one value per dimension name; a missing or NaN value,
+	// or one off the scale, means the annotator did not label it.
+	Values map[string]float64 `json:"values,omitempty"`
+	// Provenance says how the annotator reached the unit: "order" (in
+	// dataset order) and "random" (a seeded random order) give unbiased
+	// samples; "filter:NAME" (e.g. "filter:disagreements") does not; any
+	// other value, the empty string included, is unknown.
+	Provenance string `json:"provenance,omitempty"`
+}
+
+// Options tunes Compute.
+type Options struct {
+	// Seed seeds every bootstrap; the same Seed and Input give the same
+	// Report, byte for byte.
+	Seed uint64
+	// Resamples is the number of bootstrap resamples per interval: 0 means
+	// DefaultResamples, a negative number turns the bootstrap off (the
+	// bootstrap bounds are then undefined).
+	Resamples int
+	// FilteredShareWarn is the share of labelled units reached through a
+	// filter above which Selection.Warning is set: 0 means
+	// DefaultFilteredShareWarn.
+	FilteredShareWarn float64
+	// MaxSegmentValues skips a segment field with more distinct values than
+	// this (the report notes it): 0 means DefaultMaxSegmentValues.
+	MaxSegmentValues int
+}
+
+// Defaults for Options' zero values.
+const (
+	DefaultResamples         = 1000
+	DefaultFilteredShareWarn = 0.5
+	DefaultMaxSegmentValues  = 50
+)
+
+func (o Options) withDefaults() Options {
+	if o.Resamples == 0 {
+		o.Resamples = DefaultResamples
+	}
+	if o.Resamples < 0 {
+		o.Resamples = 0
+	}
+	if !(o.FilteredShareWarn > 0) { // also catches NaN
+		o.FilteredShareWarn = DefaultFilteredShareWarn
+	}
+	if o.MaxSegmentValues <= 0 {
+		o.MaxSegmentValues = DefaultMaxSegmentValues
+	}
+	return o
+}
