@@ -114,7 +114,7 @@ func how(ex Extraction) string {
 	case "self-correction":
 		s = "from the last self-correction"
 	case "conclusion":
-		s = `from the concluding "So, …" sentence`
+		s = `from the concluding sentence ("So, …")`
 	case "bold":
 		s = "from the last **bold** text"
 	case "last-line":

@@ -17,6 +17,7 @@ const (
 	RuleNumber          = "number"           // 42 ≡ 42.0 ≡ forty-two (seed 002)
 	RulePercent         = "percent"          // 10% ≡ 10 percent ≡ ten percent (seed 000)
 	RuleNormalizedExact = "normalized-exact" // equal after normalisation
+	RuleAbbreviation    = "abbreviation"     // NASA ≡ National Aeronautics and Space Administration (seed 000)
 	RuleContains        = "contains"         // baseline: gold phrase inside the answer
 )
 
@@ -256,7 +257,7 @@ func numEqual(a, gold tok) bool {
 }
 
 // textRule compares free-text golds: normalised equality, the option
-// whose text the gold is, then the "contains" baseline.
+// whose text the gold is, an acronym, then the "contains" baseline.
 func textRule(in input) outcome {
 	g := fmt.Sprintf("gold %s", quote(in.gold))
 	if len(in.gt) == 0 {
@@ -274,6 +275,9 @@ func textRule(in input) outcome {
 		if text, ok := questionOptions(in.question)[ls[0]]; ok && normText(text) == ng {
 			return outcome{true, RuleOptionLetter, fmt.Sprintf("option %c is %s", ls[0], g)}
 		}
+	}
+	if a := abbreviation(in.gold, in.gt, in.scope()); a != "" {
+		return outcome{true, RuleAbbreviation, fmt.Sprintf("%q abbreviates %s", a, g)}
 	}
 	st := tokens(in.scope())
 	if countPhrase(st, in.gt) > 0 {

@@ -29,15 +29,27 @@ var declaresUnanswerable = []string{
 	"not available", "not included", "not found", "not known", "unknown",
 	"no information", "not enough information", "insufficient information",
 	"not enough context", "insufficient context", "no mention", "not clear", "unclear",
-	"does not mention", "doesnt mention", "does not provide", "doesnt provide",
-	"does not specify", "doesnt specify", "does not say", "doesnt say",
-	"does not contain", "doesnt contain", "does not include", "doesnt include", "na",
+	"na",
 }
+
+// missingVerbs, after "not", "doesnt", "dont" or "didnt", say the source
+// lacks the answer: "the slides do not mention a year".
+var missingVerbs = []string{"mention", "provide", "specify", "say", "contain", "include", "state", "give", "show", "indicate"}
 
 var (
 	goldNotAnswerableToks = phraseTokens(goldNotAnswerablePhrases)
-	declaresToks          = phraseTokens(declaresUnanswerable)
+	declaresToks          = phraseTokens(withMissingVerbs(declaresUnanswerable))
 )
+
+func withMissingVerbs(ps []string) []string {
+	out := append([]string(nil), ps...)
+	for _, v := range missingVerbs {
+		for _, n := range []string{"not", "doesnt", "dont", "didnt"} {
+			out = append(out, n+" "+v)
+		}
+	}
+	return out
+}
 
 func phraseTokens(ps []string) [][]tok {
 	out := make([][]tok, len(ps))
@@ -67,9 +79,9 @@ func isNotAnswerableGold(gt []tok) bool {
 // unanswerablePhrase returns the phrase by which a prediction says the
 // question cannot be answered, or "".
 func unanswerablePhrase(pt []tok) string {
-	for i, p := range declaresToks {
+	for _, p := range declaresToks {
 		if countPhrase(pt, p) > 0 {
-			return declaresUnanswerable[i]
+			return joinTokens(p)
 		}
 	}
 	return ""
