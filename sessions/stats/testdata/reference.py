@@ -56,6 +56,7 @@ K = [
 kunits = [[r[u] for r in K if r[u] is not None] for u in range(12)]
 for m in ("nominal", "ordinal", "interval"):
     show(f"alpha krippendorff2011 {m}", alpha(kunits, m))
+    print("   exact:", alpha(kunits, m))
 
 
 # ---------------------------------------------------------------- Fleiss
