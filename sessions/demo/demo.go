@@ -2,7 +2,7 @@
 // with no arguments, so that a newcomer can see the whole tool in a minute
 // without a dataset or an API key of their own.
 //
-// The data is one JSONL file with 58 hand-written items in four categories,
+// The data is one JSONL file of 60 hand-written items in four categories,
 // one per kind of built-in judge: "doc-qa" (document questions, including
 // "Not answerable" golds and list answers), "bbh" (BIG-Bench-Hard-style
 // puzzles whose predictions carry <think> traces, \boxed{} answers and

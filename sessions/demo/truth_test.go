@@ -3,11 +3,15 @@ package demo
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/judge/match"
 )
 
 // row is one line of demo.jsonl as written.
@@ -50,13 +54,14 @@ var truth = map[string]label{
 	"dq-16": {false, false, "omits the 30-day receipts condition"},
 	"dq-17": {true, false, "citation-only answer that holds 1,250"},
 	"dq-18": {true, false, "same date, day-month order"},
+	"dq-19": {false, false, "names Lyon only to deny it; says Grenoble"},
 
 	"bb-01": {true, false, "So the answer is (A)"},
 	"bb-02": {true, false, `\boxed{True}`},
 	"bb-03": {true, false, "self-corrects from B to C"},
 	"bb-04": {true, false, "empty final answer; the trace ends with (A)"},
 	"bb-05": {true, false, "plausible = yes"},
-	"bb-06": {false, false, "says plausible; gold is no"},
+	"bb-06": {false, false, "double negative: not implausible means plausible; gold is no"},
 	"bb-07": {false, false, "miscounts the flutes: five, not six"},
 	"bb-08": {true, false, "forty-two = 42"},
 	"bb-09": {true, false, "valid = True"},
@@ -71,12 +76,13 @@ var truth = map[string]label{
 	"bb-18": {false, false, "sign error: 36 instead of -36"},
 	"bb-19": {false, false, "closes the brackets in the wrong order"},
 	"bb-20": {true, false, "implausible = no"},
+	"bb-21": {false, false, "retracts the right order for a wrong one"},
 
 	"rb-01": {true, false, "all three criteria met"},
 	"rb-02": {false, false, "mentions Fahrenheit, which the question forbids"},
 	"rb-03": {true, false, "Canberra, compromise, under 30 words"},
 	"rb-04": {false, true, "adds a parenthetical to a name-only answer"},
-	"rb-05": {true, false, "flax egg with quantities, written in words"},
+	"rb-05": {true, false, "flax egg with quantities"},
 	"rb-06": {true, false, "a correct translation, worded differently from the gold"},
 	"rb-07": {true, false, "any three renewables satisfy the rubric"},
 	"rb-08": {false, false, "uses the forbidden word error"},
@@ -87,12 +93,12 @@ var truth = map[string]label{
 	"oe-02": {false, false, "distance-from-the-Sun misconception"},
 	"oe-03": {false, false, "defines the ratio but not why it matters"},
 	"oe-04": {false, false, "p-value read as the probability the null is true"},
-	"oe-05": {true, false, "density and hydrogen-bond lattice"},
-	"oe-06": {true, false, "own memory vs shared memory"},
+	"oe-05": {true, false, "the reference, plus a correct detail"},
+	"oe-06": {true, false, "the reference, plus a correct consequence"},
 	"oe-07": {true, true, "right idea, no wavelengths or Rayleigh"},
 	"oe-08": {true, true, "misses the LIFO order of several defers"},
 	"oe-09": {false, false, "makes the Sun the main cause"},
-	"oe-10": {true, false, "static linking, no glibc dependency"},
+	"oe-10": {true, false, "the reference, plus a correct example"},
 }
 
 var categories = []string{"doc-qa", "bbh", "rubric", "open-ended"}
@@ -222,4 +228,59 @@ func controlChar(s string) (rune, bool) {
 		}
 	}
 	return 0, false
+}
+
+// TestMatchDisagreesWhereItShould runs the offline match judge, the
+// demo's judge, over every item. The demo is only worth reviewing if match
+// is mostly right but visibly wrong in both directions: it must pass some
+// predictions a person fails (false passes) and fail some a person passes
+// (false fails).
+func TestMatchDisagreesWhereItShould(t *testing.T) {
+	j := match.New()
+	var agree int
+	var falsePass, falseFail []string
+	rows := parseDemo(t)
+	for i, r := range rows {
+		it := judge.Item{
+			Index:      i,
+			ID:         r.ID,
+			Question:   r.Question,
+			Gold:       r.Answer,
+			Prediction: r.Prediction,
+			Rubric:     r.Rubric,
+			Segments:   map[string]string{"category": r.Category},
+		}
+		v := j.Judge(context.Background(), judge.Task{Item: it})
+		if !v.OK() {
+			t.Errorf("%s: match gave status %s (%s)", r.ID, v.Status, v.Error)
+			continue
+		}
+		got, ok := v.Values["correct"]
+		if !ok || (got != 0 && got != 1) {
+			t.Errorf("%s: match gave values %v, want correct 0 or 1", r.ID, v.Values)
+			continue
+		}
+		want := truth[r.ID]
+		switch {
+		case (got == 1) == want.correct:
+			agree++
+		case got == 1:
+			falsePass = append(falsePass, r.ID)
+			t.Logf("false pass %s: %s; match: %s", r.ID, want.why, v.Reason)
+		default:
+			falseFail = append(falseFail, r.ID)
+			t.Logf("false fail %s: %s; match: %s", r.ID, want.why, v.Reason)
+		}
+	}
+	t.Logf("match agrees with the human labels on %d of %d; false passes %v, false fails %v",
+		agree, len(rows), falsePass, falseFail)
+	if 10*agree < 7*len(rows) {
+		t.Errorf("match agrees on only %d of %d items; the demo should show a judge that is mostly right", agree, len(rows))
+	}
+	if len(falsePass)+len(falseFail) < 5 {
+		t.Errorf("match is wrong on only %d items, want at least 5 for a reviewer to find", len(falsePass)+len(falseFail))
+	}
+	if len(falsePass) < 2 || len(falseFail) < 2 {
+		t.Errorf("match has %d false passes and %d false fails, want at least 2 of each", len(falsePass), len(falseFail))
+	}
 }
