@@ -1,0 +1,195 @@
+package dataset
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// Options say how to read a dataset.
+type Options struct {
+	// Map overrides the automatic field mapping: role -> field path, as
+	// ParseMap returns it. Roles not in Map are mapped automatically; an
+	// empty field switches a role off.
+	Map map[string]string
+	// SkipBad skips bad rows (counted in Dataset.Skipped) instead of
+	// stopping at the first one.
+	SkipBad bool
+	// Format is "jsonl" (or "ndjson"), "json", "csv", "tsv" or "lm-eval"
+	// (lm-evaluation-harness samples); "" decides by the file's extension
+	// and content. Gzip compression is always recognised by its magic
+	// bytes.
+	Format string
+	// Require lists the roles the dataset must have a field for. nil means
+	// {"prediction"}: without predictions there is nothing to judge. An
+	// empty, non-nil slice requires nothing.
+	Require []string
+}
+
+// Dataset is a loaded, mapped dataset.
+type Dataset struct {
+	// Path is the absolute path of the file ("" for LoadBytes).
+	Path string
+	// Name is the name used in messages: the path as given to Load, or
+	// the name given to LoadBytes.
+	Name string
+	// Format is "jsonl", "json", "csv", "tsv" or "lm-eval".
+	Format string
+	// Compression is "gzip" or "".
+	Compression string
+	// RowsKey is the key of the list that holds the rows when a JSON file
+	// is an object holding one list (e.g. "outputs"); "" otherwise.
+	RowsKey string
+	// SHA256 is the hex SHA-256 of the file's bytes as stored (before
+	// decompression): the dataset's identity in a session.
+	SHA256 string
+	// Mapping is what was mapped: role -> field path, in ParseMap's
+	// syntax (several fields joined by "+"). A role that is absent has no
+	// field: for "id" that means rows are numbered.
+	Mapping map[string]string
+	// Items are the rows in file order. Their strings may share memory
+	// with the file's bytes, and items with equal segments share one
+	// Segments map: treat both, and Fields, as read-only.
+	Items []judge.Item
+	// Imported holds the raw text of the imported verdict and human label
+	// fields, one column per field; nil when the dataset has none.
+	Imported []ImportedColumn
+	// Skipped counts the bad rows skipped with SkipBad, and
+	// SkippedSamples holds the messages of the first few.
+	Skipped        int
+	SkippedSamples []string
+	// InvalidUTF8Lines counts the lines that held invalid UTF-8; their bad
+	// bytes were replaced with U+FFFD.
+	InvalidUTF8Lines int
+	// Warnings are notes for the user about how the file was read, such
+	// as repaired text or a choice the automatic mapping made.
+	Warnings []string
+}
+
+// ImportedColumn is one field holding verdicts of a judge that ran
+// elsewhere (Role "verdict") or labels people gave elsewhere (Role
+// "human"). The text is kept as found; reading it into verdicts and labels
+// is left to the caller.
+type ImportedColumn struct {
+	Role string
+	// Field is the field path, which also names the judge or annotator
+	// ("GPT-4", "annotator2", "exact_match").
+	Field string
+	// Values[i] is the text for Items[i]; "" where the row has none.
+	Values []string
+}
+
+// RowError is a problem with one row.
+type RowError struct {
+	// File is the dataset's name as given to Load.
+	File string
+	// Line is the 1-based line where the row starts (in the decompressed
+	// text for gzip files).
+	Line int
+	// Element is the 0-based position of the row in a JSON document's
+	// list, or -1 for JSONL, CSV and TSV.
+	Element int
+	// Msg says what is wrong.
+	Msg string
+}
+
+func (e *RowError) Error() string {
+	if e.Element >= 0 {
+		return fmt.Sprintf("%s:%d: element [%d]: %s", e.File, e.Line, e.Element, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// skipHint ends the message of a load stopped by a bad row.
+const skipHint = " (fix the row, or skip bad rows with --skip-bad)"
+
+// Load reads and maps the dataset at path.
+func Load(path string, opts Options) (*Dataset, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, readError(path, err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	return load(path, abs, data, opts)
+}
+
+// LoadBytes reads and maps a dataset held in memory; name stands for the
+// file in messages and its extension helps tell the format. data is copied:
+// the caller may reuse it.
+func LoadBytes(name string, data []byte, opts Options) (*Dataset, error) {
+	return load(name, "", append([]byte(nil), data...), opts)
+}
+
+func readError(path string, err error) error {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist: check the path", path)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s cannot be read: permission denied", path)
+	case errors.As(err, &pe) && pe.Op == "read":
+		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+			return fmt.Errorf("%s is a directory: give the path of a dataset file", path)
+		}
+	}
+	return fmt.Errorf("%s cannot be read: %v", path, err)
+}
+
+// load is shared by Load and LoadBytes; it owns data.
+func load(name, abs string, data []byte, opts Options) (*Dataset, error) {
+	ds := &Dataset{Path: abs, Name: name}
+	sum := make(chan string, 1)
+	go func(stored []byte) {
+		h := sha256.Sum256(stored)
+		sum <- hex.EncodeToString(h[:])
+	}(data)
+	err := loadInto(ds, data, opts)
+	ds.SHA256 = <-sum
+	if err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+func loadInto(ds *Dataset, data []byte, opts Options) error {
+	userMap, err := canonicalMap(opts.Map)
+	if err != nil {
+		return err
+	}
+	for _, r := range opts.Require {
+		if _, err := canonicalRole(r); err != nil {
+			return err
+		}
+	}
+	text, compression, err := openText(ds.Name, data)
+	if err != nil {
+		return err
+	}
+	ds.Compression = compression
+	format, err := detectFormat(ds.Name, text, opts.Format)
+	if err != nil {
+		return err
+	}
+	l := &loader{ds: ds, name: ds.Name, opts: opts, userMap: userMap}
+	switch format {
+	case "jsonl", "lm-eval":
+		err = l.loadJSONL(text, format)
+	case "json":
+		err = l.loadJSON(text)
+	case "csv", "tsv":
+		err = l.loadCSV(text, format)
+	}
+	if err != nil {
+		return err
+	}
+	return l.finish()
+}

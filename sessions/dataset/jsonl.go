@@ -1,0 +1,148 @@
+package dataset
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"unicode/utf8"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// nextLine splits the first line (without its newline) off text.
+func nextLine(text []byte) (line, rest []byte) {
+	if i := bytes.IndexByte(text, '\n'); i >= 0 {
+		return text[:i], text[i+1:]
+	}
+	return text, nil
+}
+
+// trimRow drops the space around a row, including a CR of CRLF endings.
+func trimRow(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isSpace(b[i]) {
+		i++
+	}
+	for j > i && isSpace(b[j-1]) {
+		j--
+	}
+	return b[i:j:j]
+}
+
+// loadJSONL reads one JSON object per line, in parallel chunks.
+func (l *loader) loadJSONL(text []byte, format string) error {
+	d := newDiscovery()
+	var firstBad *RowError
+	nonBlank := 0
+	for line, rest := 1, text; len(rest) > 0 && d.rows < discoverRows; line++ {
+		var row []byte
+		row, rest = nextLine(rest)
+		if len(trimRow(row)) == 0 {
+			continue
+		}
+		nonBlank++
+		if !utf8.Valid(row) {
+			row = bytes.ToValidUTF8(row, []byte("\uFFFD"))
+		}
+		if !d.addJSONRow(row) && firstBad == nil {
+			firstBad = l.probe(row, line)
+		}
+	}
+	if d.rows == 0 {
+		if !l.opts.SkipBad || firstBad == nil {
+			return fmt.Errorf("%w%s", firstBad, skipHint)
+		}
+		return fmt.Errorf("%s: no row could be read: all %d rows are bad; the first: %v", l.name, nonBlank, firstBad)
+	}
+	l.harness = format == "lm-eval" || d.looksHarness()
+	l.ds.Format = "jsonl"
+	if l.harness {
+		l.ds.Format = "lm-eval"
+	}
+	if err := l.mapFields(d, nil); err != nil {
+		return err
+	}
+	return l.parseLines(text)
+}
+
+// probe returns what is wrong with a row that discovery could not read.
+func (l *loader) probe(row []byte, line int) *RowError {
+	m := &rowMapper{l: &loader{items: make([]judge.Item, 1)}}
+	m.sc.eof = "the end of the line"
+	msg := m.mapJSON(row, 0, line)
+	if msg == "" {
+		msg = "the row cannot be read"
+	}
+	return &RowError{File: l.name, Line: line, Element: -1, Msg: msg}
+}
+
+// parseLines maps every line of text, one slot per line.
+func (l *loader) parseLines(text []byte) error {
+	n := max(1, min(len(text)>>20, runtime.GOMAXPROCS(0)*8))
+	bounds := make([]int, n+1)
+	for k := 1; k < n; k++ {
+		pos := max(bounds[k-1], k*len(text)/n)
+		if i := bytes.IndexByte(text[pos:], '\n'); i >= 0 {
+			pos += i + 1
+		} else {
+			pos = len(text)
+		}
+		bounds[k] = pos
+	}
+	bounds[n] = len(text)
+	base := make([]int, n+1)
+	for k := 0; k < n; k++ {
+		chunk := text[bounds[k]:bounds[k+1]]
+		lines := bytes.Count(chunk, []byte{'\n'})
+		if len(chunk) > 0 && chunk[len(chunk)-1] != '\n' {
+			lines++
+		}
+		base[k+1] = base[k] + lines
+	}
+	l.allocSlots(base[n])
+	badUTF8 := make([]int, n)
+	firstUTF8 := make([]int, n)
+	l.parallel(n, func(c int, bad *badRows, stop func(int) bool) {
+		m := newRowMapper(l)
+		m.sc.eof = "the end of the line"
+		chunk := text[bounds[c]:bounds[c+1]]
+		valid := utf8.Valid(chunk)
+		for slot, rest := base[c], chunk; len(rest) > 0; slot++ {
+			var row []byte
+			row, rest = nextLine(rest)
+			line := slot + 1
+			if line&4095 == 0 && stop(c) {
+				return
+			}
+			if len(trimRow(row)) == 0 {
+				continue
+			}
+			if !valid && !utf8.Valid(row) {
+				if badUTF8[c] == 0 {
+					firstUTF8[c] = line
+				}
+				badUTF8[c]++
+				row = bytes.ToValidUTF8(row, []byte("\uFFFD"))
+			}
+			if msg := m.mapJSON(row, slot, line); msg != "" {
+				l.clearSlot(slot)
+				bad.add(&RowError{File: l.name, Line: line, Element: -1, Msg: msg})
+				if !l.opts.SkipBad {
+					return
+				}
+				continue
+			}
+			l.locs[slot] = rowLoc{line: int32(line), elem: -1}
+		}
+	})
+	for c := range badUTF8 {
+		if badUTF8[c] > 0 && l.ds.InvalidUTF8Lines == 0 {
+			firstUTF8[0] = firstUTF8[c]
+		}
+		l.ds.InvalidUTF8Lines += badUTF8[c]
+	}
+	if l.ds.InvalidUTF8Lines > 0 {
+		l.ds.Warnings = append(l.ds.Warnings, utf8Warning(l.name, l.ds.InvalidUTF8Lines, firstUTF8[0]))
+	}
+	return nil
+}

@@ -1,0 +1,293 @@
+package dataset
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// rowMapper turns rows into items. One per chunk of work: it keeps scratch
+// space and is not safe for concurrent use.
+type rowMapper struct {
+	l       *loader
+	sc      scanner
+	members []member
+	arena   arena
+	segs    interner
+	segVals []string
+}
+
+func newRowMapper(l *loader) *rowMapper {
+	m := &rowMapper{l: l}
+	m.segs.init(len(l.plan.segments))
+	return m
+}
+
+// mapJSON maps one JSON row (raw holds the row and nothing else but
+// space) into slot; rowNum numbers the row when it has no id. It returns
+// what is wrong with the row, or "".
+func (m *rowMapper) mapJSON(raw []byte, slot, rowNum int) string {
+	sc := &m.sc
+	sc.b, sc.nonFinite = raw, 0
+	m.members = m.members[:0]
+	i := skipSpace(raw, 0)
+	if i < len(raw) && raw[i] != '{' {
+		if v, err := sc.value(i, 0); err == nil {
+			return fmt.Sprintf("the row is %s, not a JSON object", kindName(v.kind))
+		}
+	}
+	if i >= len(raw) || raw[i] != '{' {
+		_, err := sc.value(i, 0)
+		return fmt.Sprintf("invalid JSON at column %d: %s", err.off+1, err.msg)
+	}
+	end, err := sc.object(i, 1, &m.members)
+	if err != nil {
+		return fmt.Sprintf("invalid JSON at column %d: %s", err.off+1, err.msg)
+	}
+	if j := skipSpace(raw, end); j < len(raw) {
+		return fmt.Sprintf("invalid JSON at column %d: unexpected %s after the object (two rows on one line?)", j+1, sc.found(j))
+	}
+	it := &m.l.items[slot]
+	if msg := m.fill(it, slot, rowNum); msg != "" {
+		return msg
+	}
+	it.Fields = raw[i:end:end]
+	if sc.nonFinite > 0 {
+		// NaN and Infinity are not JSON: keep Fields valid for whoever
+		// decodes it later.
+		it.Fields = m.nullNonFinite(raw[i:end], sc.nonFinite)
+	}
+	return ""
+}
+
+// fill sets the item's mapped fields from the scanned row.
+func (m *rowMapper) fill(it *judge.Item, slot, rowNum int) string {
+	p := &m.l.plan
+	var msg string
+	if it.Question, msg = m.text(p.question, RoleQuestion); msg != "" {
+		return msg
+	}
+	if it.Gold, msg = m.text(p.gold, RoleGold); msg != "" {
+		return msg
+	}
+	if it.Prediction, msg = m.text(p.prediction, RolePrediction); msg != "" {
+		return msg
+	}
+	if it.ID, msg = m.id(p.id, rowNum); msg != "" {
+		return msg
+	}
+	if p.rubric != nil {
+		if v, ok, _ := m.find(p.rubric.path); ok {
+			it.Rubric = rubricOf(&m.arena, v)
+		}
+	}
+	if len(p.segments) > 0 {
+		vals := m.segVals[:0]
+		for _, ref := range p.segments {
+			t := ""
+			if v, ok, _ := m.find(ref.path); ok {
+				t = textOf(&m.arena, v)
+			}
+			vals = append(vals, t)
+		}
+		m.segVals = vals
+		it.Segments = m.segs.get(p.segments, vals)
+	}
+	for c, ref := range p.imported {
+		if v, ok, _ := m.find(ref.path); ok {
+			m.l.cols[c][slot] = textOf(&m.arena, v)
+		}
+	}
+	return ""
+}
+
+// text returns the text of a required single-field role.
+func (m *rowMapper) text(ref *fieldRef, role string) (string, string) {
+	if ref == nil {
+		return "", ""
+	}
+	v, ok, why := m.find(ref.path)
+	if !ok {
+		return "", m.missing(ref.path, role, why)
+	}
+	return textOf(&m.arena, v), ""
+}
+
+// id returns the row's id: its id field, or its row number.
+func (m *rowMapper) id(ref *fieldRef, rowNum int) (string, string) {
+	if ref == nil {
+		return m.arena.commit(strconv.AppendInt(m.arena.reserve(20), int64(rowNum), 10)), ""
+	}
+	v, ok, why := m.find(ref.path)
+	if !ok {
+		return "", m.missing(ref.path, RoleID, why)
+	}
+	switch v.kind {
+	case kindArray, kindObject:
+		return "", fmt.Sprintf("the id field %s holds %s, not a string or a number", quoteName(ref.path), kindName(v.kind))
+	case kindNull:
+		return "", fmt.Sprintf("the id field %s is null; every row needs an id (or number the rows with --map id=)", quoteName(ref.path))
+	}
+	id := textOf(&m.arena, v)
+	if strings.TrimSpace(id) == "" {
+		return "", fmt.Sprintf("the id field %s is empty; every row needs an id (or number the rows with --map id=)", quoteName(ref.path))
+	}
+	return id, ""
+}
+
+// missing says that a row lacks a mapped field.
+func (m *rowMapper) missing(path, role, why string) string {
+	if why != "" {
+		return fmt.Sprintf("no %s for %s: %s", quoteName(path), roleWhat[role], why)
+	}
+	keys := make([]string, 0, len(m.members))
+	for _, mb := range m.members {
+		keys = append(keys, decodeKey(mb.key, mb.keyEscaped))
+	}
+	return fmt.Sprintf("no %s field for %s: the row has %s", quoteName(path), roleWhat[role], describeKeys(keys))
+}
+
+// describeKeys lists keys for a row-level message.
+func describeKeys(keys []string) string {
+	if len(keys) == 0 {
+		return "no keys"
+	}
+	const max = 20
+	q := make([]string, 0, min(len(keys), max))
+	for i, k := range keys {
+		if i == max {
+			break
+		}
+		q = append(q, quoteName(k))
+	}
+	s := "keys " + strings.Join(q, ", ")
+	if len(keys) > max {
+		s += fmt.Sprintf(" and %d more", len(keys)-max)
+	}
+	return s
+}
+
+// find resolves a field path in the scanned row: a key (the last one when
+// a key repeats, as encoding/json does), or a dotted path into nested
+// objects and lists, trying the longest key first so that keys holding
+// dots still work. why explains a dotted path that does not resolve; it
+// is "" when the first part is not there at all.
+func (m *rowMapper) find(path string) (v jval, ok bool, why string) {
+	if v, ok := m.member(path); ok {
+		return v, true, ""
+	}
+	for k := strings.LastIndexByte(path, '.'); k > 0; k = strings.LastIndexByte(path[:k], '.') {
+		if v, ok := m.member(path[:k]); ok {
+			return descend(v, path[:k], path[k+1:])
+		}
+	}
+	return jval{}, false, ""
+}
+
+func (m *rowMapper) member(key string) (jval, bool) {
+	for k := len(m.members) - 1; k >= 0; k-- {
+		if mb := &m.members[k]; keyIs(mb.key, mb.keyEscaped, key) {
+			return mb.val, true
+		}
+	}
+	return jval{}, false
+}
+
+// descend resolves rest inside v, the value found at path at.
+func descend(v jval, at, rest string) (jval, bool, string) {
+	switch v.kind {
+	case kindObject:
+		for k := len(rest); k > 0; k = strings.LastIndexByte(rest[:k], '.') {
+			child, ok := memberOf(v, rest[:k])
+			if !ok {
+				continue
+			}
+			if k == len(rest) {
+				return child, true, ""
+			}
+			return descend(child, at+"."+rest[:k], rest[k+1:])
+		}
+		seg, _, _ := strings.Cut(rest, ".")
+		var keys []string
+		forEachMember(v, func(key []byte, esc bool, _ jval) bool {
+			keys = append(keys, decodeKey(key, esc))
+			return true
+		})
+		return jval{}, false, fmt.Sprintf("%s has no key %s (it has %s)", quoteName(at), quoteName(seg), describeKeys(keys))
+	case kindArray:
+		seg, after, more := strings.Cut(rest, ".")
+		n, err := strconv.Atoi(seg)
+		if err != nil || n < 0 {
+			return jval{}, false, fmt.Sprintf("%s is a list, so what follows it must be a position (0, 1, …), not %s", quoteName(at), quoteName(seg))
+		}
+		var elem jval
+		count := 0
+		forEachElement(v, func(i int, e jval) bool {
+			count = i + 1
+			if i == n {
+				elem = e
+				return false
+			}
+			return true
+		})
+		if elem.kind == kindNone {
+			if count == 0 {
+				return jval{}, false, fmt.Sprintf("%s is an empty list", quoteName(at))
+			}
+			return jval{}, false, fmt.Sprintf("%s has %d elements, so there is no element %d (positions start at 0)", quoteName(at), count, n)
+		}
+		if !more {
+			return elem, true, ""
+		}
+		return descend(elem, at+"."+seg, after)
+	}
+	return jval{}, false, fmt.Sprintf("%s is %s, not an object or a list", quoteName(at), kindName(v.kind))
+}
+
+// memberOf finds key in the object v (the last one if it repeats).
+func memberOf(v jval, key string) (jval, bool) {
+	var found jval
+	ok := false
+	forEachMember(v, func(k []byte, esc bool, val jval) bool {
+		if keyIs(k, esc, key) {
+			found, ok = val, true
+		}
+		return true
+	})
+	return found, ok
+}
+
+// nullNonFinite copies a row with its NaN and Infinity literals written as
+// null.
+func (m *rowMapper) nullNonFinite(raw []byte, n int) []byte {
+	dst := m.arena.reserve(len(raw) + n)
+	inStr := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inStr:
+			if c == '\\' && i+1 < len(raw) {
+				dst = append(dst, c, raw[i+1])
+				i++
+				continue
+			}
+			inStr = c != '"'
+		case c == '"':
+			inStr = true
+		case c == 'N' && hasWord(raw, i, "NaN"):
+			dst, i = append(dst, "null"...), i+2
+			continue
+		case c == 'I' && hasWord(raw, i, "Infinity"):
+			dst, i = append(dst, "null"...), i+7
+			continue
+		case c == '-' && hasWord(raw, i+1, "Infinity"):
+			dst, i = append(dst, "null"...), i+8
+			continue
+		}
+		dst = append(dst, c)
+	}
+	m.arena.commit(dst)
+	return dst[:len(dst):len(dst)]
+}
