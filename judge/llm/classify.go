@@ -1,0 +1,114 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// failure is why one HTTP request gave no answer, and what to do next.
+type failure struct {
+	msg   string
+	retry bool
+	// fatal is set for failures every request would meet.
+	fatal *FatalError
+	// cancelled is set when the caller's context ended.
+	cancelled  bool
+	retryAfter time.Duration
+	hasRetry   bool
+}
+
+// classify sorts a failed request: the caller gave up, a fault worth
+// retrying (429, 5xx, timeout, broken connection, malformed body), a
+// problem with this item alone (a prompt too long), or a fatal error.
+func (c *Client) classify(ctx, attempt context.Context, err error, x *exchange) *failure {
+	if ctx.Err() != nil {
+		return &failure{cancelled: true}
+	}
+	if attempt.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+		return &failure{msg: fmt.Sprintf("no answer within %s (--timeout)", c.cfg.Timeout), retry: true}
+	}
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		code := strings.TrimSpace(fmt.Sprint(apiErr.Code) + " " + apiErr.Type)
+		return c.classifyStatus(apiErr.HTTPStatusCode, oneLine(apiErr.Message), code, x)
+	case errors.As(err, &reqErr):
+		return c.classifyStatus(reqErr.HTTPStatusCode, oneLine(string(reqErr.Body)), "", x)
+	case x.status == 0 && !x.sent:
+		// go-openai refused to build the request (its own checks on
+		// reasoning models' parameters, for one).
+		return &failure{fatal: &FatalError{
+			Problem: fmt.Sprintf("the request for model %q could not be made: %v", c.cfg.Model, err),
+			Fix:     "check --model, --temperature and --max-tokens",
+		}}
+	case x.status != 0:
+		return &failure{msg: fmt.Sprintf("the server's response broke off or is not valid JSON (HTTP %d: %s)", x.status, oneLine(err.Error())), retry: true}
+	case unreachable(err) && !c.reached.Load():
+		return &failure{fatal: &FatalError{
+			Problem: fmt.Sprintf("cannot connect to %s (%s)", displayURL(c.cfg.BaseURL), oneLine(err.Error())),
+			Fix:     "check --base-url (or OPENAI_BASE_URL) and that the server is running",
+		}}
+	}
+	return &failure{msg: "connection failed: " + oneLine(err.Error()), retry: true}
+}
+
+func (c *Client) classifyStatus(status int, msg, code string, x *exchange) *failure {
+	detail := fmt.Sprintf("HTTP %d", status)
+	if msg != "" {
+		detail += ": " + msg
+	}
+	lower := strings.ToLower(msg + " " + code)
+	retry := func(what string) *failure {
+		return &failure{msg: what + " (" + detail + ")", retry: true, retryAfter: x.retryAfter, hasRetry: x.hasRetry}
+	}
+	fatal := func(problem, fix string) *failure {
+		return &failure{fatal: &FatalError{StatusCode: status, Problem: problem + " (" + detail + ")", Fix: fix}}
+	}
+	switch {
+	case status == http.StatusUnauthorized && c.cfg.APIKey == "":
+		return fatal("the server wants an API key and none was given", "set --api-key or OPENAI_API_KEY")
+	case status == http.StatusUnauthorized:
+		return fatal("the server refused the API key", "check --api-key or OPENAI_API_KEY")
+	case status == http.StatusForbidden:
+		return fatal("the API key may not use this model or endpoint", "check the key's permissions, --model and --base-url")
+	case status == http.StatusNotFound:
+		return fatal(fmt.Sprintf("the server has no model %q or no chat endpoint at %s/chat/completions", c.cfg.Model, displayURL(c.cfg.BaseURL)),
+			"check --model and --base-url (it must end in /v1, e.g. http://localhost:8000/v1)")
+	case status == http.StatusTooManyRequests && strings.Contains(lower, "insufficient_quota"):
+		return fatal("the account has no quota left", "check the plan and billing of the API key's account")
+	case status == http.StatusTooManyRequests:
+		return retry("rate limited by the server")
+	case status == http.StatusRequestTimeout, status == http.StatusConflict, status == http.StatusTooEarly:
+		return retry("the server asked to try again")
+	case status >= 500:
+		return retry("server error")
+	case status == http.StatusRequestEntityTooLarge || promptTooLong(lower):
+		return &failure{msg: "the prompt is too long for the model: shorten the item or use a model with a longer context (" + detail + ")"}
+	case strings.Contains(lower, "content_filter") || strings.Contains(lower, "content management policy"):
+		return &failure{msg: "the server's content filter refused this item (" + detail + ")"}
+	}
+	return fatal("the server rejected the request",
+		"check --model, --temperature and --max-tokens; if the message is about response_format or logprobs, run again with --no-response-format or --no-logprobs")
+}
+
+func promptTooLong(lower string) bool {
+	for _, s := range []string{"context_length_exceeded", "context length", "maximum context", "context window", "too many tokens", "prompt is too long", "input is too long"} {
+		if strings.Contains(lower, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLine flattens a server's message for an error line and cuts it short.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return clip(s, 300)
+}

@@ -1,0 +1,283 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Message is one chat message of a judge's prompt.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Client calls one model on one OpenAI-compatible server with one set of
+// parameters. It is safe for concurrent use; judges built from the same
+// Client share its connections, its pacer and its fatal state.
+type Client struct {
+	cfg Config
+	api *openai.Client
+	// reasoning models (o1, o3, o4, gpt-5…) take max_completion_tokens,
+	// no logprobs and only their own temperature.
+	reasoning bool
+	pace      *pacer
+	fatal     atomic.Pointer[FatalError]
+	// reached is set once the server has answered; until then a refused
+	// connection means a wrong URL or a server that is not running.
+	reached atomic.Bool
+}
+
+// NewClient checks cfg, fills its defaults and returns a client for it.
+// The error says which flag to fix.
+func NewClient(cfg Config) (*Client, error) {
+	cfg, err := cfg.normalized()
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{cfg: cfg, reasoning: isReasoningModel(cfg.Model), pace: newPacer(cfg.RPM)}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = cfg.BaseURL
+	oc.HTTPClient = newDoer(cfg.Transport, cfg.Concurrency, cfg.Temperature == 0 && !c.reasoning)
+	c.api = openai.NewClientWithConfig(oc)
+	return c, nil
+}
+
+// Fatal returns the failure that stopped this client, or nil. Once set it
+// stays: every later call fails at once with it. Build a new Client after
+// fixing the configuration.
+func (c *Client) Fatal() error {
+	if f := c.fatal.Load(); f != nil {
+		return f
+	}
+	return nil
+}
+
+func isReasoningModel(model string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// call is one prompt to send.
+type call struct {
+	messages []Message
+	// json asks for response_format json_object where allowed.
+	json bool
+	// logprobs asks for the tokens' log probabilities (binary judges).
+	logprobs bool
+	// sample numbers the samples of one task (0-based).
+	sample int
+}
+
+// answer is what the model wrote, and what it cost.
+type answer struct {
+	// content is the model's output; a reasoning trace the server sent
+	// apart (reasoning_content) is put back in front inside <think> tags.
+	content string
+	// contentAt is where the text the logprob tokens cover starts.
+	contentAt        int
+	finish           string
+	promptTokens     int
+	completionTokens int
+	tokens           []string
+	logprobs         []float64
+	cached           bool
+	tries            int
+}
+
+// complete sends a prompt, retrying what can be retried, and returns the
+// answer; the error is a *FatalError, ctx's error, or a failure described
+// for the user.
+func (c *Client) complete(ctx context.Context, k call) (answer, error) {
+	if f := c.fatal.Load(); f != nil {
+		stopRun(ctx, f)
+		return answer{}, f
+	}
+	req := c.request(k)
+	key := ""
+	if c.cfg.Cache != nil {
+		key = c.cacheKey(k, req).String()
+		if !isFresh(ctx) {
+			if s, ok := c.cfg.Cache.Get(key); ok {
+				if a, ok := decodeCached(s); ok {
+					return a, nil
+				}
+			}
+		}
+	}
+	for try := 1; ; try++ {
+		if err := c.pace.wait(ctx); err != nil {
+			return answer{tries: try - 1}, err
+		}
+		a, fail := c.once(ctx, req)
+		if fail == nil {
+			c.reached.Store(true)
+			a.tries = try
+			if key != "" {
+				c.cfg.Cache.Put(key, encodeCached(a))
+			}
+			return a, nil
+		}
+		switch {
+		case fail.cancelled:
+			return answer{tries: try}, ctx.Err()
+		case fail.fatal != nil:
+			fail.fatal.Problem = c.redact(fail.fatal.Problem)
+			c.fatal.CompareAndSwap(nil, fail.fatal)
+			f := c.fatal.Load()
+			stopRun(ctx, f)
+			return answer{tries: try}, f
+		case !fail.retry:
+			return answer{tries: try}, errors.New(c.redact(fail.msg))
+		case try >= c.cfg.Retry.Attempts:
+			return answer{tries: try}, fmt.Errorf("%s (gave up after %d tries)", c.redact(fail.msg), try)
+		}
+		wait := backoff(c.cfg.Retry, try)
+		if fail.hasRetry {
+			if fail.retryAfter > c.cfg.Retry.MaxDelay {
+				return answer{tries: try}, fmt.Errorf("%s; the server asks to wait %s before retrying (Retry-After), longer than the %s limit: try again later, or lower --concurrency or --rpm",
+					c.redact(fail.msg), fail.retryAfter.Round(time.Second), c.cfg.Retry.MaxDelay)
+			}
+			wait = retryWait(fail.retryAfter)
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return answer{tries: try}, err
+		}
+	}
+}
+
+// request builds the go-openai request for a prompt.
+func (c *Client) request(k call) openai.ChatCompletionRequest {
+	msgs := make([]openai.ChatCompletionMessage, len(k.messages))
+	for i, m := range k.messages {
+		msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+	}
+	req := openai.ChatCompletionRequest{
+		Model:       c.cfg.Model,
+		Messages:    msgs,
+		Temperature: float32(c.cfg.Temperature),
+	}
+	if c.reasoning {
+		req.MaxCompletionTokens = c.cfg.MaxTokens
+	} else {
+		req.MaxTokens = c.cfg.MaxTokens
+		req.LogProbs = k.logprobs && !c.cfg.NoLogprobs
+	}
+	// OpenAI refuses json_object unless the messages mention JSON.
+	if k.json && !c.cfg.NoResponseFormat && mentionsJSON(k.messages) {
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+	}
+	return req
+}
+
+func mentionsJSON(msgs []Message) bool {
+	for _, m := range msgs {
+		if strings.Contains(strings.ToLower(m.Content), "json") {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Client) cacheKey(k call, req openai.ChatCompletionRequest) cacheKey {
+	return cacheKey{
+		V:           cacheKeyVersion,
+		Model:       c.cfg.Model,
+		Messages:    k.messages,
+		Temperature: c.cfg.Temperature,
+		MaxTokens:   c.cfg.MaxTokens,
+		JSON:        req.ResponseFormat != nil,
+		Sample:      k.sample,
+	}
+}
+
+// once makes one HTTP request within the per-request timeout.
+func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest) (answer, *failure) {
+	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	x := &exchange{}
+	resp, err := c.api.CreateChatCompletion(withExchange(actx, x), req)
+	if err != nil {
+		return answer{}, c.classify(ctx, actx, err, x)
+	}
+	if len(resp.Choices) == 0 {
+		return answer{}, &failure{msg: "the server's response held no answer (empty choices)", retry: true}
+	}
+	ch := resp.Choices[0]
+	a := answer{
+		content:          ch.Message.Content,
+		finish:           string(ch.FinishReason),
+		promptTokens:     resp.Usage.PromptTokens,
+		completionTokens: resp.Usage.CompletionTokens,
+	}
+	if a.content == "" && ch.Message.Refusal != "" {
+		a.content = ch.Message.Refusal
+	}
+	if rc := ch.Message.ReasoningContent; rc != "" {
+		prefix := "<think>" + rc + "</think>\n"
+		a.content = prefix + a.content
+		a.contentAt = len(prefix)
+	}
+	if ch.LogProbs != nil && len(ch.LogProbs.Content) > 0 {
+		a.tokens = make([]string, len(ch.LogProbs.Content))
+		a.logprobs = make([]float64, len(ch.LogProbs.Content))
+		for i, t := range ch.LogProbs.Content {
+			a.tokens[i] = t.Token
+			a.logprobs[i] = t.LogProb
+		}
+	}
+	return a, nil
+}
+
+// redact removes the API key from text that may reach the user: a server
+// may echo the key in an error message.
+func (c *Client) redact(s string) string {
+	return redactKey(s, c.cfg.APIKey)
+}
+
+func redactKey(s, key string) string {
+	if len(key) < minRedactLen || !strings.Contains(s, key) {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[api key]")
+}
+
+func encodeCached(a answer) string {
+	b, _ := json.Marshal(cachedAnswer{
+		Content:          a.content,
+		ContentAt:        a.contentAt,
+		FinishReason:     a.finish,
+		PromptTokens:     a.promptTokens,
+		CompletionTokens: a.completionTokens,
+		Tokens:           a.tokens,
+		Logprobs:         a.logprobs,
+	})
+	return string(b)
+}
+
+func decodeCached(s string) (answer, bool) {
+	var r cachedAnswer
+	if json.Unmarshal([]byte(s), &r) != nil || len(r.Tokens) != len(r.Logprobs) || r.ContentAt < 0 || r.ContentAt > len(r.Content) {
+		return answer{}, false
+	}
+	return answer{
+		content:          r.Content,
+		contentAt:        r.ContentAt,
+		finish:           r.FinishReason,
+		promptTokens:     r.PromptTokens,
+		completionTokens: r.CompletionTokens,
+		tokens:           r.Tokens,
+		logprobs:         r.Logprobs,
+		cached:           true,
+	}, true
+}

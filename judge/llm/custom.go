@@ -1,0 +1,373 @@
+package llm
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// maxJudgeFileBytes bounds a custom judge file; prompts are far smaller.
+const maxJudgeFileBytes = 1 << 20
+
+// CustomFile is the shape of a custom judge file, YAML or JSON:
+//
+//	name: helpful
+//	description: Is the answer helpful to the user?
+//	system: You are a strict grader.
+//	user: |
+//	  Question: {question}
+//	  Reference: {gold}
+//	  Answer: {prediction}
+//	  Reply with JSON {{"helpful": "YES" or "NO", "why": "..."}}
+//	output:
+//	  format: json            # json, line (key: value lines) or word
+//	  reason: why             # field or line key holding the reason
+//	  extra: [topic]          # further fields kept in Verdict.Extra
+//	dimensions:
+//	  - name: helpful
+//	    scale: binary          # binary, ternary or likert
+//	    field: helpful         # JSON field (dotted path) or line key
+//	    values: {YES: 1, NO: 0}
+//
+// Templates take {question}, {gold}, {prediction}, {criterion}, {id},
+// {rubric}, or any field of the dataset row by name or dotted path
+// ({doc.title}, {fields.question} for the row's own "question"); {{ and }}
+// are literal braces. A judge whose templates use {criterion} rates each
+// rubric criterion on its own.
+type CustomFile struct {
+	Name         string      `yaml:"name" json:"name"`
+	Description  string      `yaml:"description" json:"description"`
+	System       string      `yaml:"system" json:"system"`
+	User         string      `yaml:"user" json:"user"`
+	Output       CustomOut   `yaml:"output" json:"output"`
+	Dimensions   []CustomDim `yaml:"dimensions" json:"dimensions"`
+	PerCriterion *bool       `yaml:"per_criterion" json:"per_criterion"`
+}
+
+// CustomOut says how a custom judge's model writes its answer.
+type CustomOut struct {
+	// Format is json (a JSON object), line ("key: value" lines) or word
+	// (a bare word such as YES or PASS).
+	Format string `yaml:"format" json:"format"`
+	// Reason names the JSON field or line key that holds the reason.
+	Reason string `yaml:"reason" json:"reason"`
+	// Extra names further JSON fields or line keys to keep in
+	// Verdict.Extra.
+	Extra []string `yaml:"extra" json:"extra"`
+}
+
+// CustomDim is one dimension of a custom judge.
+type CustomDim struct {
+	Name        string `yaml:"name" json:"name"`
+	Scale       string `yaml:"scale" json:"scale"`
+	Description string `yaml:"description" json:"description"`
+	// Field is the JSON field (dotted path) or line key holding the
+	// value; it defaults to the dimension's name. Unused for word.
+	Field string `yaml:"field" json:"field"`
+	// Values maps what the model writes to the scale's values
+	// (matched case-insensitively), as {PASS: 1, FAIL: 0}. Without it a
+	// binary dimension reads YES/NO, true/false or 1/0, and the others
+	// read numbers.
+	Values map[string]float64 `yaml:"values" json:"values"`
+}
+
+const (
+	formatJSON = "json"
+	formatLine = "line"
+	formatWord = "word"
+)
+
+// reservedNames are judge names custom files may not take: the built-in
+// LLM judges and the offline matcher.
+func reservedNames() []string {
+	names := []string{"match"}
+	for _, d := range builtins() {
+		names = append(names, d.name)
+	}
+	return names
+}
+
+var judgeNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// LoadCustom reads a custom judge file (.json is read as JSON, anything
+// else as YAML) and checks it. Errors name the file and the problem.
+func LoadCustom(path string) (*CustomFile, error) {
+	data, err := readJudgeFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCustom(data, path)
+}
+
+// ParseCustom reads and checks a custom judge definition; source names
+// the file in errors and decides the syntax (.json is JSON, else YAML).
+func ParseCustom(data []byte, source string) (*CustomFile, error) {
+	cf, _, err := parseCustom(data, source)
+	return cf, err
+}
+
+func readJudgeFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("judge file %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxJudgeFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("judge file %s: %w", path, err)
+	}
+	if len(data) > maxJudgeFileBytes {
+		return nil, fmt.Errorf("judge file %s: larger than %d KB: is it a judge file?", path, maxJudgeFileBytes>>10)
+	}
+	return data, nil
+}
+
+func parseCustom(data []byte, source string) (*CustomFile, *definition, error) {
+	var cf CustomFile
+	if err := decodeCustom(data, source, &cf); err != nil {
+		return nil, nil, fmt.Errorf("judge file %s: %w", source, err)
+	}
+	d, err := cf.definition(source, data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("judge file %s: %w", source, err)
+	}
+	return &cf, d, nil
+}
+
+func decodeCustom(data []byte, source string, cf *CustomFile) error {
+	if strings.EqualFold(filepath.Ext(source), ".json") {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(cf); err != nil {
+			return fmt.Errorf("not a valid judge definition: %w", err)
+		}
+		if dec.More() {
+			return errors.New("not a valid judge definition: more than one JSON value")
+		}
+		return nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(cf); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New("the file is empty: a judge needs at least name, user, output and dimensions")
+		}
+		return fmt.Errorf("not a valid judge definition: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	return nil
+}
+
+// definition checks the file and builds the judge it describes.
+func (cf *CustomFile) definition(source string, data []byte) (*definition, error) {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+
+	switch {
+	case cf.Name == "":
+		bad("name is missing: give the judge a name such as my-judge")
+	case !judgeNameRE.MatchString(cf.Name):
+		bad("name %q: use lower-case letters, digits, '-' and '_' (at most 64)", clip(cf.Name, 70))
+	case slices.Contains(reservedNames(), cf.Name):
+		bad("name %q is a built-in judge's: choose another", cf.Name)
+	}
+	var system, user template
+	var err error
+	if cf.System != "" {
+		if system, err = parseTemplate(cf.System); err != nil {
+			bad("system template: %v", err)
+		}
+	}
+	if strings.TrimSpace(cf.User) == "" {
+		bad("user template is missing: write the message that shows the item, e.g. \"Answer: {prediction}\"")
+	} else if user, err = parseTemplate(cf.User); err != nil {
+		bad("user template: %v", err)
+	}
+	inputs := mergeNames(system.names(), user.names())
+	if len(errs) == 0 && len(inputs) == 0 {
+		bad("the templates use no item field: add placeholders such as {question}, {gold} and {prediction}")
+	}
+
+	format := strings.ToLower(strings.TrimSpace(cf.Output.Format))
+	switch format {
+	case formatJSON, formatLine, formatWord:
+	case "":
+		bad("output.format is missing: use json, line or word")
+	default:
+		bad("output.format %q: use json, line or word", clip(cf.Output.Format, 40))
+	}
+	if format == formatWord && (cf.Output.Reason != "" || len(cf.Output.Extra) > 0) {
+		bad("output.reason and output.extra need format json or line: a bare word has no fields")
+	}
+
+	dims, specs := cf.checkDims(format, bad)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+
+	perCriterion := slices.Contains(inputs, "criterion")
+	if cf.PerCriterion != nil {
+		perCriterion = *cf.PerCriterion
+	}
+	sum := sha256.Sum256(data)
+	d := &definition{
+		name:         cf.Name,
+		description:  strings.TrimSpace(cf.Description),
+		inputs:       inputs,
+		dims:         dims,
+		perCriterion: perCriterion,
+		json:         format == formatJSON,
+		source:       source,
+		prompt:       customPrompt(cf.System, cf.User),
+		version:      hex.EncodeToString(sum[:6]),
+	}
+	d.format = outputDescription(format, specs)
+	d.messages = func(t judge.Task, _ Config) ([]Message, error) {
+		lookup := itemLookup(t)
+		var msgs []Message
+		if cf.System != "" {
+			s, err := system.render(lookup)
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, Message{Role: "system", Content: s})
+		}
+		u, err := user.render(lookup)
+		if err != nil {
+			return nil, err
+		}
+		return append(msgs, Message{Role: "user", Content: u}), nil
+	}
+	out := customOutput{format: format, dims: specs, reason: cf.Output.Reason, extra: cf.Output.Extra}
+	d.parse = out.parse
+	return d, nil
+}
+
+// checkDims validates the dimensions and returns them with their specs.
+func (cf *CustomFile) checkDims(format string, bad func(string, ...any)) ([]judge.Dimension, []dimSpec) {
+	if len(cf.Dimensions) == 0 {
+		bad("dimensions are missing: list at least one, e.g. {name: correct, scale: binary}")
+		return nil, nil
+	}
+	if format == formatWord && len(cf.Dimensions) > 1 {
+		bad("format word allows one dimension, and %d are listed: use json or line for more", len(cf.Dimensions))
+	}
+	var dims []judge.Dimension
+	var specs []dimSpec
+	seenName, seenField := map[string]bool{}, map[string]bool{}
+	for i, cd := range cf.Dimensions {
+		where := fmt.Sprintf("dimensions[%d]", i)
+		if cd.Name != "" {
+			where += " (" + clip(cd.Name, 40) + ")"
+		}
+		switch {
+		case cd.Name == "":
+			bad("%s: name is missing", where)
+		case !judgeNameRE.MatchString(cd.Name):
+			bad("%s: name: use lower-case letters, digits, '-' and '_'", where)
+		case seenName[cd.Name]:
+			bad("%s: the name is used twice", where)
+		}
+		seenName[cd.Name] = true
+		scale, err := judge.ParseScale(strings.ToLower(strings.TrimSpace(cd.Scale)))
+		if err != nil {
+			bad("%s: %v", where, err)
+			continue
+		}
+		spec := dimSpec{name: cd.Name, scale: scale, field: strings.TrimSpace(cd.Field)}
+		if spec.field == "" {
+			spec.field = cd.Name
+		}
+		switch format {
+		case formatJSON:
+			if !validPlaceholder(spec.field) {
+				bad("%s: field %q: use a JSON field name or dotted path", where, clip(spec.field, 40))
+			}
+		case formatLine:
+			k, ok := normalizeKey(spec.field)
+			if !ok {
+				bad("%s: field %q: a line key is letters, digits, spaces, '-' and '_', at most 40", where, clip(spec.field, 40))
+			}
+			spec.field = k
+		}
+		if format != formatWord {
+			if seenField[spec.field] {
+				bad("%s: field %q is read by another dimension too", where, spec.field)
+			}
+			seenField[spec.field] = true
+		}
+		for word, v := range cd.Values {
+			if strings.TrimSpace(word) == "" {
+				bad("%s: values: an empty word", where)
+			}
+			if !scale.Valid(v) {
+				bad("%s: values: %q maps to %g, which is not on the %s scale (%s)", where, clip(word, 40), v, scale, scaleList(scale))
+			}
+		}
+		spec.values = cd.Values
+		specs = append(specs, spec)
+		dims = append(dims, judge.Dimension{Name: cd.Name, Scale: scale, Description: strings.TrimSpace(cd.Description)})
+	}
+	return dims, specs
+}
+
+func mergeNames(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, n := range b {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func customPrompt(system, user string) string {
+	if system == "" {
+		return user
+	}
+	return "[system]\n" + system + "\n\n[user]\n" + user
+}
+
+func outputDescription(format string, specs []dimSpec) string {
+	var fields []string
+	for _, s := range specs {
+		f := strconv.Quote(s.field)
+		if len(s.values) > 0 {
+			f += " (" + strings.Join(slices.Sorted(maps.Keys(s.values)), ", ") + ")"
+		} else {
+			f += " (" + string(s.scale) + ")"
+		}
+		fields = append(fields, f)
+	}
+	switch format {
+	case formatJSON:
+		return "a JSON object with " + strings.Join(fields, " and ")
+	case formatLine:
+		return "lines \"key: value\" for " + strings.Join(fields, " and ")
+	}
+	if len(specs) == 1 && len(specs[0].values) > 0 {
+		return "a bare word: " + strings.Join(slices.Sorted(maps.Keys(specs[0].values)), ", ")
+	}
+	if len(specs) == 1 && specs[0].scale == judge.Binary {
+		return "the bare word YES or NO"
+	}
+	return "a bare answer"
+}

@@ -1,0 +1,21 @@
+// Package llm holds Gavel's LLM judges and the client that calls them.
+//
+// The built-in judges docqa, rubric, same-event, bbh and quality are made
+// from the seed prompts, embedded verbatim (prompts/). Custom judges come
+// from a YAML or JSON file (LoadCustom). A Catalog lists both, prints a
+// judge's prompt and builds a judge from a name and a Config.
+//
+// Every judge calls an OpenAI-compatible chat completions server through a
+// Client built on go-openai. The client adds what the library leaves out:
+// a temperature of 0 that really reaches the server, retries with
+// exponential backoff and jitter that honour Retry-After, a request pacer
+// for --rpm, a response cache, confidence from logprobs, repeated samples
+// with a majority verdict, and a Fatal error for the failures that no retry
+// can mend (a wrong key, model or URL), which stops the whole run through
+// StopOnFatal.
+//
+// Judges never return errors: a model output that cannot be read becomes a
+// parse_error verdict with the raw text kept, and a server that gives no
+// usable answer after the last try becomes an api_error verdict. The API key
+// never appears in a verdict, an error, a cache key or Info.
+package llm

@@ -1,0 +1,153 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"time"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// Keys of Verdict.Extra that every LLM judge may set, beside the judge's
+// own fields (bbh's extracted_answer, quality's factual_errors…).
+const (
+	// ExtraCached is true when the answer came from the response cache.
+	ExtraCached = "cached"
+	// ExtraTries is the number of HTTP requests made, when more than one.
+	ExtraTries = "tries"
+	// ExtraSamples lists every sample of a task judged with Samples > 1:
+	// each a map with status, values, reason, raw, error and confidence.
+	ExtraSamples = "samples"
+	// ExtraAgreement is the share of readable samples whose values all
+	// equal the majority verdict: the judge's self-consistency.
+	ExtraAgreement = "agreement"
+	// ExtraSamplesOK is how many samples could be read.
+	ExtraSamplesOK = "samples_ok"
+)
+
+// Judge is an LLM judge: a definition (built-in or custom) bound to a
+// Client. It implements judge.Judge and is safe for concurrent use.
+type Judge struct {
+	def    *definition
+	client *Client
+	info   judge.Info
+}
+
+func newJudge(def *definition, c *Client) *Judge {
+	info := judge.Info{
+		Name:         def.name,
+		Description:  def.description,
+		Dimensions:   def.dims,
+		PerCriterion: def.perCriterion,
+		Model:        c.cfg.Model,
+		Params:       c.cfg.params(),
+	}
+	if def.name == "same-event" && c.cfg.SwapSnippets {
+		info.Params["swap_snippets"] = true
+	}
+	if def.version != "" {
+		info.Params["definition"] = def.version
+	}
+	return &Judge{def: def, client: c, info: info}
+}
+
+// Info describes the judge; Params hold the settings that change its
+// answers (temperature, max tokens, samples…), never credentials.
+func (j *Judge) Info() judge.Info {
+	info := j.info
+	info.Params = maps.Clone(j.info.Params)
+	return info
+}
+
+// Client returns the client the judge calls, for its Fatal error.
+func (j *Judge) Client() *Client { return j.client }
+
+// Messages returns the prompt the judge sends for a task.
+func (j *Judge) Messages(t judge.Task) ([]Message, error) {
+	return j.def.messages(t, j.client.cfg)
+}
+
+// Judge rates one task. It never fails: an unreadable output gives a
+// parse_error verdict with the raw text, a server that gives no usable
+// answer an api_error verdict. With Samples > 1 the task is judged that
+// many times and the majority wins (see combineSamples). Tokens add up
+// over samples; Latency is the wall time, retries included.
+func (j *Judge) Judge(ctx context.Context, t judge.Task) judge.Verdict {
+	start := time.Now()
+	v := j.judge(ctx, t)
+	v.ItemID, v.Criterion, v.Model = t.Item.ID, t.Criterion, j.info.Model
+	v.Latency = time.Since(start)
+	v.At = time.Now()
+	return redactVerdict(v, j.client.cfg.APIKey)
+}
+
+func (j *Judge) judge(ctx context.Context, t judge.Task) judge.Verdict {
+	msgs, err := j.def.messages(t, j.client.cfg)
+	if err != nil {
+		return judge.Verdict{Status: judge.StatusAPIError, Error: "cannot build the prompt: " + err.Error()}
+	}
+	n := j.client.cfg.Samples
+	samples := make([]judge.Verdict, 0, n)
+	for k := range n {
+		s, stop := j.sample(ctx, msgs, k)
+		if stop {
+			// A fatal error or a cancelled run: no partial majority.
+			return s
+		}
+		samples = append(samples, s)
+	}
+	if n == 1 {
+		return samples[0]
+	}
+	return combineSamples(j.info.Dimensions, samples)
+}
+
+// sample judges once; stop is set when no further sample should be tried.
+func (j *Judge) sample(ctx context.Context, msgs []Message, k int) (v judge.Verdict, stop bool) {
+	a, err := j.client.complete(ctx, call{messages: msgs, json: j.def.json, logprobs: j.def.binary(), sample: k})
+	if err != nil {
+		v.Status = judge.StatusAPIError
+		v.Error = err.Error()
+		var f *FatalError
+		switch {
+		case errors.As(err, &f):
+			return v, true
+		case ctx.Err() != nil:
+			v.Error = "cancelled before the server answered"
+			return v, true
+		}
+		return v, false
+	}
+	v.Raw = a.content
+	v.PromptTokens, v.CompletionTokens = a.promptTokens, a.completionTokens
+	p, err := readOutput(j.def.parse, a.content)
+	if err != nil {
+		v.Status = judge.StatusParseError
+		v.Error = "expected " + j.def.format + ": " + err.Error()
+		if a.finish == "length" {
+			v.Error += "; the answer was cut off at the token limit: raise --max-tokens"
+		}
+		return v, false
+	}
+	v.Status = judge.StatusOK
+	v.Values, v.Reason, v.Extra = p.values, p.reason, p.extra
+	if p.hasSpan {
+		v.Confidence = confidence(a, p.start, p.end)
+	}
+	if a.cached {
+		v.Extra = setExtra(v.Extra, ExtraCached, true)
+	}
+	if a.tries > 1 {
+		v.Extra = setExtra(v.Extra, ExtraTries, a.tries)
+	}
+	return v, false
+}
+
+func setExtra(m map[string]any, k string, v any) map[string]any {
+	if m == nil {
+		m = map[string]any{}
+	}
+	m[k] = v
+	return m
+}

@@ -1,0 +1,131 @@
+package llm
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// combineSamples turns the samples of one task into one verdict.
+//
+// Each dimension takes the value most samples gave, among the samples that
+// could be read; a tie goes to the lowest tied value (NO before YES, the
+// lower score), so that sampling never inflates a result. The verdict's
+// reason, raw text and extra fields come from the first sample that agrees
+// with the majority on every dimension (else the one agreeing on most).
+// Confidence is the mean confidence of the agreeing samples. Every sample
+// is kept in Extra[ExtraSamples], with the agreement (self-consistency) in
+// Extra[ExtraAgreement]. When no sample could be read the verdict is the
+// first parse_error, or else the first api_error.
+func combineSamples(dims []judge.Dimension, samples []judge.Verdict) judge.Verdict {
+	var ok []judge.Verdict
+	records := make([]any, len(samples))
+	promptTokens, completionTokens := 0, 0
+	for i, s := range samples {
+		records[i] = sampleRecord(s)
+		promptTokens += s.PromptTokens
+		completionTokens += s.CompletionTokens
+		if s.OK() {
+			ok = append(ok, s)
+		}
+	}
+	var v judge.Verdict
+	if len(ok) == 0 {
+		v = samples[0]
+		for _, s := range samples {
+			if s.Status == judge.StatusParseError {
+				v = s
+				break
+			}
+		}
+		v.Extra = maps.Clone(v.Extra)
+	} else {
+		majority := make(map[string]float64, len(dims))
+		for _, d := range dims {
+			majority[d.Name] = mode(ok, d.Name)
+		}
+		best, bestMatches, agreeing := 0, -1, 0
+		var confSum float64
+		confN := 0
+		for i, s := range ok {
+			m := matches(s.Values, majority)
+			if m > bestMatches {
+				best, bestMatches = i, m
+			}
+			if m == len(majority) {
+				agreeing++
+				if s.Confidence != nil {
+					confSum += *s.Confidence
+					confN++
+				}
+			}
+		}
+		v = ok[best]
+		v.Values = majority
+		v.Extra = maps.Clone(v.Extra)
+		v.Confidence = nil
+		if confN > 0 {
+			c := confSum / float64(confN)
+			v.Confidence = &c
+		}
+		v.Extra = setExtra(v.Extra, ExtraAgreement, float64(agreeing)/float64(len(ok)))
+	}
+	v.PromptTokens, v.CompletionTokens = promptTokens, completionTokens
+	v.Extra = setExtra(v.Extra, ExtraSamples, records)
+	v.Extra[ExtraSamplesOK] = len(ok)
+	return v
+}
+
+// mode is the most frequent value of a dimension; ties go to the lowest.
+func mode(samples []judge.Verdict, dim string) float64 {
+	counts := map[float64]int{}
+	for _, s := range samples {
+		if x, ok := s.Values[dim]; ok {
+			counts[x]++
+		}
+	}
+	vals := slices.Sorted(maps.Keys(counts))
+	best, bestN := 0.0, 0
+	for _, x := range vals {
+		if counts[x] > bestN {
+			best, bestN = x, counts[x]
+		}
+	}
+	return best
+}
+
+func matches(values, majority map[string]float64) int {
+	n := 0
+	for k, x := range majority {
+		if y, ok := values[k]; ok && y == x {
+			n++
+		}
+	}
+	return n
+}
+
+// sampleRecord keeps one sample in a form any JSON store can hold.
+func sampleRecord(s judge.Verdict) map[string]any {
+	r := map[string]any{"status": string(s.Status)}
+	if len(s.Values) > 0 {
+		vals := make(map[string]any, len(s.Values))
+		for k, x := range s.Values {
+			vals[k] = x
+		}
+		r["values"] = vals
+	}
+	if s.Reason != "" {
+		r["reason"] = s.Reason
+	}
+	if s.Raw != "" {
+		r["raw"] = s.Raw
+	}
+	if s.Error != "" {
+		r["error"] = s.Error
+	}
+	if s.Confidence != nil {
+		r["confidence"] = *s.Confidence
+	}
+	return r
+}
