@@ -1,6 +1,9 @@
 package match
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // cand is one place an answer might be: t[s:e], found by rule, in a tier
 // (1 definitive statements, 2 weaker cues, 3 fallbacks).
@@ -67,46 +70,60 @@ func findAnswer(t string) (cand, bool) {
 	return best, found
 }
 
-// boxedCues finds \boxed{…} and \fbox{…}, with nested braces.
+// boxedCues finds the last \boxed{…} or \fbox{…}, with nested braces.
 func boxedCues(t, lt string, add func(cand) bool) {
+	var opens []int
 	for _, cmd := range []string{`\boxed`, `\fbox`} {
-		for from := 0; ; {
-			k := strings.Index(lt[from:], cmd)
-			if k < 0 {
-				break
-			}
-			j := from + k + len(cmd)
-			from = j
+		for _, k := range indexes(lt, cmd) {
+			j := k + len(cmd)
 			for j < len(t) && t[j] == ' ' {
 				j++
 			}
-			if j >= len(t) || t[j] != '{' {
-				continue
+			if j < len(t) && t[j] == '{' {
+				opens = append(opens, j)
 			}
-			if end, ok := closingBrace(t, j); ok {
-				add(cand{s: j + 1, e: end, tier: 1, rule: "boxed"})
-			}
+		}
+	}
+	if len(opens) == 0 {
+		return
+	}
+	closes := closingBraces(t, opens)
+	slices.Sort(opens)
+	for i := len(opens) - 1; i >= 0; i-- {
+		if end, ok := closes[opens[i]]; ok && add(cand{s: opens[i] + 1, e: end, tier: 1, rule: "boxed"}) {
+			return
 		}
 	}
 }
 
-// closingBrace returns the offset of the "}" that closes the "{" at t[open].
-func closingBrace(t string, open int) (int, bool) {
-	depth := 0
-	for i := open; i < len(t); i++ {
+// closingBraces returns, for each "{" offset in opens, the offset of the
+// "}" that closes it, matching every brace of t in one pass (so a text
+// full of unclosed braces costs linear time). Escaped braces do not count.
+func closingBraces(t string, opens []int) map[int]int {
+	want := make(map[int]bool, len(opens))
+	for _, o := range opens {
+		want[o] = true
+	}
+	out := make(map[int]int, len(opens))
+	var stack []int
+	for i := 0; i < len(t); i++ {
 		switch t[i] {
 		case '\\':
-			i++ // an escaped brace does not nest
+			if i+1 < len(t) && (t[i+1] == '{' || t[i+1] == '}') {
+				i++
+			}
 		case '{':
-			depth++
+			stack = append(stack, i)
 		case '}':
-			depth--
-			if depth == 0 {
-				return i, true
+			if n := len(stack); n > 0 {
+				if o := stack[n-1]; want[o] {
+					out[o] = i
+				}
+				stack = stack[:n-1]
 			}
 		}
 	}
-	return 0, false
+	return out
 }
 
 // answerCues finds "the answer is …" and "Answer: …". When nothing follows
@@ -115,7 +132,11 @@ func closingBrace(t string, open int) (int, bool) {
 func answerCues(t, lt string, add func(cand) bool) {
 	scan := func(cues []string, rule string) {
 		for _, cue := range cues {
-			for _, k := range wordIndexes(lt, cue) {
+			ks := wordIndexes(lt, cue)
+			// Later cues give later answers, and the last one wins: stop
+			// at the last occurrence that holds an answer.
+			for i := len(ks) - 1; i >= 0; i-- {
+				k := ks[i]
 				s := k + len(cue)
 				e := sentenceEnd(t, s)
 				if ts, te := trimAnswer(t, s, e); te <= ts && e < len(t) && t[e] == '\n' {
@@ -125,7 +146,9 @@ func answerCues(t, lt string, add func(cand) bool) {
 					}
 					e = paragraphEnd(t, s)
 				}
-				add(cand{s: s, e: e, tier: 1, rule: rule})
+				if add(cand{s: s, e: e, tier: 1, rule: rule}) {
+					break
+				}
 			}
 		}
 	}
@@ -138,10 +161,9 @@ func answerCues(t, lt string, add func(cand) bool) {
 // and the new answer, or a bare answer such as "(B)", "42" or "False".
 func correctionCues(t, lt string, after int, add func(cand) bool) {
 	for _, m := range correctionMarkers {
-		for _, k := range wordIndexes(lt, m) {
-			if k < after {
-				continue
-			}
+		ks := wordIndexes(lt, m)
+		for i := len(ks) - 1; i >= 0 && ks[i] >= after; i-- {
+			k := ks[i]
 			p := skipFillers(lt, k+len(m))
 			lead := false
 			for _, l := range correctionLeads {
@@ -156,7 +178,9 @@ func correctionCues(t, lt string, after int, add func(cand) bool) {
 					continue
 				}
 			}
-			add(cand{s: p, e: e, tier: 1, rule: "self-correction"})
+			if add(cand{s: p, e: e, tier: 1, rule: "self-correction"}) {
+				break
+			}
 		}
 	}
 }
@@ -201,12 +225,15 @@ func looksAtomic(s string) bool {
 // conclusionCuesIn finds sentences opening with "So", "Therefore", "Thus"…
 func conclusionCuesIn(t, lt string, add func(cand) bool) {
 	for _, m := range conclusionCues {
-		for _, k := range wordIndexes(lt, m) {
-			if !sentenceStart(t, k) {
+		ks := wordIndexes(lt, m)
+		for i := len(ks) - 1; i >= 0; i-- {
+			if !sentenceStart(t, ks[i]) {
 				continue
 			}
-			s := k + len(m)
-			add(cand{s: s, e: sentenceEnd(t, s), tier: 2, rule: "conclusion"})
+			s := ks[i] + len(m)
+			if add(cand{s: s, e: sentenceEnd(t, s), tier: 2, rule: "conclusion"}) {
+				break
+			}
 		}
 	}
 }

@@ -93,26 +93,44 @@ func goldList(gold, question string) ([]string, bool) {
 }
 
 // countPhrase counts the non-overlapping occurrences of needle in hay as a
-// run of whole tokens.
+// run of whole tokens. It is Knuth–Morris–Pratt over tokens, so a huge gold
+// against a huge prediction still costs linear time.
 func countPhrase(hay, needle []tok) int {
-	if len(needle) == 0 {
+	m := len(needle)
+	if m == 0 || m > len(hay) {
 		return 0
 	}
-	n := 0
-	for i := 0; i+len(needle) <= len(hay); {
-		match := true
-		for k := range needle {
-			if hay[i+k].text != needle[k].text {
-				match = false
-				break
+	if m == 1 {
+		n := 0
+		for _, t := range hay {
+			if t.text == needle[0].text {
+				n++
 			}
 		}
-		if match {
-			n++
-			i += len(needle)
-			continue
+		return n
+	}
+	fail := make([]int, m)
+	for i, k := 1, 0; i < m; i++ {
+		for k > 0 && needle[i].text != needle[k].text {
+			k = fail[k-1]
 		}
-		i++
+		if needle[i].text == needle[k].text {
+			k++
+		}
+		fail[i] = k
+	}
+	n := 0
+	for i, k := 0, 0; i < len(hay); i++ {
+		for k > 0 && hay[i].text != needle[k].text {
+			k = fail[k-1]
+		}
+		if hay[i].text == needle[k].text {
+			k++
+		}
+		if k == m {
+			n++
+			k = 0 // non-overlapping
+		}
 	}
 	return n
 }

@@ -133,3 +133,60 @@ func TestQuestionOptionsParse(t *testing.T) {
 		t.Errorf("questionOptions without options = %q, want none", got)
 	}
 }
+
+func TestCountPhrase(t *testing.T) {
+	tests := []struct {
+		hay, needle string
+		want        int
+	}{
+		{"x x x", "x x", 1},
+		{"x x x x", "x x", 2},
+		{"p q p q p q", "p q p q", 1},
+		{"p q p r p q p r", "p q p r", 2},
+		{"jun and aug", "aug", 1},
+		{"june", "jun", 1},
+		{"juneau", "jun", 0},
+		{"", "x", 0},
+		{"x", "", 0},
+	}
+	for _, tc := range tests {
+		if got := countPhrase(tokens(tc.hay), tokens(tc.needle)); got != tc.want {
+			t.Errorf("countPhrase(%q, %q) = %d, want %d", tc.hay, tc.needle, got, tc.want)
+		}
+	}
+}
+
+// naiveCount is the obvious quadratic countPhrase, to check the fast one.
+func naiveCount(hay, needle []tok) int {
+	if len(needle) == 0 {
+		return 0
+	}
+	n := 0
+	for i := 0; i+len(needle) <= len(hay); {
+		ok := true
+		for k := range needle {
+			if hay[i+k].text != needle[k].text {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			n++
+			i += len(needle)
+		} else {
+			i++
+		}
+	}
+	return n
+}
+
+func FuzzCountPhrase(f *testing.F) {
+	f.Add("p q p r p q p r", "p q p r")
+	f.Add("x x x x x", "x x")
+	f.Fuzz(func(t *testing.T, hay, needle string) {
+		h, n := tokens(hay), tokens(needle)
+		if got, want := countPhrase(h, n), naiveCount(h, n); got != want {
+			t.Fatalf("countPhrase(%q, %q) = %d, naive %d", hay, needle, got, want)
+		}
+	})
+}

@@ -58,6 +58,20 @@ func wordIndexes(lt, w string) []int {
 	return out
 }
 
+// indexes returns every offset where w occurs in s.
+func indexes(s, w string) []int {
+	var out []int
+	for from := 0; from < len(s); {
+		k := strings.Index(s[from:], w)
+		if k < 0 {
+			break
+		}
+		out = append(out, from+k)
+		from += k + 1
+	}
+	return out
+}
+
 // sentenceEnd returns where the sentence that contains t[from] ends: at a
 // line break, or at ".", "!" or "?" followed by a space or the end of the
 // text. A decimal point ("42.5") does not end a sentence.

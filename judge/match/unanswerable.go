@@ -94,6 +94,7 @@ func unanswerablePhrase(pt []tok) string {
 // uses nowhere else. It returns the phrase, or "".
 func premiseCorrection(pt []tok, question string) string {
 	var qnums map[string]bool
+	var uses map[string]int
 	for i := 0; i+1 < len(pt); i++ {
 		lead := ""
 		switch {
@@ -117,8 +118,14 @@ func premiseCorrection(pt []tok, question string) string {
 					qnums[t.text] = true
 				}
 			}
+			uses = make(map[string]int)
+			for _, t := range pt {
+				if t.isNum {
+					uses[t.text]++
+				}
+			}
 		}
-		if qnums[n.text] && countPhrase(pt, []tok{n}) == 1 {
+		if qnums[n.text] && uses[n.text] == 1 {
 			return lead + " " + n.text
 		}
 	}
