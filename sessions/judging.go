@@ -41,6 +41,7 @@ type Judging struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	stopOnce sync.Once
+	c        *committer
 }
 
 // StartJudging judges tasks with j through judge.RunPool, commits the
@@ -60,6 +61,7 @@ func StartJudging(ctx context.Context, s *Store, run Run, j judge.Judge, tasks [
 		done:   make(chan struct{}),
 	}
 	c := &committer{s: s, runID: run.ID, out: jg.out, cancel: cancel, total: len(tasks)}
+	jg.c = c
 	verdicts := judge.RunPool(ctx, j, tasks, opts)
 	go func() {
 		defer close(jg.done)
@@ -95,6 +97,9 @@ type committer struct {
 
 	pending []judge.Verdict
 	failed  bool
+	// commits records the size of each committed transaction, for tests
+	// and debugging; read it only after the run is done.
+	commits []int
 
 	total, done, errors, tokens int
 }
@@ -143,6 +148,7 @@ func (c *committer) flush(final bool) {
 	}
 	err := c.s.SaveVerdicts(c.runID, c.pending)
 	if err == nil {
+		c.commits = append(c.commits, len(c.pending))
 		c.send(c.batch(c.pending))
 		c.pending = nil
 		return
