@@ -148,6 +148,9 @@ func parseCustom(data []byte, source string) (*CustomFile, *definition, error) {
 	}
 	d, err := cf.definition(source, data)
 	if err != nil {
+		if many, ok := err.(interface{ Unwrap() []error }); ok && len(many.Unwrap()) > 1 {
+			return nil, nil, fmt.Errorf("judge file %s: %d problems:\n  %w", source, len(many.Unwrap()), joinIndented(many.Unwrap()))
+		}
 		return nil, nil, fmt.Errorf("judge file %s: %w", source, err)
 	}
 	return &cf, d, nil
@@ -171,9 +174,28 @@ func decodeCustom(data []byte, source string, cf *CustomFile) error {
 		if errors.Is(err, io.EOF) {
 			return errors.New("the file is empty: a judge needs at least name, user, output and dimensions")
 		}
-		return fmt.Errorf("not a valid judge definition: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+		return fmt.Errorf("not a valid judge definition: %s", yamlMessage(err))
 	}
 	return nil
+}
+
+var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type llm\.(\w+)`)
+
+// yamlMessage rewords yaml.v3's errors for people who write judge files.
+func yamlMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+	msg = unknownFieldRE.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := unknownFieldRE.FindStringSubmatch(m)
+		keys := map[string]string{
+			"CustomFile": "name, description, system, user, output, dimensions, per_criterion",
+			"CustomOut":  "format, reason, extra",
+			"CustomDim":  "name, scale, description, field, values",
+		}[sub[2]]
+		return fmt.Sprintf("unknown key %q (known here: %s)", sub[1], keys)
+	})
+	msg = strings.ReplaceAll(msg, "llm.Custom", "")
+	return strings.Join(strings.Fields(msg), " ")
 }
 
 // definition checks the file and builds the judge it describes.
@@ -370,4 +392,13 @@ func outputDescription(format string, specs []dimSpec) string {
 		return "the bare word YES or NO"
 	}
 	return "a bare answer"
+}
+
+// joinIndented joins errors one per indented line, under a heading line.
+func joinIndented(errs []error) error {
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	return errors.New(strings.Join(msgs, "\n  "))
 }
