@@ -15,5 +15,11 @@ func pidAlive(pid int) bool {
 		return false
 	}
 	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	// A killed process whose parent has not reaped it yet still answers
+	// signal 0; in containers without an init that reaps, it stays a
+	// zombie for good. It holds nothing, so it must not keep a lock.
+	return !isZombie(pid)
 }
