@@ -1,6 +1,10 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+)
 
 // KeyMap holds every key binding. The help overlay and the hint line are
 // drawn from these same bindings, so they cannot disagree with what the
@@ -73,7 +77,7 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the hint line under the review screen.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Yes, k.No, k.Accept, k.Next, k.Prev, k.Skip, k.Undo, k.Stats, k.Help, k.Quit}
+	return []key.Binding{k.Yes, k.No, k.Accept, k.Next, k.Prev, k.Undo, k.Stats, k.Help, k.Quit, k.Skip, k.Note, k.Focus}
 }
 
 // FullHelp is the help overlay, one column per group.
@@ -84,6 +88,32 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Focus, k.FocusBack, k.Down, k.Up, k.PageDown, k.PageUp, k.Think},
 		{k.Stats, k.Help, k.Back, k.Quit},
 	}
+}
+
+// hint is how a binding appears in the one-line hint under the screen: its
+// first key and a word or two, so that the main keys fit in 80 columns.
+func hint(b key.Binding) (keyName, desc string) {
+	h := b.Help()
+	keyName, _, _ = strings.Cut(h.Key, "/")
+	if short, ok := hintWords[h.Desc]; ok {
+		return keyName, short
+	}
+	return keyName, h.Desc
+}
+
+// hintWords shortens help texts for the hint line.
+var hintWords = map[string]string{
+	"label YES":                        "yes",
+	"label NO":                         "no",
+	"accept the judge's verdict":       "accept",
+	"next item":                        "next",
+	"previous item":                    "prev",
+	"skip to the next unreviewed item": "skip",
+	"undo your last action":            "undo",
+	"statistics":                       "stats",
+	"back to review":                   "back",
+	"scroll the focused pane down":     "scroll",
+	"scroll the focused pane up":       "scroll",
 }
 
 // helpGroupTitles name the FullHelp columns in the overlay.

@@ -21,7 +21,7 @@ type rect struct{ x, y, w, h int }
 // column of its own; below narrowWidth every pane is stacked.
 const (
 	minWidth    = 50
-	minHeight   = 14
+	minHeight   = 16
 	wideWidth   = 120
 	narrowWidth = 80
 	chromeRows  = 3 // header, status line, hint line
@@ -73,10 +73,11 @@ func (m *Model) layout() [numPanes]rect {
 	return r
 }
 
-// distribute splits total rows between panes: each gets minPaneRows, then
-// the focused pane grows to what it needs, then the others in order, and
-// the elastic pane takes whatever is left. A pane never gets more than it
-// needs unless it is the elastic one.
+// distribute splits total rows between panes. Each gets minPaneRows; the
+// focused pane then grows to what it needs, up to half of what is left;
+// the rest is shared out evenly (water-filling) so that no pane gets more
+// than it needs while another still wants rows; whatever nobody needs goes
+// to the elastic pane.
 func distribute(total int, need []int, focus, elastic int) []int {
 	hs := make([]int, len(need))
 	left := total
@@ -84,26 +85,30 @@ func distribute(total int, need []int, focus, elastic int) []int {
 		hs[i] = minPaneRows
 		left -= minPaneRows
 	}
-	grow := func(i int) {
-		if i < 0 || i >= len(hs) || left <= 0 {
-			return
-		}
-		add := min(max(need[i]-hs[i], 0), left)
-		hs[i] += add
+	want := func(i int) int { return max(need[i]-hs[i], 0) }
+	if focus >= 0 && focus < len(hs) && left > 0 {
+		add := min(want(focus), max(left/2, 1))
+		hs[focus] += add
 		left -= add
 	}
-	grow(focus)
-	// The others get at most half of what is left each, so that one long
-	// pane cannot starve the rest.
-	for i := range hs {
-		if i == focus || i == elastic {
-			continue
+	for left > 0 {
+		wanting := 0
+		for i := range hs {
+			if want(i) > 0 {
+				wanting++
+			}
 		}
-		add := min(max(need[i]-hs[i], 0), left/2+1, left)
-		hs[i] += add
-		left -= add
+		if wanting == 0 {
+			break
+		}
+		share := max(left/wanting, 1)
+		for i := range hs {
+			if add := min(want(i), share, left); add > 0 {
+				hs[i] += add
+				left -= add
+			}
+		}
 	}
-	grow(elastic)
 	if left > 0 {
 		hs[elastic] += left
 	}

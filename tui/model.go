@@ -6,6 +6,7 @@ import (
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
 // Recorder is the part of the session store the review screen writes to.
@@ -30,6 +31,10 @@ type Options struct {
 	// Notice is shown in the message line when the screen opens (what was
 	// mapped, rows skipped, a changed dataset…).
 	Notice string
+	// Stats computes the agreement report from the session; nil leaves
+	// the statistics screen empty. It is called off the screen's
+	// goroutine.
+	Stats func() (stats.Report, error)
 }
 
 type screen int
@@ -74,6 +79,8 @@ type Model struct {
 	via       string // how items are being reached, recorded with labels
 
 	screen   screen
+	stats    statsState
+	statsFn  func() (stats.Report, error)
 	showHelp bool
 	noting   bool
 	note     textinput.Model
@@ -102,6 +109,7 @@ func New(o Options) Model {
 		flash:     o.Notice,
 		note:      textinput.New(),
 		cache:     &renderCache{},
+		statsFn:   o.Stats,
 	}
 	for i, it := range o.Items {
 		m.index[it.ID] = i
@@ -251,3 +259,7 @@ func (m *Model) goTo(i int) {
 	m.cur = i
 	m.row = m.firstOpenRow(i)
 }
+
+// Progress reports how many items are reviewed for the active judge, out
+// of the items it has something to label on.
+func (m Model) Progress() (reviewed, total int) { return m.nReviewed, m.nApplic }

@@ -173,7 +173,7 @@ func TestEveryScreenFits(t *testing.T) {
 	items := testItems(3)
 	items[1].Prediction = "<think>" + strings.Repeat("step by step reasoning ", 200) + "</think>The answer is pred 2."
 	items[2].Question = strings.Repeat("a very long question ", 100)
-	sizes := [][2]int{{80, 24}, {200, 50}, {100, 30}, {60, 20}, {120, 40}}
+	sizes := [][2]int{{80, 24}, {200, 50}, {100, 30}, {60, 20}, {120, 40}, {50, 16}, {79, 16}}
 	for _, sz := range sizes {
 		m := newTestModel(t, &fakeStore{}, items, []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}}, nil, sz[0], sz[1])
 		for _, keys := range [][]string{nil, {"right"}, {"right", "right"}, {"?"}, {"s"}, {"tab", "down", "down"}, {"right", "t"}} {

@@ -10,6 +10,8 @@ import (
 // stream of newly committed verdicts.
 type Run struct {
 	Info judge.Info
+	// Key names the run in the statistics report (sessions.RunNames).
+	Key string
 	// Verdicts are the run's current verdicts (latest per item and
 	// criterion), in any order.
 	Verdicts []judge.Verdict
@@ -24,6 +26,7 @@ type Run struct {
 // per criterion.
 type runView struct {
 	info     judge.Info
+	key      string
 	verdicts [][]judge.Verdict
 	batches  <-chan sessions.Batch
 	progress sessions.Batch // the latest counters
@@ -32,7 +35,7 @@ type runView struct {
 }
 
 func newRunView(r Run, index map[string]int, n int) *runView {
-	v := &runView{info: r.Info, verdicts: make([][]judge.Verdict, n)}
+	v := &runView{info: r.Info, key: r.Key, verdicts: make([][]judge.Verdict, n)}
 	for _, vd := range r.Verdicts {
 		v.put(index, vd)
 	}

@@ -25,7 +25,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case batchMsg:
 		return m, m.applyBatch(msg)
 	case savedMsg:
-		return m, m.saved(msg)
+		cmd := m.saved(msg)
+		if m.screen == screenStats && len(msg.done) > 0 {
+			cmd = tea.Batch(cmd, m.computeStats())
+		}
+		return m, cmd
+	case statsMsg:
+		return m, m.gotStats(msg)
 	case retrySaveMsg:
 		return m, m.flush()
 	case tea.PasteMsg:
@@ -90,9 +96,19 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	if m.screen == screenStats {
-		if key.Matches(msg, m.keys.Back, m.keys.Stats) {
+		switch {
+		case key.Matches(msg, m.keys.Back, m.keys.Stats):
 			m.screen = screenReview
+		case key.Matches(msg, m.keys.Down):
+			m.stats.scroll++
+		case key.Matches(msg, m.keys.Up):
+			m.stats.scroll = max(m.stats.scroll-1, 0)
+		case key.Matches(msg, m.keys.PageDown):
+			m.stats.scroll += max(m.height-chromeRows-3, 1)
+		case key.Matches(msg, m.keys.PageUp):
+			m.stats.scroll = max(m.stats.scroll-max(m.height-chromeRows-3, 1), 0)
 		}
+		m.stats.scroll = clampOffset(m.stats.scroll, len(m.statsLines(max(m.width-4, 20))), m.height-chromeRows-2)
 		return m, nil
 	}
 	return m.reviewKey(msg)
@@ -103,6 +119,7 @@ func (m Model) reviewKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case key.Matches(msg, k.Stats):
 		m.screen = screenStats
+		return m, m.computeStats()
 	case key.Matches(msg, k.Yes):
 		return m, m.labelSelected(1, sessions.KindLabel)
 	case key.Matches(msg, k.No):

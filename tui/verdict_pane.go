@@ -108,8 +108,10 @@ func (m *Model) verdictDetail(vd judge.Verdict, inner int) []string {
 		lines = append(lines, field(st, "reason", Sanitize(vd.Reason), inner)...)
 	}
 	keys := make([]string, 0, len(vd.Extra))
-	for k := range vd.Extra {
-		keys = append(keys, k)
+	for k, v := range vd.Extra {
+		if !hiddenExtra(k, v) {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
@@ -190,4 +192,14 @@ func (m *Model) valueStyle(s judge.Scale, v float64) lipglossStyle {
 		return m.styles.No
 	}
 	return m.styles.Partial
+}
+
+// hiddenExtra reports extra fields that mean nothing to a reviewer: byte
+// offsets kept for highlighting, and flags that are false.
+func hiddenExtra(k string, v any) bool {
+	if strings.HasSuffix(k, "_start") || strings.HasSuffix(k, "_end") {
+		return true
+	}
+	b, isBool := v.(bool)
+	return isBool && !b
 }

@@ -176,13 +176,13 @@ func (m *Model) hintLine() string {
 	}
 	bindings := m.keys.ShortHelp()
 	if m.screen == screenStats {
-		bindings = []keyBinding{m.keys.Back, m.keys.Help, m.keys.Quit}
+		bindings = []keyBinding{m.keys.Back, m.keys.Down, m.keys.PageDown, m.keys.Help, m.keys.Quit}
 	}
 	var parts []string
 	width := 0
 	for _, b := range bindings {
-		h := b.Help()
-		part := st.Key.Render(h.Key) + " " + st.KeyDesc.Render(shortDesc(h.Desc))
+		k, d := hint(b)
+		part := st.Key.Render(k) + " " + st.KeyDesc.Render(d)
 		w := ansi.StringWidth(part) + 3
 		if width+w > m.width {
 			break
@@ -191,15 +191,6 @@ func (m *Model) hintLine() string {
 		parts = append(parts, part)
 	}
 	return strings.Join(parts, st.Muted.Render(" · "))
-}
-
-// shortDesc keeps the first words of a help text for the hint line.
-func shortDesc(d string) string {
-	words := strings.Fields(d)
-	if len(words) > 2 {
-		words = words[:2]
-	}
-	return strings.Join(words, " ")
 }
 
 // spread puts left and right on one line of the given width, cutting the

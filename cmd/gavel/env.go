@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/user"
+	"path/filepath"
+	"runtime"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// env is everything the commands take from the outside world, so that
+// tests can run them without a terminal.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// runTUI runs a screen until the person quits and returns its final
+	// state.
+	runTUI func(ctx context.Context, m tea.Model) (tea.Model, error)
+}
+
+func newEnv() env {
+	return env{
+		stdout: os.Stdout,
+		stderr: os.Stderr,
+		getenv: os.Getenv,
+		runTUI: func(ctx context.Context, m tea.Model) (tea.Model, error) {
+			return tea.NewProgram(m, tea.WithContext(ctx)).Run()
+		},
+	}
+}
+
+// defaultAnnotator is the OS user's name.
+func (e env) defaultAnnotator() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	for _, k := range []string{"USER", "USERNAME"} {
+		if v := e.getenv(k); v != "" {
+			return v
+		}
+	}
+	return "annotator"
+}
+
+// stateDir is where Gavel keeps the demo's session: $XDG_STATE_HOME/gavel,
+// else ~/.local/state/gavel on Unix, the platform's application data
+// folder elsewhere.
+func (e env) stateDir() (string, error) {
+	if d := e.getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "gavel"), nil
+	}
+	switch runtime.GOOS {
+	case "windows", "darwin", "ios":
+		d, err := os.UserConfigDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(d, "gavel"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "state", "gavel"), nil
+}

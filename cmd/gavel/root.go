@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+// execute runs gavel with the given arguments and returns the exit code.
+func execute(ctx context.Context, e env, argv []string) int {
+	root := newRootCmd(e)
+	root.SetArgs(argv)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "gavel: %v\n", err)
+		if exitCode(err) == exitUsage {
+			fmt.Fprintln(e.stderr, "Run `gavel --help` for usage.")
+		}
+	}
+	return exitCode(err)
+}
+
+func newRootCmd(e env) *cobra.Command {
+	var o reviewFlags
+	root := &cobra.Command{
+		Use:   "gavel",
+		Short: "Audit an LLM judge by hand",
+		Long: `Gavel audits LLM-as-a-judge evaluators by hand. It loads a dataset of model
+outputs, runs a judge over them in the background, and shows each item's
+question, gold answer, prediction and verdict side by side, so that you can
+accept the verdict or override it with one key. Every decision is saved in a
+SQLite session file, and Gavel reports how far the judge can be trusted.
+
+With no command, gavel opens its built-in demo: document QA, BIG-Bench-Hard,
+rubric and open-ended items judged by the offline "match" judge, its session
+kept in your state directory.`,
+		Example: `  gavel                                   # the demo
+  gavel review evals.jsonl                # review a file with the match judge
+  gavel review evals.jsonl --map gold=target,prediction=output
+  gavel judges                            # the judges Gavel knows`,
+		Args:          args(cobra.NoArgs),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDemo(cmd.Context(), e, o)
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.Flags().StringVar(&o.annotator, "annotator", "", "your name in the session (default: your OS user name)")
+	root.Flags().StringVar(&o.session, "session", "", "the demo's session file (default: in your state directory)")
+	root.AddCommand(newReviewCmd(e), newJudgesCmd(e))
+	return root
+}

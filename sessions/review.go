@@ -1,0 +1,128 @@
+package sessions
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions/dataset"
+)
+
+// Review is a session opened for labelling: the store, the items as the
+// session holds them, and what the person should be told on opening.
+type Review struct {
+	Store   *Store
+	Info    DatasetInfo
+	Items   []judge.Item
+	Notices []string
+}
+
+// OpenReview opens (or creates) the session at path for annotator. A new
+// session takes its items from ds; an existing one keeps the items it
+// holds, and says so when ds no longer has the same content. ds may be nil
+// to open an existing session on its own.
+func OpenReview(path, annotator string, ds *dataset.Dataset) (*Review, error) {
+	s, err := Open(path, Options{Annotator: annotator})
+	if err != nil {
+		return nil, err
+	}
+	r := &Review{Store: s}
+	if err := r.load(ds); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Review) load(ds *dataset.Dataset) error {
+	info, ok, err := r.Store.Dataset()
+	if err != nil {
+		return err
+	}
+	switch {
+	case !ok && ds == nil:
+		return fmt.Errorf("%s holds no dataset yet: open it with `gavel review DATASET --session %s`", r.Store.Path(), r.Store.Path())
+	case !ok:
+		info = DatasetInfo{
+			Path:    ds.Path,
+			SHA256:  ds.SHA256,
+			Format:  ds.Format,
+			Mapping: ds.Mapping,
+			Items:   len(ds.Items),
+		}
+		if info.Path == "" {
+			info.Path = ds.Name
+		}
+		if err := r.Store.InitDataset(info, ds.Items); err != nil {
+			return err
+		}
+		r.Items = ds.Items
+	default:
+		if ds != nil && ds.SHA256 != info.SHA256 {
+			r.Notices = append(r.Notices, fmt.Sprintf("%s changed since this session began; showing the %d items the session holds.", filepath.Base(ds.Name), info.Items))
+		}
+		if r.Items, err = r.Store.Items(); err != nil {
+			return err
+		}
+	}
+	r.Info = info
+	return nil
+}
+
+// RunState is a judge's state in a review: its verdicts so far and the
+// judging still to do.
+type RunState struct {
+	Run      Run
+	Verdicts []judge.Verdict
+	// Judging is nil when every task already has a verdict.
+	Judging *Judging
+	// Pending is how many tasks Judging has to do.
+	Pending int
+}
+
+// StartRun finds or creates j's run in the session and starts judging, in
+// the background, every task that has no verdict yet or whose last attempt
+// failed with an api_error (a parse_error is an answer, kept until an
+// explicit re-judge).
+func (r *Review) StartRun(ctx context.Context, j judge.Judge, opts judge.PoolOptions) (RunState, error) {
+	run, err := r.Store.EnsureRun(j.Info())
+	if err != nil {
+		return RunState{}, err
+	}
+	vs, err := r.Store.Verdicts(run.ID)
+	if err != nil {
+		return RunState{}, err
+	}
+	st := RunState{Run: run, Verdicts: vs}
+	tasks := TasksToDo(run.Info, r.Items, vs)
+	if len(tasks) > 0 {
+		st.Judging = StartJudging(ctx, r.Store, run, j, tasks, opts)
+		st.Pending = len(tasks)
+	}
+	return st, nil
+}
+
+// TasksToDo lists the tasks of items that have no verdict, or only an
+// api_error one, among vs.
+func TasksToDo(info judge.Info, items []judge.Item, vs []judge.Verdict) []judge.Task {
+	type key struct {
+		item string
+		crit int
+	}
+	have := make(map[key]bool, len(vs))
+	for _, v := range vs {
+		if v.Status != judge.StatusAPIError {
+			have[key{v.ItemID, v.Criterion}] = true
+		}
+	}
+	var tasks []judge.Task
+	for _, it := range items {
+		for _, t := range judge.Tasks(info, it) {
+			if !have[key{it.ID, t.Criterion}] {
+				tasks = append(tasks, t)
+			}
+		}
+	}
+	return tasks
+}
