@@ -13,13 +13,13 @@ type cand struct {
 }
 
 var (
-	// answerIsCues introduce an answer in running text.
-	answerIsCues = []string{
-		"answer is", "answer would be", "answer should be", "answer will be",
-		"answer must be", "answers are", "answer =",
+	// answerTails follow the word "answer" in a cue: "the answer is …",
+	// "answers are …", "Final answer: …".
+	answerTails = []struct{ tail, rule string }{
+		{" is", "answer-is"}, {" would be", "answer-is"}, {" should be", "answer-is"},
+		{" will be", "answer-is"}, {" must be", "answer-is"}, {"s are", "answer-is"},
+		{" =", "answer-is"}, {":", "answer-label"}, {"s:", "answer-label"},
 	}
-	// answerLabelCues label an answer, as in "Final answer: B".
-	answerLabelCues = []string{"answer:", "answers:"}
 	// correctionMarkers open a self-correction ("Wait, no, it is B").
 	correctionMarkers = []string{
 		"wait", "actually", "correction", "sorry", "oops", "hmm", "on second thought", "no",
@@ -128,32 +128,37 @@ func closingBraces(t string, opens []int) map[int]int {
 
 // answerCues finds "the answer is …" and "Answer: …". When nothing follows
 // on the same line (a list below "The answer is:"), the answer is the next
-// paragraph.
+// paragraph. Later cues give later answers and the last one wins, so the
+// scan goes backwards and stops at the first cue that holds an answer.
 func answerCues(t, lt string, add func(cand) bool) {
-	scan := func(cues []string, rule string) {
-		for _, cue := range cues {
-			ks := wordIndexes(lt, cue)
-			// Later cues give later answers, and the last one wins: stop
-			// at the last occurrence that holds an answer.
-			for i := len(ks) - 1; i >= 0; i-- {
-				k := ks[i]
-				s := k + len(cue)
-				e := sentenceEnd(t, s)
-				if ts, te := trimAnswer(t, s, e); te <= ts && e < len(t) && t[e] == '\n' {
-					s = e
-					for s < len(t) && (t[s] == '\n' || t[s] == '\r' || t[s] == ' ') {
-						s++
-					}
-					e = paragraphEnd(t, s)
+	ks := wordStarts(lt, "answer")
+	for i := len(ks) - 1; i >= 0; i-- {
+		k := ks[i] + len("answer")
+		rule := ""
+		for _, a := range answerTails {
+			if strings.HasPrefix(lt[k:], a.tail) {
+				if end := k + len(a.tail); end < len(lt) && isWordByte(lt[end]) && isWordByte(a.tail[len(a.tail)-1]) {
+					continue
 				}
-				if add(cand{s: s, e: e, tier: 1, rule: rule}) {
-					break
-				}
+				k, rule = k+len(a.tail), a.rule
+				break
 			}
 		}
+		if rule == "" {
+			continue
+		}
+		s, e := k, sentenceEnd(t, k)
+		if ts, te := trimAnswer(t, s, e); te <= ts && e < len(t) && t[e] == '\n' {
+			s = e
+			for s < len(t) && (t[s] == '\n' || t[s] == '\r' || t[s] == ' ') {
+				s++
+			}
+			e = paragraphEnd(t, s)
+		}
+		if add(cand{s: s, e: e, tier: 1, rule: rule}) {
+			return
+		}
 	}
-	scan(answerIsCues, "answer-is")
-	scan(answerLabelCues, "answer-label")
 }
 
 // correctionCues finds self-corrections after the definitive answer that
@@ -161,9 +166,9 @@ func answerCues(t, lt string, add func(cand) bool) {
 // and the new answer, or a bare answer such as "(B)", "42" or "False".
 func correctionCues(t, lt string, after int, add func(cand) bool) {
 	for _, m := range correctionMarkers {
-		ks := wordIndexes(lt, m)
-		for i := len(ks) - 1; i >= 0 && ks[i] >= after; i-- {
-			k := ks[i]
+		ks := wordIndexes(lt[after:], m)
+		for i := len(ks) - 1; i >= 0; i-- {
+			k := after + ks[i]
 			p := skipFillers(lt, k+len(m))
 			lead := false
 			for _, l := range correctionLeads {

@@ -138,17 +138,23 @@ func questionOptions(q string) map[byte]string {
 	return opts
 }
 
-// letterByOptionText finds the option whose text the answer gives: first
-// an option whose text equals the answer, else the one option whose text
-// the answer contains.
+// letterByOptionText finds the option whose text the answer gives: an
+// option whose text equals the answer, else, of the options whose text the
+// answer contains, the one it mentions last (the last statement wins, as
+// in "today is 04/19/1969, so yesterday was 04/18/1969").
 func letterByOptionText(ans string, opts map[byte]string) (byte, bool) {
 	if len(opts) == 0 {
 		return 0, false
 	}
 	at := tokens(ans)
 	na := joinTokens(at)
-	var within []byte
-	for l, text := range opts {
+	var best byte
+	bestEnd, bestLen, tie := -1, 0, false
+	for l := byte('A'); l <= 'Z'; l++ {
+		text, ok := opts[l]
+		if !ok {
+			continue
+		}
 		ot := tokens(text)
 		if len(ot) == 0 {
 			continue
@@ -156,12 +162,13 @@ func letterByOptionText(ans string, opts map[byte]string) (byte, bool) {
 		if joinTokens(ot) == na {
 			return l, true
 		}
-		if countPhrase(at, ot) > 0 {
-			within = append(within, l)
+		// On the same end, the longer text wins: "Paris, France" over "France".
+		switch end := lastPhrase(at, ot); {
+		case end > bestEnd || (end == bestEnd && end >= 0 && len(ot) > bestLen):
+			best, bestEnd, bestLen, tie = l, end, len(ot), false
+		case end == bestEnd && end >= 0 && len(ot) == bestLen:
+			tie = true
 		}
 	}
-	if len(within) == 1 {
-		return within[0], true
-	}
-	return 0, false
+	return best, bestEnd >= 0 && !tie
 }

@@ -93,21 +93,36 @@ func goldList(gold, question string) ([]string, bool) {
 }
 
 // countPhrase counts the non-overlapping occurrences of needle in hay as a
-// run of whole tokens. It is Knuth–Morris–Pratt over tokens, so a huge gold
-// against a huge prediction still costs linear time.
+// run of whole tokens.
 func countPhrase(hay, needle []tok) int {
+	n := 0
+	eachPhrase(hay, needle, func(int) { n++ })
+	return n
+}
+
+// lastPhrase returns the token index just past the last occurrence of
+// needle in hay, or -1.
+func lastPhrase(hay, needle []tok) int {
+	last := -1
+	eachPhrase(hay, needle, func(end int) { last = end })
+	return last
+}
+
+// eachPhrase calls found with the end of each non-overlapping occurrence of
+// needle in hay, leftmost first. It is Knuth–Morris–Pratt over tokens, so
+// a huge gold against a huge prediction still costs linear time.
+func eachPhrase(hay, needle []tok, found func(end int)) {
 	m := len(needle)
 	if m == 0 || m > len(hay) {
-		return 0
+		return
 	}
 	if m == 1 {
-		n := 0
-		for _, t := range hay {
+		for i, t := range hay {
 			if t.text == needle[0].text {
-				n++
+				found(i + 1)
 			}
 		}
-		return n
+		return
 	}
 	fail := make([]int, m)
 	for i, k := 1, 0; i < m; i++ {
@@ -119,7 +134,6 @@ func countPhrase(hay, needle []tok) int {
 		}
 		fail[i] = k
 	}
-	n := 0
 	for i, k := 0, 0; i < len(hay); i++ {
 		for k > 0 && hay[i].text != needle[k].text {
 			k = fail[k-1]
@@ -128,11 +142,10 @@ func countPhrase(hay, needle []tok) int {
 			k++
 		}
 		if k == m {
-			n++
+			found(i + 1)
 			k = 0 // non-overlapping
 		}
 	}
-	return n
 }
 
 // emptyListWords are the ways to answer that a list has no items.

@@ -210,6 +210,19 @@ func numTok(v float64, decimals int) tok {
 // between letters dropped. Digits end a word, so "1st" splits as "1" "st"
 // on both sides of a comparison.
 func scanWord(s string, i int) (string, int) {
+	// Fast path: an ASCII word, sliced from s without copying when it is
+	// already lower case.
+	j, upper := i, false
+	for j < len(s) && isASCIILetter(s[j]) {
+		upper = upper || s[j] < 'a'
+		j++
+	}
+	if j > i && (j == len(s) || (s[j] < utf8.RuneSelf && s[j] != '\'')) {
+		if upper {
+			return strings.ToLower(s[i:j]), j - i
+		}
+		return s[i:j], j - i
+	}
 	var b strings.Builder
 	start := i
 	for i < len(s) {

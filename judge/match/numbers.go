@@ -34,24 +34,31 @@ const (
 	digitsKind
 )
 
+type numberWord struct {
+	kind  wordKind
+	value float64
+}
+
+// numberWords indexes every number word by its kind, for one lookup per
+// token.
+var numberWords = func() map[string]numberWord {
+	m := map[string]numberWord{"hundred": {hundredKind, 100}}
+	for kind, words := range map[wordKind]map[string]float64{
+		unitKind: unitWords, teenKind: teenWords, tensKind: tensWords, scaleKind: scaleWords,
+	} {
+		for w, v := range words {
+			m[w] = numberWord{kind, v}
+		}
+	}
+	return m
+}()
+
 func kindOf(t tok) (wordKind, float64) {
 	if t.isNum {
 		return digitsKind, t.num
 	}
-	if v, ok := unitWords[t.text]; ok {
-		return unitKind, v
-	}
-	if v, ok := teenWords[t.text]; ok {
-		return teenKind, v
-	}
-	if v, ok := tensWords[t.text]; ok {
-		return tensKind, v
-	}
-	if t.text == "hundred" {
-		return hundredKind, 100
-	}
-	if v, ok := scaleWords[t.text]; ok {
-		return scaleKind, v
+	if w, ok := numberWords[t.text]; ok {
+		return w.kind, w.value
 	}
 	return notNumber, 0
 }
@@ -63,6 +70,9 @@ func kindOf(t tok) (wordKind, float64) {
 // it used. A run stops where the words stop making one number, so "one two"
 // is two numbers.
 func numberPhrase(ts []tok, i int) (float64, int, bool) {
+	if k, _ := kindOf(ts[i]); k == notNumber && ts[i].text != "minus" && ts[i].text != "negative" {
+		return 0, 0, false
+	}
 	sign := 1.0
 	j := i
 	if (ts[j].text == "minus" || ts[j].text == "negative") && j+1 < len(ts) {

@@ -3,7 +3,9 @@ package match
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Rule ids, as stored in Verdict.Extra["rule"]: the rule that decided.
@@ -299,9 +301,22 @@ func squeeze(s string) string {
 // quote renders a value for a reason: quoted, one line, at most 60
 // characters.
 func quote(s string) string {
+	cut := false
+	if s = strings.TrimSpace(s); len(s) > 512 {
+		// A long answer is cut below anyway: spare the work on the rest.
+		k := 512
+		for k > 0 && !utf8.RuneStart(s[k]) {
+			k--
+		}
+		s, cut = s[:k], true
+	}
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 60 {
+	if cut {
+		s += "…"
+	}
+	if utf8.RuneCountInString(s) > 60 {
+		r := []rune(s)
 		s = string(r[:59]) + "…"
 	}
-	return fmt.Sprintf("%q", s)
+	return strconv.Quote(s)
 }

@@ -140,6 +140,8 @@ func TestOptionTextRule(t *testing.T) {
 		{"leading letter and text", "(B)", "B) 12/25/1937", bbhQuestion, true, RuleOptionLetter},
 		{"article is not a letter", "(A)", "A date after Christmas Eve.", bbhQuestion, false, RuleOptionLetter},
 		{"no letter", "(A)", "I am not sure.", bbhQuestion, false, RuleOptionLetter},
+		{"last mentioned option text", "(B)", "If today is 12/11/1937 then tomorrow is 12/25/1937", bbhQuestion, true, RuleOptionLetter},
+		{"longer option text wins", "(B)", "It is in Paris, France", "Options:\n(A) France\n(B) Paris, France", true, RuleOptionLetter},
 	})
 }
 

@@ -58,6 +58,18 @@ func wordIndexes(lt, w string) []int {
 	return out
 }
 
+// wordStarts returns every offset where w occurs in lt at the start of a
+// word (the end is the caller's to check).
+func wordStarts(lt, w string) []int {
+	var out []int
+	for _, k := range indexes(lt, w) {
+		if k == 0 || !isWordByte(lt[k-1]) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // indexes returns every offset where w occurs in s.
 func indexes(s, w string) []int {
 	var out []int
