@@ -192,15 +192,15 @@ func (c *computation) judgeDims(js JudgeSpec) []*judgeDim {
 	for _, u := range c.scopeOf(js.PerCriterion).units {
 		unit := &c.in.Units[u]
 		history = history[:0]
-		for i, v := range unit.Verdicts {
-			if v.Judge == js.Key {
+		for i := range unit.Verdicts {
+			if unit.Verdicts[i].Judge == js.Key {
 				history = append(history, i)
 			}
 		}
 		if len(history) == 0 {
 			continue
 		}
-		cur := unit.Verdicts[history[len(history)-1]]
+		cur := &unit.Verdicts[history[len(history)-1]]
 		for d, dim := range js.Dimensions {
 			jd := dims[d]
 			cats := jd.key.scale.Values()
@@ -216,21 +216,21 @@ func (c *computation) judgeDims(js JudgeSpec) []*judgeDim {
 			case judge.StatusAPIError:
 				jd.state[u] = stAPI
 			}
-			countFlips(&jd.rejudges, func(yield func(map[string]float64) bool) {
+			if len(history) > 1 {
+				var f flipCount
 				for _, i := range history {
-					if v := unit.Verdicts[i]; v.Status == judge.StatusOK && !yield(v.Values) {
-						return
+					if v := &unit.Verdicts[i]; v.Status == judge.StatusOK {
+						f.add(labelValue(v.Values, dim.Name, cats))
 					}
 				}
-			}, dim.Name, cats)
-			if cur.Status == judge.StatusOK {
-				countFlips(&jd.samples, func(yield func(map[string]float64) bool) {
-					for _, s := range cur.Samples {
-						if !yield(s) {
-							return
-						}
-					}
-				}, dim.Name, cats)
+				f.into(&jd.rejudges)
+			}
+			if cur.Status == judge.StatusOK && len(cur.Samples) > 1 {
+				var f flipCount
+				for _, s := range cur.Samples {
+					f.add(labelValue(s, dim.Name, cats))
+				}
+				f.into(&jd.samples)
 			}
 		}
 	}
@@ -241,26 +241,32 @@ func (c *computation) judgeDims(js JudgeSpec) []*judgeDim {
 	return dims
 }
 
-// countFlips adds one unit to f if it has two or more usable values, and
-// counts it as flipped if they are not all the same.
-func countFlips(f *Flips, values func(yield func(map[string]float64) bool), name string, cats []float64) {
-	first, seen, flipped := -1, 0, false
-	for vals := range values {
-		k := labelValue(vals, name, cats)
-		if k < 0 {
-			continue
-		}
-		if seen == 0 {
-			first = k
-		} else if k != first {
-			flipped = true
-		}
-		seen++
+// flipCount follows the values of one unit: how many, and whether they
+// were all the same.
+type flipCount struct {
+	first, seen int
+	flipped     bool
+}
+
+// add counts a category index; negative (no value) is skipped.
+func (f *flipCount) add(k int) {
+	switch {
+	case k < 0:
+		return
+	case f.seen == 0:
+		f.first = k
+	case k != f.first:
+		f.flipped = true
 	}
-	if seen >= 2 {
-		f.Units++
-		if flipped {
-			f.Flipped++
+	f.seen++
+}
+
+// into adds the unit to fl when it had two or more values to compare.
+func (f flipCount) into(fl *Flips) {
+	if f.seen >= 2 {
+		fl.Units++
+		if f.flipped {
+			fl.Flipped++
 		}
 	}
 }

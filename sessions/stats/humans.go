@@ -61,11 +61,18 @@ func labelValue(values map[string]float64, name string, cats []float64) int {
 	if !ok {
 		return -1
 	}
-	i, found := slices.BinarySearch(cats, v)
-	if !found {
-		return -1
+	return categoryIndex(cats, v)
+}
+
+// categoryIndex returns the index of v in cats, or -1. Scales have a
+// handful of values, so a scan beats a binary search.
+func categoryIndex(cats []float64, v float64) int {
+	for i, c := range cats {
+		if c == v {
+			return i
+		}
 	}
-	return i
+	return -1
 }
 
 // buildHumans reads every label on one dimension: each unit's reference
@@ -85,6 +92,7 @@ func buildHumans(in *Input, key dimKey, notes *notes) *humanDim {
 		cat int
 	}
 	var labels []usable
+	lastProv, lastID := "", uint16(0)
 	rep := &h.report
 	for u := range in.Units {
 		h.provStart[u] = int32(len(h.prov))
@@ -96,11 +104,13 @@ func buildHumans(in *Input, key dimKey, notes *notes) *humanDim {
 			if laterLabelBy(all[i+1:], l.Annotator) {
 				continue
 			}
-			if _, has := l.Values[key.name]; has && labelValue(l.Values, key.name, cats) < 0 {
-				notes.add("labels with a value off the " + string(key.scale) + " scale of " + key.name + " were ignored")
+			v, has := l.Values[key.name]
+			if !has {
+				continue
 			}
-			c := labelValue(l.Values, key.name, cats)
+			c := categoryIndex(cats, v)
 			if c < 0 {
+				notes.add("labels with a value off the " + string(key.scale) + " scale of " + key.name + " were ignored")
 				continue
 			}
 			counts[c]++
@@ -110,12 +120,16 @@ func buildHumans(in *Input, key dimKey, notes *notes) *humanDim {
 			if p == "" {
 				p = "unknown"
 			}
-			id, ok := provID[p]
+			id, ok := lastID, p == lastProv
+			if !ok {
+				id, ok = provID[p]
+			}
 			if !ok && len(h.provNames) < 1<<16-1 {
 				id = uint16(len(h.provNames))
 				provID[p] = id
 				h.provNames = append(h.provNames, p)
 			}
+			lastProv, lastID = p, id
 			h.prov = append(h.prov, id)
 			switch cl := provenanceClass(l.Provenance); {
 			case cl == selFiltered || sel == selFiltered:

@@ -254,32 +254,37 @@ func TestBinomialMoments(t *testing.T) {
 	}
 }
 
-// TestBinomialDistribution compares the sampler's histogram for n = 60
-// (which goes through the Beta split) with the exact probabilities by a
-// chi-square test at a fixed seed.
+// TestBinomialDistribution compares the sampler's histogram with the exact
+// probabilities by a chi-square test at a fixed seed, on both algorithms
+// (inversion for small means, BTRD otherwise) and the p > 0.5 mirror.
 func TestBinomialDistribution(t *testing.T) {
-	const n, p, draws = 60, 0.37, 200000
-	r := newRand(7, "test")
-	hist := make([]float64, n+1)
-	for range draws {
-		hist[binomial(r, n, p)]++
-	}
-	chi, df := 0.0, -1
-	for k := 0; k <= n; k++ {
-		lg, _ := math.Lgamma(float64(n + 1))
-		la, _ := math.Lgamma(float64(k + 1))
-		lb, _ := math.Lgamma(float64(n - k + 1))
-		expected := draws * math.Exp(lg-la-lb+float64(k)*math.Log(p)+float64(n-k)*math.Log(1-p))
-		if expected < 5 {
-			continue
+	for _, tc := range []struct {
+		n int
+		p float64
+	}{{60, 0.05}, {60, 0.37}, {200, 0.8}, {25, 0.5}, {5000, 0.3}, {100000, 0.001}} {
+		const draws = 100000
+		r := newRand(uint64(tc.n), "test")
+		hist := make([]float64, tc.n+1)
+		for range draws {
+			hist[binomial(r, tc.n, tc.p)]++
 		}
-		chi += (hist[k] - expected) * (hist[k] - expected) / expected
-		df++
-	}
-	// The 99.9th percentile of chi-square with ~30 degrees of freedom is
-	// about 60.
-	if chi > 2*float64(df) {
-		t.Errorf("chi-square %v with %d degrees of freedom", chi, df)
+		chi, df := 0.0, -1
+		lg, _ := math.Lgamma(float64(tc.n + 1))
+		for k := 0; k <= tc.n; k++ {
+			la, _ := math.Lgamma(float64(k + 1))
+			lb, _ := math.Lgamma(float64(tc.n - k + 1))
+			expected := draws * math.Exp(lg-la-lb+float64(k)*math.Log(tc.p)+float64(tc.n-k)*math.Log1p(-tc.p))
+			if expected < 5 {
+				continue
+			}
+			chi += (hist[k] - expected) * (hist[k] - expected) / expected
+			df++
+		}
+		// A correct sampler gives chi ≈ df; 2·df is far in the tail for
+		// these df (≥ 10), and a biased one lands far above it.
+		if chi > 2*float64(df) || df < 5 {
+			t.Errorf("Binomial(%d, %v): chi-square %v with %d degrees of freedom", tc.n, tc.p, chi, df)
+		}
 	}
 }
 

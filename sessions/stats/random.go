@@ -34,71 +34,144 @@ func splitmix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// binomialDirect is the largest n drawn as a sum of Bernoulli trials.
-const binomialDirect = 32
-
-// binomial draws from Binomial(n, p) exactly, in O(log n) time, by the
-// order-statistic method of Knuth (TAOCP vol. 2, 3rd ed., §3.4.1 F): the
-// a-th smallest of n uniforms is Beta(a, n+1−a); the uniforms below it (or
-// above it) are again uniform, so the count below p reduces to a binomial
-// on half as many trials.
+// binomial draws from Binomial(n, p) exactly, in O(1) expected time for
+// any n, with the two algorithms of Hörmann (1993), "The generation of
+// binomial random variates", Journal of Statistical Computation and
+// Simulation 46:101–110: inversion (BINV) when the mean is small, and
+// transformed rejection with decomposition (BTRD) otherwise.
 func binomial(r *rand.Rand, n int, p float64) int {
-	k := 0
-	for n > binomialDirect {
-		if p <= 0 {
-			return k
-		}
-		if p >= 1 {
-			return k + n
-		}
-		a := 1 + n/2
-		b := n + 1 - a
-		x := beta(r, float64(a), float64(b))
-		if x >= p {
-			n, p = a-1, p/x
-		} else {
-			k += a
-			n, p = b-1, (p-x)/(1-x)
-		}
+	switch {
+	case n <= 0 || !(p > 0): // also NaN
+		return 0
+	case p >= 1:
+		return n
+	case p > 0.5:
+		return n - binomial(r, n, 1-p)
+	case float64(n)*p < 10:
+		return binomialInversion(r, n, p)
 	}
-	for range n {
-		if r.Float64() < p {
-			k++
-		}
-	}
-	return k
+	return binomialBTRD(r, n, p)
 }
 
-// beta draws from Beta(a, b) for a, b ≥ 1 as a ratio of gammas.
-func beta(r *rand.Rand, a, b float64) float64 {
-	x := gamma(r, a)
-	y := gamma(r, b)
-	return x / (x + y)
-}
-
-// gamma draws from Gamma(a, 1) for a ≥ 1 (Marsaglia and Tsang 2000, "A
-// simple method for generating gamma variables", ACM TOMS 26(3)).
-func gamma(r *rand.Rand, a float64) float64 {
-	d := a - 1.0/3
-	c := 1 / math.Sqrt(9*d)
+// binomialInversion is algorithm BINV: walk the probabilities up from 0
+// until the uniform is used up. Expected steps: n·p + 1.
+func binomialInversion(r *rand.Rand, n int, p float64) int {
+	q := 1 - p
+	s := p / q
+	a := float64(n+1) * s
 	for {
-		x := r.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
+		f := math.Pow(q, float64(n))
+		u := r.Float64()
+		for x := 0; x <= n; x++ {
+			if u < f {
+				return x
+			}
+			u -= f
+			f *= a/float64(x+1) - s
+		}
+		// Rounding left u above the total mass: draw again.
+	}
+}
+
+// binomialBTRD is algorithm BTRD for p ≤ 0.5 and n·p ≥ 10, step by step as
+// in Hörmann (1993), p. 6.
+func binomialBTRD(r *rand.Rand, n int, p float64) int {
+	nf := float64(n)
+	q := 1 - p
+	m := math.Floor((nf + 1) * p)
+	rr := p / q
+	nr := (nf + 1) * rr
+	npq := nf * p * q
+	spq := math.Sqrt(npq)
+	b := 1.15 + 2.53*spq
+	a := -0.0873 + 0.0248*b + 0.01*p
+	c := nf*p + 0.5
+	alpha := (2.83 + 5.1/b) * spq
+	vr := 0.92 - 4.2/b
+	urvr := 0.86 * vr
+	for {
+		// Step 1: the centre of the hat, accepted at once.
+		v := r.Float64()
+		if v <= urvr {
+			u := v/vr - 0.43
+			return int(math.Floor((2*a/(0.5-math.Abs(u))+b)*u + c))
+		}
+		// Step 2: a point in the rest of the hat.
+		var u float64
+		if v >= vr {
+			u = r.Float64() - 0.5
+		} else {
+			u = v/vr - 0.93
+			u = math.Copysign(0.5, u) - u
+			v = r.Float64() * vr
+		}
+		// Step 3: the candidate and its acceptance test.
+		us := 0.5 - math.Abs(u)
+		kf := math.Floor((2*a/us+b)*u + c)
+		if kf < 0 || kf > nf {
 			continue
 		}
-		v = v * v * v
-		u := r.Float64()
-		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
-			return d * v
+		k := int(kf)
+		v = v * alpha / (a/(us*us) + b)
+		km := math.Abs(kf - m)
+		if km <= 15 {
+			// Step 3.1: the ratio f(k)/f(m) by recursion.
+			f := 1.0
+			if m < kf {
+				for i := m + 1; i <= kf; i++ {
+					f *= nr/i - rr
+				}
+			} else if m > kf {
+				for i := kf + 1; i <= m; i++ {
+					v *= nr/i - rr
+				}
+			}
+			if v <= f {
+				return k
+			}
+			continue
+		}
+		// Step 3.2: squeeze on the log scale.
+		v = math.Log(v)
+		rho := (km / npq) * (((km/3+0.625)*km+1.0/6)/npq + 0.5)
+		t := -km * km / (2 * npq)
+		if v < t-rho {
+			return k
+		}
+		if v > t+rho {
+			continue
+		}
+		// Steps 3.3 and 3.4: the exact test with Stirling's correction.
+		nm := nf - m + 1
+		h := (m+0.5)*math.Log((m+1)/(rr*nm)) + stirlingTail(m) + stirlingTail(nf-m)
+		nk := nf - kf + 1
+		if v <= h+(nf+1)*math.Log(nm/nk)+(kf+0.5)*math.Log(nk*rr/(kf+1))-stirlingTail(kf)-stirlingTail(nf-kf) {
+			return k
 		}
 	}
+}
+
+// stirlingTail is fc(k) = log k! − log(√(2π) (k+1)^(k+1/2) e^−(k+1)),
+// tabulated for small k and by its series beyond (Hörmann 1993, p. 6).
+func stirlingTail(k float64) float64 {
+	if k < 10 {
+		return stirlingTable[int(k)]
+	}
+	k1 := k + 1
+	k2 := k1 * k1
+	return (1.0/12 - (1.0/360-1.0/1260/k2)/k2) / k1
+}
+
+var stirlingTable = [10]float64{
+	0.08106146679532726, 0.04134069595540929, 0.02767792568499834, 0.02079067210376509,
+	0.01664469118982119, 0.01387612882307075, 0.01189670994589177, 0.01041126526197209,
+	0.009255462182712733, 0.008330563433362871,
 }
 
 // multinomial fills out with the cell counts of n items drawn with
 // replacement from a population whose cells hold counts items — exactly
 // what resampling the items and counting them per cell gives, drawn as
-// conditional binomials in O(cells · log n) rather than O(n).
+// conditional binomials in O(cells) rather than O(n).
 func multinomial(r *rand.Rand, n int, counts []int, out []int) {
 	rest := 0
 	for _, c := range counts {
