@@ -79,6 +79,52 @@ func TestBBHFile(t *testing.T) {
 	}
 }
 
+// docQAFile holds 1,082 real document-QA golds (MMLongBench-Doc): lists,
+// numbers, percentages, "Not answerable" and free text.
+var docQAFile = filepath.Join("..", "..", "..", "shared", "data", "mmlongbench_doc__samples.json")
+
+// TestGoldsMatchThemselves checks, on real golds of every kind, that a
+// prediction that is the gold itself, bare or after "The answer is", is
+// judged correct. The few golds that are several sentences long are allowed
+// to fail (the extraction stops at the first sentence), nothing more.
+func TestGoldsMatchThemselves(t *testing.T) {
+	data, err := os.ReadFile(docQAFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("%s not found", docQAFile)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		Question string `json:"question"`
+		Answer   string `json:"answer"`
+	}
+	if err := json.Unmarshal(data, &rows); err != nil {
+		t.Fatalf("%s: %v", docQAFile, err)
+	}
+	j := New()
+	n, failed := 0, 0
+	rules := map[string]int{}
+	for _, r := range rows {
+		for _, pred := range []string{r.Answer, "The answer is " + r.Answer + "."} {
+			v := j.Judge(context.Background(), judge.Task{Item: judge.Item{
+				ID: "it-1", Question: r.Question, Gold: r.Answer, Prediction: pred,
+			}})
+			checkVerdict(t, v, pred)
+			n++
+			rules[verdictRule(v)]++
+			if !verdictCorrect(v) {
+				failed++
+				t.Logf("gold %q does not match %q: %s", r.Answer, pred, v.Reason)
+			}
+		}
+	}
+	t.Logf("%d predictions, %d not matched; rules %v", n, failed, rules)
+	if failed*200 > n {
+		t.Errorf("%d of %d golds do not match themselves; want at most 0.5%%", failed, n)
+	}
+}
+
 func tail(s string, n int) string {
 	if len(s) <= n {
 		return s

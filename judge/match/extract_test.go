@@ -22,6 +22,9 @@ func TestExtract(t *testing.T) {
 		// "the answer is" and labels.
 		{"answer is", "Today is 12/24. So the answer is (B).", "(B)", "answer-is", false},
 		{"answer is with decimal", "The answer is 42.5.", "42.5", "answer-is", false},
+		{"abbreviations do not end the answer", "The answer is Capt. John Sanders of the U.S. Navy.", "Capt. John Sanders of the U.S. Navy", "answer-is", false},
+		{"lower-case word after a period", "The answer is approx. 5 km.", "approx. 5 km", "answer-is", false},
+		{"e.g. inside", "The answer is fruit, e.g. apples. Then more.", "fruit, e.g. apples", "answer-is", false},
 		{"answer would be", "I believe the answer would be Paris.", "Paris", "answer-is", false},
 		{"answer label", "Reasoning…\nAnswer: (D)", "(D)", "answer-label", false},
 		{"final answer label", "Final answer: FALSE", "FALSE", "answer-label", false},
@@ -35,6 +38,7 @@ func TestExtract(t *testing.T) {
 		{"self-correction bare", "The answer is (A). Actually, (D).", "(D)", "self-correction", false},
 		{"self-correction number", "The answer is 12. Hmm, no, 14.", "14", "self-correction", false},
 		{"self-correction should be", "The answer is True. Sorry, it should be False.", "False", "self-correction", false},
+		{"correction inside the sentence", "The answer is A, no wait, B.", "B", "self-correction", false},
 		{"not a correction", "The answer is (B). Wait, that's the one I picked.", "(B)", "answer-is", false},
 		{"correction before any answer", "Wait, it is a trick question. The answer is (C).", "(C)", "answer-is", false},
 		// Weaker cues.

@@ -86,19 +86,63 @@ func indexes(s, w string) []int {
 
 // sentenceEnd returns where the sentence that contains t[from] ends: at a
 // line break, or at ".", "!" or "?" followed by a space or the end of the
-// text. A decimal point ("42.5") does not end a sentence.
+// text. A decimal point ("42.5") and the period of an abbreviation ("Mr.",
+// "U.S.", "e.g.", or any period followed by a lower-case word) do not end
+// a sentence; a single capital letter does ("The answer is A. Wait…").
 func sentenceEnd(t string, from int) int {
 	for i := from; i < len(t); i++ {
 		switch t[i] {
 		case '\n':
 			return i
-		case '.', '!', '?':
-			if i+1 == len(t) || t[i+1] == ' ' || t[i+1] == '\t' || t[i+1] == '\r' || t[i+1] == '\n' {
+		case '!', '?':
+			if i+1 == len(t) || isSpace(t[i+1]) {
+				return i
+			}
+		case '.':
+			if i+1 == len(t) {
+				return i
+			}
+			if isSpace(t[i+1]) && !abbreviationDot(t, i) {
 				return i
 			}
 		}
 	}
 	return len(t)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// abbreviations are words whose period does not end a sentence.
+var abbreviations = map[string]bool{
+	"mr": true, "mrs": true, "ms": true, "dr": true, "st": true, "capt": true, "prof": true,
+	"jr": true, "sr": true, "vs": true, "inc": true, "ltd": true, "co": true, "corp": true,
+	"fig": true, "eq": true, "approx": true, "excl": true, "incl": true, "vol": true,
+	"pp": true, "gen": true, "col": true, "lt": true, "sgt": true, "rev": true, "dept": true,
+	"univ": true, "ca": true, "cf": true, "al": true,
+}
+
+// abbreviationDot reports whether the period at t[i], followed by a space,
+// belongs to an abbreviation rather than ending a sentence.
+func abbreviationDot(t string, i int) bool {
+	j := i + 1
+	for j < len(t) && (t[j] == ' ' || t[j] == '\t') {
+		j++
+	}
+	if j < len(t) && t[j] >= 'a' && t[j] <= 'z' {
+		return true // "w. logical", "approx. 5" read on
+	}
+	k := i
+	for k > 0 && isASCIILetter(t[k-1]) {
+		k--
+	}
+	word := t[k:i]
+	switch {
+	case len(word) == 1 && k > 0 && t[k-1] == '.':
+		return true // the last letter of "U.S." or "V.K.K."
+	case len(word) == 1 && word[0] >= 'a' && word[0] <= 'z':
+		return true // "e.g." "i.e."
+	}
+	return len(word) > 1 && abbreviations[asciiLower(word)]
 }
 
 // paragraphEnd returns where the paragraph that starts at t[from] ends:
