@@ -1,0 +1,104 @@
+// Package stats computes how far an LLM judge can be trusted: agreement
+// with humans, with other judges and with itself, and agreement among the
+// humans. Everything here is a pure function of its arguments — no I/O, no
+// clock, no global state — so the review screen, `gavel stats` and tests
+// all get the same numbers from the same input.
+//
+// # Use
+//
+// Build an Input from a session (the judges, and every unit with its
+// verdicts and labels) and call Compute. The Report it returns holds every
+// figure, and marshals to the stable JSON that `gavel stats --format json`
+// prints. The statistics are also exported one by one: the two-rater ones
+// as methods of Confusion (CohenKappa, WeightedKappa, GwetAC1,
+// KrippendorffAlpha, Spearman, KendallTauB, ScoreBias, CorrectedPassRate…),
+// the others as functions (KrippendorffAlpha, FleissKappa, GwetAC1Multi,
+// Spearman, KendallTauB, Wilson, RoganGladen), and AgreementOf fills a
+// whole Agreement from a table.
+//
+// # Conventions
+//
+//   - Who is compared with whom: every comparison is over units where both
+//     sides gave a usable value. The judge's value is its current (latest)
+//     verdict with status ok; parse and API errors are counted in Judging
+//     and never enter agreement. The humans' value is the single label, or
+//     the annotators' majority; a tie on the most common value leaves the
+//     unit out (counted in human_ties) rather than breaking it one way.
+//   - Tables: Confusion rows are the reference (the humans, or the second
+//     judge of a pair), columns the judge, over every category of the scale
+//     in ascending order.
+//   - Units: proportions (agreement, rates, coverage, pass rates) are in
+//     [0, 1], never percent; kappas, alpha, AC1 and correlations are in
+//     [−1, 1]; MAE, mean signed difference and score bias are in scale
+//     points (for binary, a difference of pass rates). Differences are
+//     judge − reference: positive means the judge is more lenient.
+//   - Intervals are 95 %: Wilson score intervals for proportions, seeded
+//     percentile bootstraps (Options.Resamples, default 1,000) for the
+//     score bias and the corrected pass rate. Each figure's bootstrap is
+//     seeded from Options.Seed and the figure's place in the report, so the
+//     same input and seed always give the same report, and adding a judge
+//     or a segment does not move any other figure.
+//   - Undefined values: a statistic that does not exist for the data (no
+//     items; kappa when both raters used one same category, where chance
+//     agreement is 1 and kappa is 0/0; a correlation when one side is
+//     constant; Rogan–Gladen when sensitivity + specificity ≤ 1) is NaN in
+//     Go, with a Reason, and null in JSON with a "reason" string. NaN is
+//     never written. Show values with FormatNumber, FormatPercent or the
+//     String/Format methods, which render undefined as Undefined ("—").
+//   - Perfect agreement gives 1 for every coefficient whose chance
+//     agreement is below 1; with one class only, AC1 and percent agreement
+//     are 1 while kappa and alpha are undefined (the "kappa paradox" that
+//     AC1 exists for).
+//
+// # JSON shape (schema_version 1)
+//
+// testdata/report.golden.json is a complete example. Key order is as
+// listed; lists are never null; figures that can be undefined are objects
+// {"value": number|null, "reason"?: string} (Estimate) or
+// {"value", "low", "high": number|null, "reason"?: string} (Interval).
+//
+//	schema_version, seed, resamples, units
+//	judges[]: judge, per_criterion, dimensions[]:
+//	    dimension, scale ("binary" | "ternary" | "likert")
+//	    overall: Figures
+//	    segments[]: field, value, figures: Figures   (by field, then value)
+//	    rejudges, samples: {units, flipped, rate: Interval}
+//	judge_pairs[]: judge, reference, dimension, scale, agreement: Agreement
+//	humans[]: dimension, scale, annotators[], labelled, pairable,
+//	    majority_ties, alpha_nominal, alpha_ordinal, alpha_interval,
+//	    fleiss_kappa, pairs[]: {a, b, n, percent_agreement, cohen_kappa}
+//	notes[]: sentences about problems in the input
+//
+//	Figures: units, judging {judged, ok, no_value, parse_errors,
+//	    api_errors, parse_error_rate, api_error_rate}, labelled, coverage,
+//	    human_ties, vs_humans: Agreement,
+//	    corrected: null | {judged, observed_pass_rate, sensitivity,
+//	        specificity, pass_rate, resamples}          (binary only)
+//	    selection: {unbiased, filtered, unknown, filtered_share,
+//	        by_provenance {provenance: labels}, warning?,
+//	        unbiased_part: null | {vs_humans, corrected}}
+//
+//	Agreement: n, percent_agreement, cohen_kappa, gwet_ac1, alpha_nominal,
+//	    judge_mean, reference_mean, score_bias,
+//	    ordinal: null | {step, linear_kappa, quadratic_kappa, alpha_ordinal,
+//	        alpha_interval, mean_absolute_error, mean_signed_difference,
+//	        spearman, kendall_tau_b, exact_agreement, within_one}
+//	    binary: null | {true_positives, false_positives, false_negatives,
+//	        true_negatives, precision, recall, specificity, f1,
+//	        balanced_accuracy, false_pass_rate, false_fail_rate}
+//	    confusion: {categories[], counts[reference][judge]}
+//
+// # References
+//
+// Cohen (1960, 1968) for kappa and weighted kappa; Gwet (2008), BJMSP
+// 61:29–48, and Gwet (2014), Handbook of Inter-Rater Reliability, for AC1
+// and Fleiss' kappa with missing ratings; Fleiss (1971), Psychological
+// Bulletin 76(5):378–382; Krippendorff (2011), "Computing Krippendorff's
+// Alpha-Reliability"; Kendall (1945) and Knight (1966) for tau-b; Wilson
+// (1927) and Newcombe (1998), Statistics in Medicine 17:857–872, for the
+// score interval; Rogan and Gladen (1978), American Journal of
+// Epidemiology 107(1):71–76; Hörmann (1993), Journal of Statistical
+// Computation and Simulation 46:101–110, for the binomial sampler behind
+// the bootstrap. The tests check each statistic against a published
+// example or an independent exact computation (testdata/reference.py).
+package stats
