@@ -147,11 +147,9 @@ func runCmd(t *testing.T, m Model, cmd tea.Cmd, depth int) Model {
 			m = runCmd(t, m, c, depth+1)
 		}
 		return m
-	case savedMsg, batchMsg:
-		next, c := m.Update(msg)
-		return runCmd(t, next.(Model), c, depth+1)
 	}
-	return m
+	next, c := m.Update(msg)
+	return runCmd(t, next.(Model), c, depth+1)
 }
 
 // press sends key presses: single characters, or names like "right",

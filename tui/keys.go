@@ -114,6 +114,9 @@ var hintWords = map[string]string{
 	"back to review":                   "back",
 	"scroll the focused pane down":     "scroll",
 	"scroll the focused pane up":       "scroll",
+	"write a note on this item":        "note",
+	"focus the next pane":              "pane",
+	"page down":                        "page",
 }
 
 // helpGroupTitles name the FullHelp columns in the overlay.

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/tui"
+)
+
+// testEnv runs commands with captured output, a fake state directory and
+// a screen that quits at once, handing back the model it was given.
+func testEnv(t *testing.T) (env, *bytes.Buffer, *bytes.Buffer, *[]tea.Model) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	var shown []tea.Model
+	state := t.TempDir()
+	e := env{
+		stdout: &out,
+		stderr: &errb,
+		getenv: func(k string) string {
+			if k == "XDG_STATE_HOME" {
+				return state
+			}
+			return ""
+		},
+		runTUI: func(_ context.Context, m tea.Model) (tea.Model, error) {
+			shown = append(shown, m)
+			return m, nil
+		},
+	}
+	return e, &out, &errb, &shown
+}
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"help", []string{"--help"}, 0, ""},
+		{"judges", []string{"judges"}, 0, ""},
+		{"review without a file", []string{"review"}, 2, "accepts 1 arg"},
+		{"unknown command", []string{"bogus"}, 2, "unknown command"},
+		{"unknown flag", []string{"review", "x.jsonl", "--nope"}, 2, "unknown flag"},
+		{"bad --map", []string{"review", "x.jsonl", "--map", "gold"}, 2, "--map"},
+		{"unknown judge", []string{"judges", "nope"}, 2, "no judge called"},
+		{"missing file", []string{"review", "does-not-exist.jsonl"}, 1, "does-not-exist.jsonl does not exist"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e, _, errb, _ := testEnv(t)
+			if code := execute(context.Background(), e, tc.args); code != tc.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tc.code, errb)
+			}
+			if !strings.Contains(errb.String(), tc.msg) {
+				t.Errorf("stderr %q lacks %q", errb, tc.msg)
+			}
+			if tc.code == 2 && !strings.Contains(errb.String(), "gavel --help") {
+				t.Errorf("usage error without a pointer to --help: %q", errb)
+			}
+		})
+	}
+}
+
+func TestJudgesListsMatch(t *testing.T) {
+	e, out, _, _ := testEnv(t)
+	if code := execute(context.Background(), e, []string{"judges"}); code != 0 {
+		t.Fatal(code)
+	}
+	if !strings.Contains(out.String(), "match") || !strings.Contains(out.String(), "correct (binary)") {
+		t.Errorf("judges output:\n%s", out)
+	}
+	out.Reset()
+	execute(context.Background(), e, []string{"judges", "match"})
+	if !strings.Contains(out.String(), "inputs:") || !strings.Contains(out.String(), "offline") {
+		t.Errorf("judges match output:\n%s", out)
+	}
+}
+
+func TestReviewCreatesTheSession(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "evals.jsonl")
+	rows := `{"qid":"a","input":"2+2?","target":"4","output":"The answer is 4."}
+{"qid":"b","input":"Capital of France?","target":"Paris","output":"Lyon"}
+`
+	if err := os.WriteFile(data, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	session := filepath.Join(dir, "evals.gavel")
+	e, _, errb, shown := testEnv(t)
+	code := execute(context.Background(), e, []string{"review", data, "--session", session, "--annotator", "ana"})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if len(*shown) != 1 {
+		t.Fatal("the review screen was not shown")
+	}
+	s := (*shown)[0].(tui.Model)
+	if _, total := s.Progress(); total != 2 {
+		t.Errorf("screen has %d items, want 2", total)
+	}
+	if !strings.Contains(errb.String(), "0 of 2 items reviewed") {
+		t.Errorf("no summary on quit: %q", errb)
+	}
+	st, err := sessions.Open(session, sessions.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	info, ok, err := st.Dataset()
+	if err != nil || !ok {
+		t.Fatalf("no dataset in the session: %v", err)
+	}
+	if info.Mapping["question"] != "input" || info.Mapping["gold"] != "target" || info.Mapping["prediction"] != "output" {
+		t.Errorf("mapping saved as %v", info.Mapping)
+	}
+	runs, err := st.Runs()
+	if err != nil || len(runs) != 1 || runs[0].Info.Name != "match" {
+		t.Errorf("runs: %+v, %v", runs, err)
+	}
+}
+
+func TestDemoSessionLivesInTheStateDirectory(t *testing.T) {
+	e, _, errb, shown := testEnv(t)
+	if code := execute(context.Background(), e, nil); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if len(*shown) != 1 {
+		t.Fatal("the demo was not shown")
+	}
+	path := filepath.Join(e.getenv("XDG_STATE_HOME"), "gavel", "demo.gavel")
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("no demo session at %s: %v", path, err)
+	}
+}
+
+func TestDefaultSessionPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"data/evals.jsonl":    "evals.gavel",
+		"evals.jsonl.gz":      "evals.gavel",
+		"/tmp/results.v2.csv": "results.v2.gavel",
+		"noext":               "noext.gavel",
+	} {
+		if got := defaultSessionPath(in); got != want {
+			t.Errorf("defaultSessionPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
