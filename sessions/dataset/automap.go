@@ -10,6 +10,7 @@ import (
 type fieldRef struct {
 	path string
 	col  int
+	hint int // index of the row mapper's guess at where the key sits
 }
 
 // plan is a mapping compiled for the row mappers.
@@ -17,6 +18,7 @@ type plan struct {
 	question, gold, prediction, id, rubric *fieldRef
 	segments                               []fieldRef
 	imported                               []fieldRef // parallel to Dataset.Imported
+	refs                                   int        // number of fieldRefs
 }
 
 // mapFields decides the mapping from what discovery saw and the user's
@@ -101,66 +103,6 @@ func (l *loader) mapFields(d *discovery, columns []string) error {
 	return nil
 }
 
-// harnessDefaults maps lm-evaluation-harness sample fields.
-func (l *loader) harnessDefaults(d *discovery, m map[string]string, used map[string]bool) {
-	set := func(role, f string) {
-		if _, done := m[role]; !done && f != "" {
-			m[role], used[f] = f, true
-		}
-	}
-	set(RoleID, "doc_id")
-	set(RoleGold, "target")
-	if d.seen["filtered_resps"] {
-		set(RolePrediction, "filtered_resps")
-	} else {
-		set(RolePrediction, "resps")
-	}
-	q := ""
-	for _, c := range candidates[RoleQuestion] {
-		for _, k := range d.docKeys {
-			if normName(k) == c && q == "" {
-				q = "doc." + k
-			}
-		}
-	}
-	if q == "" {
-		q = d.argsPath
-	}
-	set(RoleQuestion, q)
-	// A harness file holds one row per document and filter: the filter
-	// is a segment, and the metrics the harness computed are verdicts.
-	used["doc"], used["arguments"], used["resps"], used["filtered_resps"] = true, true, true, true
-	if _, done := m[RoleSegment]; !done {
-		var segs []string
-		if d.seen["filter"] {
-			segs = append(segs, "filter")
-		}
-		for _, k := range d.docKeys {
-			if rolePreference(RoleSegment, k) >= 0 {
-				segs = append(segs, "doc."+k)
-			}
-		}
-		for _, s := range segs {
-			used[s] = true
-		}
-		used["filter"] = true
-		if len(segs) > 0 {
-			m[RoleSegment] = joinFields(segs)
-		}
-	}
-	if _, done := m[RoleVerdict]; !done {
-		var vs []string
-		for _, k := range d.metrics {
-			if d.seen[k] {
-				vs, used[k] = append(vs, k), true
-			}
-		}
-		if len(vs) > 0 {
-			m[RoleVerdict] = joinFields(vs)
-		}
-	}
-}
-
 // checkRequired fails when a required role has no field, listing the keys
 // that are there and the --map that would fix it.
 func (l *loader) checkRequired(d *discovery, m map[string]string) error {
@@ -181,8 +123,8 @@ func (l *loader) checkRequired(d *discovery, m map[string]string) error {
 		}
 		if role == RolePrediction {
 			if a, b := pairwiseFields(d.keys); a != "" {
-				msg = fmt.Sprintf("%s: no prediction field: %s; %s and %s hold two responses to compare (a pairwise dataset), which Gavel cannot judge yet; to judge one of them on its own, use --map prediction=%s",
-					l.name, l.keyList(d.keys), quoteName(a), quoteName(b), a)
+				msg += fmt.Sprintf(" (%s and %s look like the two sides of a pairwise comparison, which Gavel cannot judge yet: --map prediction=%s judges the first on its own)",
+					quoteName(a), quoteName(b), a)
 			}
 		}
 		return fmt.Errorf("%s", msg)
@@ -257,8 +199,10 @@ func hasField(joined, f string) bool {
 
 // compilePlan turns a mapping into field references.
 func compilePlan(m map[string]string, columns []string) plan {
+	refs := 0
 	ref := func(path string) fieldRef {
-		r := fieldRef{path: path, col: -1}
+		r := fieldRef{path: path, col: -1, hint: refs}
+		refs++
 		for i, c := range columns {
 			if c == path {
 				r.col = i
@@ -273,7 +217,8 @@ func compilePlan(m map[string]string, columns []string) plan {
 		}
 		return nil
 	}
-	p := plan{
+	p := plan{}
+	p = plan{
 		question: single(RoleQuestion), gold: single(RoleGold), prediction: single(RolePrediction),
 		id: single(RoleID), rubric: single(RoleRubric),
 	}
@@ -285,5 +230,6 @@ func compilePlan(m map[string]string, columns []string) plan {
 			p.imported = append(p.imported, ref(f))
 		}
 	}
+	p.refs = refs
 	return p
 }

@@ -74,6 +74,12 @@ func (d *discovery) addJSONRow(raw []byte) bool {
 		case kindNull:
 			d.addValue(k, false, true)
 		case kindString:
+			// Only short strings can say true or false; long ones are
+			// not decoded just to find that out.
+			if v.end-v.start > len(`"false"`)+4 {
+				d.addValue(k, false, false)
+				break
+			}
 			t := textOf(&a, v)
 			d.addValue(k, isBoolText(t), t == "")
 		default:

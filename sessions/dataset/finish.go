@@ -1,7 +1,10 @@
 package dataset
 
 import (
+	"cmp"
 	"fmt"
+	"hash/maphash"
+	"slices"
 	"sort"
 )
 
@@ -25,7 +28,7 @@ func (l *loader) finish() error {
 	ds := l.ds
 	if len(l.items) == 0 {
 		if l.bad.count > 0 {
-			return fmt.Errorf("%s: no row could be read: all %d rows are bad; the first: %v", l.name, l.bad.count, l.bad.first[0])
+			return allBad(l.name, l.bad.count, l.bad.first[0])
 		}
 		return fmt.Errorf("%s is empty: there are no rows to load", l.name)
 	}
@@ -41,55 +44,70 @@ func (l *loader) finish() error {
 	return nil
 }
 
+// allBad is the error for a file none of whose rows could be read.
+func allBad(name string, rows int, first error) error {
+	if rows == 1 {
+		return fmt.Errorf("%s: no row could be read: its only row is bad: %v", name, first)
+	}
+	return fmt.Errorf("%s: no row could be read: all %d rows are bad; the first: %v", name, rows, first)
+}
+
 // checkDuplicateIDs marks every row whose id an earlier row has as bad.
+// It sorts hashes of the ids rather than filling a map: for a million rows
+// that is faster and needs a fraction of the memory.
 func (l *loader) checkDuplicateIDs() {
-	seen := make(map[string]int32, len(l.items))
+	type entry struct {
+		hash uint64
+		slot int32
+	}
+	seed := maphash.MakeSeed()
+	es := make([]entry, 0, len(l.items))
 	for slot := range l.items {
+		if l.locs[slot].line != 0 {
+			es = append(es, entry{maphash.String(seed, l.items[slot].ID), int32(slot)})
+		}
+	}
+	slices.SortFunc(es, func(a, b entry) int {
+		if c := cmp.Compare(a.hash, b.hash); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.slot, b.slot)
+	})
+	var dups [][2]int32 // {duplicate slot, first slot with that id}
+	for i := 0; i < len(es); {
+		j := i + 1
+		for j < len(es) && es[j].hash == es[i].hash {
+			j++
+		}
+		// Within a run of equal hashes (almost always one id), each row
+		// is a duplicate of the first earlier row with the same id.
+		for k := i + 1; k < j; k++ {
+			for f := i; f < k; f++ {
+				if l.items[es[f].slot].ID == l.items[es[k].slot].ID {
+					dups = append(dups, [2]int32{es[k].slot, es[f].slot})
+					break
+				}
+			}
+		}
+		i = j
+	}
+	slices.SortFunc(dups, func(a, b [2]int32) int { return cmp.Compare(a[0], b[0]) })
+	for _, d := range dups {
+		slot, prev := d[0], d[1]
 		loc := l.locs[slot]
-		if loc.line == 0 {
-			continue
-		}
-		id := l.items[slot].ID
-		prev, dup := seen[id]
-		if !dup {
-			seen[id] = int32(slot)
-			continue
-		}
 		where := fmt.Sprintf("line %d", l.locs[prev].line)
 		if loc.elem >= 0 {
 			where = fmt.Sprintf("element [%d] on line %d", l.locs[prev].elem, l.locs[prev].line)
 		}
 		l.bad.add(&RowError{File: l.name, Line: int(loc.line), Element: int(loc.elem),
-			Msg: fmt.Sprintf("duplicate id %s (%s has it too): ids must be unique; map a unique field with --map id=FIELD, or number the rows with --map id=", quoteName(id), where)})
-		l.clearSlot(slot)
+			Msg: fmt.Sprintf("duplicate id %s (%s has it too): ids must be unique; map a unique field with --map id=FIELD, or number the rows with --map id=", quoteName(l.items[slot].ID), where)})
 		if !l.opts.SkipBad {
 			return
 		}
 	}
-}
-
-// harnessIDs appends the filter to the ids when a harness file holds
-// several filters, since it then has one row per document and filter.
-func (l *loader) harnessIDs() {
-	if l.plan.id == nil || l.ds.Mapping[RoleID] != "doc_id" {
-		return
+	for _, d := range dups {
+		l.clearSlot(int(d[0]))
 	}
-	filters := map[string]bool{}
-	for slot := range l.items {
-		if l.locs[slot].line != 0 {
-			filters[l.items[slot].Segments["filter"]] = true
-		}
-	}
-	if len(filters) < 2 {
-		return
-	}
-	for slot := range l.items {
-		if l.locs[slot].line != 0 {
-			it := &l.items[slot]
-			it.ID += "/" + it.Segments["filter"]
-		}
-	}
-	l.ds.Warnings = append(l.ds.Warnings, fmt.Sprintf("%s holds %d filters, one row per document and filter: ids are doc_id/filter", l.name, len(filters)))
 }
 
 // compact packs the filled slots to the front, in order, and numbers them.

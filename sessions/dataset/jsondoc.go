@@ -77,7 +77,7 @@ func (l *loader) loadJSON(text []byte) error {
 		if !l.opts.SkipBad {
 			return fmt.Errorf("%w%s", firstBad, skipHint)
 		}
-		return fmt.Errorf("%s: no row could be read: all %d rows are bad; the first: %v", l.name, len(rows), firstBad)
+		return allBad(l.name, len(rows), firstBad)
 	}
 	l.harness = d.looksHarness()
 	if err := l.mapFields(d, nil); err != nil {
@@ -135,7 +135,7 @@ func (l *loader) streamRows(s *scanner, lines *lineCounter, i int) ([]docRow, er
 // list of objects. key is "" when there is none, or when the object has
 // the fields of a row itself: the object is then the only row.
 func (l *loader) rowsList(obj jval) (key string, list jval, err error) {
-	var names []string
+	var names, lists []string
 	vals := map[string]jval{}
 	isRow := false
 	forEachMember(obj, func(k []byte, esc bool, v jval) bool {
@@ -148,20 +148,27 @@ func (l *loader) rowsList(obj jval) (key string, list jval, err error) {
 		if v.kind != kindArray {
 			return true
 		}
+		lists = append(lists, name)
+		vals[name] = v
 		forEachElement(v, func(_ int, e jval) bool {
 			if e.kind == kindObject {
 				names = append(names, name)
-				vals[name] = v
 			}
 			return false
 		})
 		return true
 	})
 	switch {
-	case isRow || len(names) == 0:
+	case isRow:
 		return "", jval{}, nil
 	case len(names) == 1:
 		return names[0], vals[names[0]], nil
+	case len(names) == 0 && len(lists) == 1:
+		// An empty list, or one of something else: reading it says what
+		// is wrong.
+		return lists[0], vals[lists[0]], nil
+	case len(names) == 0:
+		return "", jval{}, nil
 	}
 	q := make([]string, len(names))
 	for i, n := range names {

@@ -52,7 +52,7 @@ func (l *loader) loadJSONL(text []byte, format string) error {
 		if !l.opts.SkipBad || firstBad == nil {
 			return fmt.Errorf("%w%s", firstBad, skipHint)
 		}
-		return fmt.Errorf("%s: no row could be read: all %d rows are bad; the first: %v", l.name, nonBlank, firstBad)
+		return allBad(l.name, nonBlank, firstBad)
 	}
 	l.harness = format == "lm-eval" || d.looksHarness()
 	l.ds.Format = "jsonl"

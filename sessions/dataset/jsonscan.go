@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
@@ -198,11 +199,14 @@ func (s *scanner) str(i int) (end int, escaped bool, err *syntaxError) {
 	start := i
 	i++
 	for {
+		for i+8 <= len(b) && plainWord(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
 		for i < len(b) && plainByte[b[i]] {
 			i++
 		}
 		if i >= len(b) {
-			return 0, false, s.errAt(start, "a string that starts here is never closed")
+			return 0, false, s.unclosed(start)
 		}
 		switch c := b[i]; {
 		case c == '"':
@@ -210,7 +214,7 @@ func (s *scanner) str(i int) (end int, escaped bool, err *syntaxError) {
 		case c == '\\':
 			escaped = true
 			if i+1 >= len(b) {
-				return 0, false, s.errAt(start, "a string that starts here is never closed")
+				return 0, false, s.unclosed(start)
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -226,11 +230,29 @@ func (s *scanner) str(i int) (end int, escaped bool, err *syntaxError) {
 				return 0, false, s.errAt(i, `invalid escape \%s in a string (write \\ for a backslash)`, s.found(i+1))
 			}
 		case c == '\n':
-			return 0, false, s.errAt(start, "a string that starts here runs into a line break (line breaks inside strings must be written \\n)")
+			return 0, false, s.errAt(start, "a string that starts here runs into a line break (a line break inside a string must be written \\n)")
 		default:
 			return 0, false, s.errAt(i, "a string holds the control byte 0x%02x, which must be escaped (as \\u%04x)", c, c)
 		}
 	}
+}
+
+// plainWord reports whether none of the 8 bytes in x is a quote, a
+// backslash or a control byte, testing them all at once (the classic
+// "has a zero byte" bit trick, exact as a yes/no answer).
+func plainWord(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	less32 := (x - ones*0x20) & ^x & highs
+	return less32|zero(x^(ones*'"'))|zero(x^(ones*'\\')) == 0
+}
+
+// unclosed reports a string that runs to the end of the text.
+func (s *scanner) unclosed(start int) *syntaxError {
+	if s.eof == "the end of the line" {
+		return s.errAt(start, "a string that starts here is not closed on this line (a line break inside a string must be written \\n)")
+	}
+	return s.errAt(start, "a string that starts here is never closed")
 }
 
 func isHex(c byte) bool {

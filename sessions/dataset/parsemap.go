@@ -84,7 +84,7 @@ func canonicalRole(s string) (string, error) {
 	if s == "" {
 		msg = "--map: a mapping has no role before '=': the roles are " + strings.Join(Roles(), ", ")
 	}
-	if near := nearestRole(n); near != "" {
+	if near := nearestRole(n); near != "" && s != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", near)
 	}
 	return "", fmt.Errorf("%s", msg)

@@ -17,10 +17,13 @@ type rowMapper struct {
 	arena   arena
 	segs    interner
 	segVals []string
+	// hints[ref.hint] is where the ref's key was in the last row: rows
+	// mostly share one key order, so the first look usually hits.
+	hints []int
 }
 
 func newRowMapper(l *loader) *rowMapper {
-	m := &rowMapper{l: l}
+	m := &rowMapper{l: l, hints: make([]int, l.plan.refs)}
 	m.segs.init(len(l.plan.segments))
 	return m
 }
@@ -72,22 +75,22 @@ func (m *rowMapper) fill(it *judge.Item, slot, rowNum int) string {
 	if it.Gold, msg = m.text(p.gold, RoleGold); msg != "" {
 		return msg
 	}
-	if it.Prediction, msg = m.text(p.prediction, RolePrediction); msg != "" {
+	if it.Prediction, msg = m.prediction(p.prediction); msg != "" {
 		return msg
 	}
 	if it.ID, msg = m.id(p.id, rowNum); msg != "" {
 		return msg
 	}
 	if p.rubric != nil {
-		if v, ok, _ := m.find(p.rubric.path); ok {
+		if v, ok, _ := m.find(p.rubric); ok {
 			it.Rubric = rubricOf(&m.arena, v)
 		}
 	}
 	if len(p.segments) > 0 {
 		vals := m.segVals[:0]
-		for _, ref := range p.segments {
+		for k := range p.segments {
 			t := ""
-			if v, ok, _ := m.find(ref.path); ok {
+			if v, ok, _ := m.find(&p.segments[k]); ok {
 				t = textOf(&m.arena, v)
 			}
 			vals = append(vals, t)
@@ -95,8 +98,8 @@ func (m *rowMapper) fill(it *judge.Item, slot, rowNum int) string {
 		m.segVals = vals
 		it.Segments = m.segs.get(p.segments, vals)
 	}
-	for c, ref := range p.imported {
-		if v, ok, _ := m.find(ref.path); ok {
+	for c := range p.imported {
+		if v, ok, _ := m.find(&p.imported[c]); ok {
 			m.l.cols[c][slot] = textOf(&m.arena, v)
 		}
 	}
@@ -108,11 +111,24 @@ func (m *rowMapper) text(ref *fieldRef, role string) (string, string) {
 	if ref == nil {
 		return "", ""
 	}
-	v, ok, why := m.find(ref.path)
+	v, ok, why := m.find(ref)
 	if !ok {
 		return "", m.missing(ref.path, role, why)
 	}
 	return textOf(&m.arena, v), ""
+}
+
+// prediction is text for the prediction, but a harness multiple-choice
+// row's filtered responses become the position of the chosen answer.
+func (m *rowMapper) prediction(ref *fieldRef) (string, string) {
+	if m.l.harness && ref != nil && ref.path == "filtered_resps" {
+		if v, ok, _ := m.find(ref); ok {
+			if choice, ok := harnessChoice(v); ok {
+				return choice, ""
+			}
+		}
+	}
+	return m.text(ref, RolePrediction)
 }
 
 // id returns the row's id: its id field, or its row number.
@@ -120,7 +136,7 @@ func (m *rowMapper) id(ref *fieldRef, rowNum int) (string, string) {
 	if ref == nil {
 		return m.arena.commit(strconv.AppendInt(m.arena.reserve(20), int64(rowNum), 10)), ""
 	}
-	v, ok, why := m.find(ref.path)
+	v, ok, why := m.find(ref)
 	if !ok {
 		return "", m.missing(ref.path, RoleID, why)
 	}
@@ -174,8 +190,12 @@ func describeKeys(keys []string) string {
 // objects and lists, trying the longest key first so that keys holding
 // dots still work. why explains a dotted path that does not resolve; it
 // is "" when the first part is not there at all.
-func (m *rowMapper) find(path string) (v jval, ok bool, why string) {
-	if v, ok := m.member(path); ok {
+func (m *rowMapper) find(ref *fieldRef) (v jval, ok bool, why string) {
+	return m.findPath(ref.path, &m.hints[ref.hint])
+}
+
+func (m *rowMapper) findPath(path string, hint *int) (v jval, ok bool, why string) {
+	if v, ok := m.memberHint(path, hint); ok {
 		return v, true, ""
 	}
 	for k := strings.LastIndexByte(path, '.'); k > 0; k = strings.LastIndexByte(path[:k], '.') {
@@ -184,6 +204,31 @@ func (m *rowMapper) find(path string) (v jval, ok bool, why string) {
 		}
 	}
 	return jval{}, false, ""
+}
+
+// memberHint is member, looking first where the key was last time.
+func (m *rowMapper) memberHint(key string, hint *int) (jval, bool) {
+	h := *hint
+	if h >= len(m.members) || !keyIs(m.members[h].key, m.members[h].keyEscaped, key) {
+		h = -1
+		for k := len(m.members) - 1; k >= 0; k-- {
+			if mb := &m.members[k]; keyIs(mb.key, mb.keyEscaped, key) {
+				h = k
+				break
+			}
+		}
+		if h < 0 {
+			return jval{}, false
+		}
+		*hint = h
+	}
+	// A key that repeats counts by its last occurrence.
+	for k := len(m.members) - 1; k > h; k-- {
+		if mb := &m.members[k]; (mb.keyEscaped || len(mb.key) == len(key)) && keyIs(mb.key, mb.keyEscaped, key) {
+			return mb.val, true
+		}
+	}
+	return m.members[h].val, true
 }
 
 func (m *rowMapper) member(key string) (jval, bool) {
