@@ -26,6 +26,9 @@ func (s *Store) migrateStep() (done bool, err error) {
 	if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
 		return false, s.wrap(err, "reading the schema version")
 	}
+	if version < 0 {
+		return false, damaged(s.path, fmt.Errorf("impossible schema version %d", version))
+	}
 	if version > schemaVersion {
 		return false, newError(ErrNewerSchema, nil,
 			"session %s was written by a newer Gavel (schema v%d; this Gavel reads up to v%d): upgrade Gavel",

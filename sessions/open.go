@@ -211,6 +211,9 @@ func (s *Store) identify(db *sql.DB) (fresh bool, version int, err error) {
 			"%s is not a Gavel session: it is an SQLite database of another program (application id %#08x); choose another --session file",
 			s.path, uint32(appID))
 	}
+	if version < 0 {
+		return false, 0, damaged(s.path, fmt.Errorf("impossible schema version %d", version))
+	}
 	if version > schemaVersion {
 		return false, 0, newError(ErrNewerSchema, nil,
 			"session %s was written by a newer Gavel (schema v%d; this Gavel reads up to v%d): upgrade Gavel",
