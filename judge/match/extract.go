@@ -1,18 +1,12 @@
 package match
 
-import (
-	"strings"
-
-	"github.com/gavel-dev/gavel/judge"
-)
-
 // Extraction is the answer found in a prediction (seed 002, step 1).
 type Extraction struct {
 	// Answer is the answer text exactly as written: Prediction[Start:End].
 	// It is empty when the prediction holds no answer text at all.
 	Answer string
 	// Start and End are the byte offsets of Answer in the prediction, for
-	// highlighting. Start == End means there is nothing to highlight.
+	// highlighting; Start == End when there is no answer.
 	Start, End int
 	// Rule says how the answer was found, strongest first:
 	//   "boxed"           \boxed{…} (nested braces allowed)
@@ -55,17 +49,15 @@ func Extract(prediction string) Extraction {
 // list, "contains" and "not answerable" rules search when the answer was
 // not found by a cue.
 func extract(pred string) (Extraction, string) {
-	text, fromTrace := judge.FinalAnswerText(pred)
-	c, ok := findAnswer(text)
+	v, fromTrace := finalView(pred)
+	none := Extraction{Rule: "none", FromTrace: fromTrace}
+	c, ok := findAnswer(v.text)
 	if !ok {
-		return Extraction{Rule: "none", FromTrace: fromTrace}, text
+		return none, v.text
 	}
-	ex := Extraction{Answer: text[c.s:c.e], Rule: c.rule, FromTrace: fromTrace}
-	if base := strings.LastIndex(pred, text); base >= 0 {
-		ex.Start, ex.End = base+c.s, base+c.e
-	} else if k := strings.LastIndex(pred, ex.Answer); k >= 0 {
-		// The final text was joined from pieces around a <think> block.
-		ex.Start, ex.End = k, k+len(ex.Answer)
+	s, e, ok := v.locate(c.s, c.e)
+	if s, e = trimAnswer(pred, s, e); !ok || e <= s {
+		return none, v.text
 	}
-	return ex, text
+	return Extraction{Answer: pred[s:e], Start: s, End: e, Rule: c.rule, FromTrace: fromTrace}, v.text
 }

@@ -99,3 +99,39 @@ func FuzzParseList(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFinalText checks finalView against judge.FinalAnswerText, the
+// definition it follows, on ASCII text (where judge.SplitThink's offsets
+// are sound), and that every piece of the view is where it says it is in
+// the prediction for any input.
+func FuzzFinalText(f *testing.F) {
+	for _, s := range []string{
+		"<think>a</think>b", "x</think>y<think>z", "<think>p\n\nq</think>", "<THINK>a</Think> b <think>c</think>d",
+		"</think></think><think><think></think>", "<think> </think>\n<think>a\n\n\n\nb\n\n</think>", "a<think>b",
+		"<think>x</think>\n\n", "\xe3<think>", "İ<think>x</think>y",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, fromTrace := finalView(s)
+		for _, sg := range v.segs {
+			if sg.at < 0 || sg.at+sg.n > len(v.text) || sg.orig < 0 || sg.orig+sg.n > len(s) ||
+				v.text[sg.at:sg.at+sg.n] != s[sg.orig:sg.orig+sg.n] {
+				t.Fatalf("segment %+v of view %q does not match %q", sg, v.text, s)
+			}
+		}
+		ascii := []byte(s)
+		for i, c := range ascii {
+			if c >= 0x80 {
+				ascii[i] = '?'
+			}
+		}
+		if string(ascii) != s {
+			return
+		}
+		want, wantTrace := judge.FinalAnswerText(s)
+		if v.text != want || fromTrace != wantTrace {
+			t.Fatalf("finalView(%q) = %q, %v; judge.FinalAnswerText = %q, %v", s, v.text, fromTrace, want, wantTrace)
+		}
+	})
+}

@@ -19,6 +19,8 @@ func TestLargeInputs(t *testing.T) {
 		{"many conclusions", "x y", strings.Repeat("So ", n) + "x y"},
 		{"many bold", "z", strings.Repeat("**a** ", n) + "**z**"},
 		{"long repetitive gold", strings.Repeat("x ", n) + "y", strings.Repeat("x ", 2*n) + "y"},
+		{"many think blocks", "(B)", strings.Repeat("<think>x</think>y", n) + " So the answer is (B)."},
+		{"many stray closing tags", "(B)", strings.Repeat("x</think>", n) + "The answer is (B)."},
 		{"many negated numbers", "Not answerable", strings.Repeat("not 2022 ", n)},
 	}
 	for _, tc := range tests {

@@ -252,6 +252,15 @@ func isLetterAt(s string, i int) bool {
 // fold turns raw tokens into normalised ones: number words become numbers,
 // "per cent" becomes "percent", months are abbreviated, articles go.
 func fold(raw []tok) []tok {
+	// Articles go first, so that "a hundred" is 100 and "0 a thousand"
+	// folds the same way as "0 thousand" does.
+	kept := raw[:0]
+	for _, t := range raw {
+		if t.isNum || !articles[t.text] {
+			kept = append(kept, t)
+		}
+	}
+	raw = kept
 	out := make([]tok, 0, len(raw))
 	for i := 0; i < len(raw); {
 		if v, n, ok := numberPhrase(raw, i); ok {
@@ -269,9 +278,6 @@ func fold(raw []tok) []tok {
 		case t.text == "per" && i+1 < len(raw) && raw[i+1].text == "cent":
 			t = tok{text: "percent"}
 			i++
-		case articles[t.text]:
-			i++
-			continue
 		default:
 			if m, ok := months[t.text]; ok {
 				t.text = m

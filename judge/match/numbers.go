@@ -1,6 +1,9 @@
 package match
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // Number words, so that "forty-two" equals 42 and "ten percent" equals 10%.
 var (
@@ -75,7 +78,12 @@ func numberPhrase(ts []tok, i int) (float64, int, bool) {
 	}
 	sign := 1.0
 	j := i
-	if (ts[j].text == "minus" || ts[j].text == "negative") && j+1 < len(ts) {
+	if ts[j].text == "minus" || ts[j].text == "negative" {
+		// "minus -5" stays as written: folding it would make a second
+		// normalisation change the first.
+		if j+1 >= len(ts) || strings.HasPrefix(ts[j+1].text, "-") {
+			return 0, 0, false
+		}
 		if k, _ := kindOf(ts[j+1]); k == notNumber {
 			return 0, 0, false
 		}
@@ -97,11 +105,19 @@ func numberPhrase(ts []tok, i int) (float64, int, bool) {
 		switch k {
 		case digitsKind, unitKind, teenKind, tensKind:
 			current += v
-		case hundredKind:
-			current = max(current, 1) * 100
-		case scaleKind:
-			total += max(current, 1) * v
-			current = 0
+		case hundredKind, scaleKind:
+			// A bare "hundred" or "thousand" counts one of them; after a
+			// number it multiplies it, even "0 thousand".
+			n := current
+			if last == notNumber {
+				n = 1
+			}
+			if k == hundredKind {
+				current = n * 100
+			} else {
+				total += n * v
+				current = 0
+			}
 		}
 		last = k
 	}
@@ -130,7 +146,7 @@ func follows(last, next wordKind) bool {
 	case hundredKind:
 		return last == notNumber || last == unitKind || last == teenKind || last == tensKind || last == digitsKind
 	case scaleKind:
-		return last != notNumber
+		return last != scaleKind
 	}
 	return false
 }
