@@ -1,0 +1,111 @@
+package sessions
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// TestSchemaDocMatchesSchema keeps SCHEMA.md honest: it names the current
+// version and every table, view and column, and each example query runs
+// and finds rows in a session with labels, verdicts and a re-judge.
+func TestSchemaDocMatchesSchema(t *testing.T) {
+	doc, err := os.ReadFile("SCHEMA.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	for _, want := range []string{fmt.Sprintf("**v%d**", schemaVersion), fmt.Sprintf("%#X", applicationID)[2:]} {
+		if !strings.Contains(strings.ToUpper(text), strings.ToUpper(want)) {
+			t.Errorf("SCHEMA.md does not mention %s", want)
+		}
+	}
+
+	s, _ := newSession(t)
+	objs, err := s.db.Query(`SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for objs.Next() {
+		var typ, name string
+		objs.Scan(&typ, &name)
+		names = append(names, name)
+		if !strings.Contains(text, "`"+name+"`") {
+			t.Errorf("SCHEMA.md does not describe %s %s", typ, name)
+		}
+	}
+	objs.Close()
+	for _, name := range names {
+		cols, err := s.db.Query(`SELECT name FROM pragma_table_info(?)`, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for cols.Next() {
+			var col string
+			cols.Scan(&col)
+			if !strings.Contains(text, "`"+col+"`") && !strings.Contains(text, "`"+col+"`,") {
+				t.Errorf("SCHEMA.md does not describe column %s.%s", name, col)
+			}
+		}
+		cols.Close()
+	}
+
+	populateForExamples(t, s)
+	blocks := regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(text, -1)
+	if len(blocks) < 4 {
+		t.Fatalf("SCHEMA.md has %d example queries, want at least 4", len(blocks))
+	}
+	for _, b := range blocks {
+		rows, err := s.db.Query(b[1])
+		if err != nil {
+			t.Errorf("example query fails: %v\n%s", err, b[1])
+			continue
+		}
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		if err := rows.Err(); err != nil {
+			t.Errorf("example query fails: %v\n%s", err, b[1])
+		}
+		rows.Close()
+		if n == 0 {
+			t.Errorf("example query finds nothing in a populated session:\n%s", b[1])
+		}
+	}
+}
+
+// populateForExamples gives the session a re-judged item, a disagreement,
+// an error verdict, labels by "ann", a note and an undo.
+func populateForExamples(t *testing.T, s *Store) {
+	t.Helper()
+	run, err := s.EnsureRun(binaryInfo("docqa", "gpt-4o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveVerdicts(run.ID, sampleVerdicts()); err != nil {
+		t.Fatal(err)
+	}
+	rejudge := judge.Verdict{ItemID: "q2", Values: map[string]float64{"correct": 1}, Status: judge.StatusOK, Reason: "close enough"}
+	if err := s.SaveVerdicts(run.ID, []judge.Verdict{rejudge}); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range [][]Action{
+		{label("q2", "correct", 1), note("q2", "typo")},
+		{label("q2", "correct", 0), note("q2", "Lyon is wrong")},
+		{accept("q1", "correct", 1)},
+		{label("q3", "correct", 1)},
+	} {
+		if _, err := s.Record(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Undo(); err != nil {
+		t.Fatal(err)
+	}
+}
