@@ -90,6 +90,7 @@ func TestGoldForms(t *testing.T) {
 		{"A", "So the answer is (A).", true},
 		{"Option C", "The answer is C.", true},
 		{"[D]", "The answer is (D).", true},
+		{"[A]", "The answer is (B), a good one.", false},
 		{"(D)", "The answer is (E).", false},
 		{"TRUE", "the statement is true", true},
 		{"valid", "So the argument is deductively valid.", true},

@@ -82,6 +82,9 @@ func finalView(pred string) (view, bool) {
 // unclosed <think> runs to the end, and a </think> with no opening tag
 // makes everything before it trace.
 func thinkRegions(pred string) (finals, traces []span) {
+	if strings.IndexByte(pred, '<') < 0 {
+		return []span{{0, len(pred)}}, nil
+	}
 	lt := asciiLower(pred)
 	nextOpen, nextClose := -2, -2 // -2: not searched yet; -1: none left
 	find := func(cached *int, tag string, from int) int {

@@ -3,6 +3,7 @@ package match
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -57,11 +58,12 @@ func decide(in input) outcome {
 	if isNotAnswerableGold(in.gt) {
 		return notAnswerableRule(in)
 	}
-	if items, ok := goldList(in.gold, in.question); ok {
-		return listRule(in, items)
-	}
+	// An option letter before lists, since "[B]" is an option, not a list.
 	if l, ok := goldLetter(in.gold); ok {
 		return letterRule(in, l)
+	}
+	if items, ok := goldList(in.gold, in.question); ok {
+		return listRule(in, items)
 	}
 	if o, ok := polarityRule(in); ok {
 		return o
@@ -95,6 +97,7 @@ func notAnswerableRule(in input) outcome {
 
 func listRule(in input, items []string) outcome {
 	st := tokens(in.scope())
+	items = slices.DeleteFunc(items, func(it string) bool { return squeeze(it) == "" })
 	if len(items) == 0 {
 		if strings.Contains(strings.ReplaceAll(in.scope(), " ", ""), "[]") ||
 			(len(st) > 0 && len(st) <= 3 && emptyListWords[st[0].text]) {
@@ -105,6 +108,7 @@ func listRule(in input, items []string) outcome {
 	// Count how often each distinct item is needed, so ['0', '0'] needs two.
 	need := map[string]int{}
 	itemToks := map[string][]tok{}
+	written := map[string]string{} // the item as the gold writes it, for the reason
 	var order []string
 	for _, it := range items {
 		k := normText(it)
@@ -116,6 +120,7 @@ func listRule(in input, items []string) outcome {
 		}
 		if need[k] == 0 {
 			order = append(order, k)
+			written[k] = strings.TrimSpace(it)
 		}
 		need[k]++
 	}
@@ -128,7 +133,7 @@ func listRule(in input, items []string) outcome {
 			have = countPhrase(st, itemToks[k])
 		}
 		if have < need[k] {
-			missing = append(missing, k)
+			missing = append(missing, written[k])
 		}
 	}
 	if len(missing) > 0 {
@@ -286,7 +291,7 @@ func textRule(in input) outcome {
 		return outcome{true, RuleContains, fmt.Sprintf("normalised %s appears in the answer as a phrase (a lenient baseline that can be wrong)", g)}
 	}
 	if p := unanswerablePhrase(st); p != "" {
-		return outcome{false, RuleNotAnswerable, fmt.Sprintf("the prediction says the question cannot be answered (%q) but it has %s", p, g)}
+		return outcome{false, RuleNotAnswerable, fmt.Sprintf("the prediction says the question cannot be answered (%q) but the gold is %s", p, quote(in.gold))}
 	}
 	return outcome{false, RuleContains, fmt.Sprintf("normalised %s is neither the answer nor a phrase in it", g)}
 }

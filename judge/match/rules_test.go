@@ -68,6 +68,8 @@ func TestListRule(t *testing.T) {
 		{"empty list, empty answer", "[]", "[]", "", true, RuleList},
 		{"empty list, none", "[]", "None.", "", true, RuleList},
 		{"empty list, items", "[]", "['Dog']", "", false, RuleList},
+		{"empty items are ignored", "['', 'Dog']", "Dog", "", true, RuleList},
+		{"only empty items", "['', ' ']", "['Dog']", "", false, RuleList},
 		{"list question, comma gold", "Jun, Aug", "June and August", seed000Ex3Question, true, RuleList},
 		{"list cue answer only", "['Jun', 'Aug']", "Deadlines are June and August for others. The answer is June.", "", false, RuleList},
 		{"bullets after the cue", "['Dog', 'Cat', 'Bear']", "The answers are:\n- Bear\n- Dog\n- Cat", "", true, RuleList},
