@@ -3,7 +3,10 @@ package dataset
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // fieldRef is one mapped field: its path and, for CSV and TSV, its column.
@@ -32,7 +35,7 @@ func (l *loader) mapFields(d *discovery, columns []string) error {
 		for _, p := range fieldsOf(role, f) {
 			if !d.has(p, columns == nil) {
 				return fmt.Errorf("%s: no field %s (from --map %s=%s): %s; fix the --map",
-					l.name, quoteName(p), role, f, l.keyList(d.keys))
+					l.name, quoteName(p), role, printable(f), l.keyList(d.keys))
 			}
 			used[p] = true
 		}
@@ -175,6 +178,16 @@ func (l *loader) keyList(keys []string) string {
 		return "the columns are " + s
 	}
 	return "rows have keys " + s
+}
+
+// printable returns s as typed when it prints as itself, else quoted.
+func printable(s string) string {
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // fieldsOf splits a mapping value into its fields.
