@@ -14,8 +14,13 @@
 //     equivalence table and seed 000's rules): "Not answerable", lists,
 //     option letters, booleans, yes/no and plausibility words, numbers,
 //     percentages, then normalised text (case, punctuation, articles,
-//     whitespace, number words, months) and, lowest, a "contains" baseline.
+//     whitespace, number words, months), acronyms ("NASA") and, lowest, a
+//     "contains" baseline that is deliberately lenient.
 //
 // Every verdict names the rule that decided in its reason and in
-// Extra["rule"], so a reviewer can see why and a statistic can count by rule.
+// Extra["rule"], so a reviewer can see why and a statistic can count by
+// rule; Extra also holds the extracted answer and its byte span in the
+// prediction, for highlighting. An item without a gold answer gets a
+// parse_error verdict. The judge holds no state and compiles nothing per
+// call, so one value serves a worker pool over millions of items.
 package match

@@ -110,13 +110,23 @@ func listRule(in input, items []string) outcome {
 	itemToks := map[string][]tok{}
 	written := map[string]string{} // the item as the gold writes it, for the reason
 	var order []string
+	var rawScope []tok
 	for _, it := range items {
 		k := normText(it)
-		if k == "" {
+		switch {
+		case k != "":
+			itemToks[k] = tokens(it)
+		case len(rawTokens(it)) > 0:
+			// An item that is only an article, like the grade "A": match
+			// its words before articles are dropped.
+			k = "raw:" + joinTokens(rawTokens(it))
+			itemToks[k] = rawTokens(it)
+			if rawScope == nil {
+				rawScope = rawTokens(in.scope())
+			}
+		default:
 			k = squeeze(it)
 			itemToks[k] = nil
-		} else {
-			itemToks[k] = tokens(it)
 		}
 		if need[k] == 0 {
 			order = append(order, k)
@@ -126,10 +136,13 @@ func listRule(in input, items []string) outcome {
 	}
 	var missing []string
 	for _, k := range order {
-		have := 0
-		if itemToks[k] == nil {
+		var have int
+		switch {
+		case itemToks[k] == nil:
 			have = strings.Count(squeeze(in.scope()), k)
-		} else {
+		case strings.HasPrefix(k, "raw:"):
+			have = countPhrase(rawScope, itemToks[k])
+		default:
 			have = countPhrase(st, itemToks[k])
 		}
 		if have < need[k] {

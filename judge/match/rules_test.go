@@ -68,6 +68,8 @@ func TestListRule(t *testing.T) {
 		{"empty list, empty answer", "[]", "[]", "", true, RuleList},
 		{"empty list, none", "[]", "None.", "", true, RuleList},
 		{"empty list, items", "[]", "['Dog']", "", false, RuleList},
+		{"article-only items", "['A', 'B']", "Grades: B and A", "", true, RuleList},
+		{"article-only item missing", "['A', 'B']", "Grades: B and C", "", false, RuleList},
 		{"empty items are ignored", "['', 'Dog']", "Dog", "", true, RuleList},
 		{"only empty items", "['', ' ']", "['Dog']", "", false, RuleList},
 		{"list question, comma gold", "Jun, Aug", "June and August", seed000Ex3Question, true, RuleList},
