@@ -70,14 +70,28 @@ func (s *Store) Record(acts []Action) ([]Action, error) {
 		if err != nil {
 			return err
 		}
+		known, err := tx.Prepare(`SELECT 1 FROM items WHERE item_id = ?`)
+		if err != nil {
+			return err
+		}
+		defer known.Close()
+		ins, err := prepareInsertAction(tx)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
 		at := now()
 		for i := range out {
 			a := &out[i]
 			a.Group, a.Annotator, a.At, a.Undoes = group, s.annotator, at, 0
-			if err := checkItem(tx, a.ItemID); err != nil {
+			var one int
+			if err := known.QueryRow(a.ItemID).Scan(&one); err != nil {
+				if errors.Is(err, sql.ErrNoRows) {
+					return fmt.Errorf("unknown item %q", a.ItemID)
+				}
 				return err
 			}
-			if a.ID, err = insertAction(tx, *a); err != nil {
+			if a.ID, err = insertAction(ins, *a); err != nil {
 				return err
 			}
 		}
@@ -113,15 +127,6 @@ func checkAction(a Action) error {
 	return nil
 }
 
-func checkItem(tx *sql.Tx, itemID string) error {
-	var one int
-	err := tx.QueryRow(`SELECT 1 FROM items WHERE item_id = ?`, itemID).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("unknown item %q", itemID)
-	}
-	return err
-}
-
 // nextGroup numbers a new group; writes are serialised by the IMMEDIATE
 // transaction, so max+1 cannot be taken twice.
 func nextGroup(tx *sql.Tx) (int64, error) {
@@ -130,7 +135,12 @@ func nextGroup(tx *sql.Tx) (int64, error) {
 	return g, err
 }
 
-func insertAction(tx *sql.Tx, a Action) (int64, error) {
+func prepareInsertAction(tx *sql.Tx) (*sql.Stmt, error) {
+	return tx.Prepare(`INSERT INTO actions (group_id, kind, item_id, criterion, dimension, value, note, via, annotator, at, undoes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+}
+
+func insertAction(ins *sql.Stmt, a Action) (int64, error) {
 	var value, undoes any
 	if a.Kind == KindLabel || a.Kind == KindAccept {
 		value = a.Value
@@ -138,9 +148,7 @@ func insertAction(tx *sql.Tx, a Action) (int64, error) {
 	if a.Kind == KindUndo {
 		undoes = a.Undoes
 	}
-	res, err := tx.Exec(`INSERT INTO actions (group_id, kind, item_id, criterion, dimension, value, note, via, annotator, at, undoes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.Group, string(a.Kind), a.ItemID, a.Criterion, a.Dimension, value, a.Note, a.Via, a.Annotator, stamp(a.At), undoes)
+	res, err := ins.Exec(a.Group, string(a.Kind), a.ItemID, a.Criterion, a.Dimension, value, a.Note, a.Via, a.Annotator, stamp(a.At), undoes)
 	if err != nil {
 		return 0, err
 	}
@@ -175,11 +183,16 @@ func (s *Store) Undo() ([]Action, error) {
 		if err != nil {
 			return err
 		}
+		ins, err := prepareInsertAction(tx)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
 		at := now()
 		for _, a := range undone {
 			u := Action{Group: group, Kind: KindUndo, ItemID: a.ItemID, Criterion: a.Criterion, Dimension: a.Dimension,
 				Annotator: s.annotator, At: at, Undoes: a.ID}
-			if _, err := insertAction(tx, u); err != nil {
+			if _, err := insertAction(ins, u); err != nil {
 				return err
 			}
 		}

@@ -50,6 +50,10 @@ type Store struct {
 // to finish before it gives up.
 const busyTimeoutMS = 10000
 
+// maxReaders bounds the read connections (and so the open files) of a
+// store; reads are short, so a few suffice for the screen and a judge run.
+const maxReaders = 4
+
 // sqliteMagic starts every SQLite database file.
 var sqliteMagic = []byte("SQLite format 3\x00")
 
@@ -159,6 +163,7 @@ func (s *Store) openWritable(abs string) error {
 	if s.db, err = sql.Open("sqlite", dsn(abs, false, false)); err != nil {
 		return fmt.Errorf("cannot open session %s: %w", s.path, err)
 	}
+	s.db.SetMaxOpenConns(maxReaders)
 	return s.acquireLock()
 }
 
@@ -167,6 +172,7 @@ func (s *Store) openReadOnly(abs string) error {
 	if err != nil {
 		return fmt.Errorf("cannot open session %s: %w", s.path, err)
 	}
+	db.SetMaxOpenConns(maxReaders)
 	s.db = db
 	fresh, version, err := s.identify(db)
 	if err != nil {
