@@ -4,40 +4,71 @@ import "strings"
 
 // SplitThink separates a model output into its reasoning trace and its
 // final answer text. The trace is everything inside <think>…</think>
-// (several blocks are joined); an unclosed <think> runs to the end, and a
-// closing </think> with no opening tag (as some reasoning models write)
-// makes everything before it the trace. Tags are matched case-insensitively.
+// (several blocks are joined with newlines); an unclosed <think> runs to
+// the end, and a closing </think> with no opening tag before it (as some
+// reasoning models write) makes everything before it the trace. Tags are
+// matched ASCII-case-insensitively on bytes, so any input — invalid UTF-8
+// included — splits in one linear pass.
 func SplitThink(s string) (think, final string) {
-	lower := strings.ToLower(s)
-	open := strings.Index(lower, "<think>")
-	closeTag := strings.Index(lower, "</think>")
-	if closeTag >= 0 && (open < 0 || closeTag < open) {
-		// A trace with its opening tag missing.
-		t, rest := s[:closeTag], s[closeTag+len("</think>"):]
-		more, fin := SplitThink(rest)
-		return joinTrace(t, more), fin
+	const openTag, closeTag = "<think>", "</think>"
+	var traces []string
+	var fin strings.Builder
+	i := 0
+	if c := indexFold(s, closeTag, 0); c >= 0 {
+		if o := indexFold(s[:c], openTag, 0); o < 0 {
+			traces = append(traces, s[:c])
+			i = c + len(closeTag)
+		}
 	}
-	if open < 0 {
-		return "", s
+	for i < len(s) {
+		o := indexFold(s, openTag, i)
+		if o < 0 {
+			fin.WriteString(s[i:])
+			break
+		}
+		fin.WriteString(s[i:o])
+		start := o + len(openTag)
+		c := indexFold(s, closeTag, start)
+		if c < 0 {
+			traces = append(traces, s[start:])
+			break
+		}
+		traces = append(traces, s[start:c])
+		i = c + len(closeTag)
 	}
-	before := s[:open]
-	after := s[open+len("<think>"):]
-	end := strings.Index(strings.ToLower(after), "</think>")
-	if end < 0 {
-		return after, before
-	}
-	more, fin := SplitThink(after[end+len("</think>"):])
-	return joinTrace(after[:end], more), before + fin
+	return joinTraces(traces), fin.String()
 }
 
-func joinTrace(a, b string) string {
-	switch {
-	case strings.TrimSpace(b) == "":
-		return a
-	case strings.TrimSpace(a) == "":
-		return b
+// indexFold returns the first index at or after from where the ASCII tag
+// occurs in s, ignoring ASCII case, or -1.
+func indexFold(s, tag string, from int) int {
+	for i := from; i+len(tag) <= len(s); {
+		j := strings.IndexByte(s[i:], tag[0])
+		if j < 0 || i+j+len(tag) > len(s) {
+			return -1
+		}
+		i += j
+		if strings.EqualFold(s[i:i+len(tag)], tag) {
+			return i
+		}
+		i++
 	}
-	return a + "\n" + b
+	return -1
+}
+
+// joinTraces joins the non-blank trace blocks with newlines; when every
+// block is blank, the first one stands for them.
+func joinTraces(traces []string) string {
+	var kept []string
+	for _, t := range traces {
+		if strings.TrimSpace(t) != "" {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == 0 && len(traces) > 0 {
+		return traces[0]
+	}
+	return strings.Join(kept, "\n")
 }
 
 // FinalAnswerText returns the text a judge should read for the answer: the

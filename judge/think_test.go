@@ -1,6 +1,9 @@
 package judge
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestSplitThink(t *testing.T) {
 	tests := []struct {
@@ -39,5 +42,41 @@ func TestFinalAnswerText(t *testing.T) {
 		if got != tc.want || fromTrace != tc.fromTrace {
 			t.Errorf("FinalAnswerText(%q) = %q, %v; want %q, %v", tc.in, got, fromTrace, tc.want, tc.fromTrace)
 		}
+	}
+}
+
+func TestSplitThinkHostileInput(t *testing.T) {
+	tests := []struct{ in, think, final string }{
+		{"\xe3<think>x</think>y", "x", "\xe3y"},
+		{"İİİİ<think>x</think>y", "x", "İİİİy"},
+		{"<THINK>a</Think>b", "a", "b"},
+		{"<<think>a</think>", "a", "<"},
+		{"</think", "", "</think"},
+	}
+	for _, tc := range tests {
+		think, final := SplitThink(tc.in)
+		if think != tc.think || final != tc.final {
+			t.Errorf("SplitThink(%q) = %q, %q; want %q, %q", tc.in, think, final, tc.think, tc.final)
+		}
+	}
+}
+
+func FuzzSplitThink(f *testing.F) {
+	for _, s := range []string{"", "<think>a</think>b", "a</think>b", "<think>open", "\xe3<think>x</think>", "İ<think>x</think>y", strings.Repeat("<think>a</think>b", 50)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		think, final := SplitThink(s)
+		if len(final) > len(s) || len(think) > len(s)+strings.Count(s, "<") {
+			t.Fatalf("SplitThink(%q) grew: %q, %q", s, think, final)
+		}
+		FinalAnswerText(s)
+	})
+}
+
+func BenchmarkSplitThinkManyBlocks(b *testing.B) {
+	s := strings.Repeat("<think>step</think>text ", 15000) // ~340 KB
+	for b.Loop() {
+		SplitThink(s)
 	}
 }

@@ -126,20 +126,22 @@ func segmentText(segs map[string]string) string {
 // progress and whether everything is saved on the right.
 func (m *Model) statusLine() string {
 	st := m.styles
-	left := fmt.Sprintf("reviewed %d/%d", m.nReviewed, m.nApplic)
+	frac := 0.0
+	if m.nApplic > 0 {
+		frac = float64(m.nReviewed) / float64(m.nApplic)
+	}
+	left := fmt.Sprintf("reviewed %d/%d ", m.nReviewed, m.nApplic) + m.bar(frac)
 	if m.nCompared > 0 {
 		left += fmt.Sprintf(" · agreement %d/%d = %.0f%%", m.nAgree, m.nCompared, 100*float64(m.nAgree)/float64(m.nCompared))
 	}
 	var right []string
 	if r := m.run(); r != nil && r.judging {
 		p := r.progress
-		frac := 0.0
+		frac = 0
 		if p.Total > 0 {
 			frac = float64(p.Done) / float64(p.Total)
 		}
-		bar := progress.New(progress.WithWidth(min(20, max(m.width/8, 6))), progress.WithoutPercentage(),
-			progress.WithColors(st.BarFull), progress.WithFillCharacters('█', '░'))
-		s := "judging " + bar.ViewAs(frac) + fmt.Sprintf(" %d/%d", p.Done, p.Total)
+		s := fmt.Sprintf("judging %d/%d ", p.Done, p.Total) + m.bar(frac)
 		if p.Errors > 0 {
 			s += st.Error.Render(fmt.Sprintf(" · %d errors", p.Errors))
 		}
@@ -156,7 +158,14 @@ func (m *Model) statusLine() string {
 	case m.nReviewed > 0 || len(m.labels.groups) > 0:
 		right = append(right, st.Agree.Render("✓ saved"))
 	}
-	return spread(st.Strong.Render(left), strings.Join(right, st.Muted.Render(" · ")), m.width)
+	return spread(left, strings.Join(right, st.Muted.Render(" · ")), m.width)
+}
+
+// bar is a small progress bar for the status line.
+func (m *Model) bar(frac float64) string {
+	b := progress.New(progress.WithWidth(min(16, max(m.width/10, 6))), progress.WithoutPercentage(),
+		progress.WithColors(m.styles.BarFull), progress.WithFillCharacters('█', '░'))
+	return b.ViewAs(frac)
 }
 
 // hintLine shows the note editor, a message, or the main keys.
