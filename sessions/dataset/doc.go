@@ -15,6 +15,28 @@
 // the items point into the file's bytes wherever no unescaping is needed.
 // A loaded dataset therefore holds little more than the file itself.
 //
+// Decisions worth knowing:
+//   - An item's ID is its id field, else its row number: the line number
+//     for JSONL (so that blank lines do not shift the ids of the rows after
+//     them), the position from 1 for a JSON list, the record from 1 after
+//     the header for CSV and TSV. Bad rows skipped with SkipBad keep their
+//     numbers, so the ids of the other rows do not depend on them.
+//   - Ids must be unique: sessions match items by id. A repeated id is a
+//     bad row (its message names the earlier line that has it), so it stops
+//     the load, or is skipped with SkipBad. doc_id is not taken as an id on
+//     its own, since it often names a document that several questions share
+//     (MMLongBench-Doc); in lm-evaluation-harness files it is, with the
+//     filter appended when a file holds several filters.
+//   - Invalid UTF-8 is repaired, not refused: each bad sequence becomes
+//     U+FFFD, the lines are counted (Dataset.InvalidUTF8Lines) and a warning
+//     says where the first was. One stray byte should not block a million
+//     rows, and repaired text is safe to show and to export.
+//   - NaN, Infinity and -Infinity, which Python writes into JSON, are read
+//     as numbers; Fields holds null in their place so that it stays JSON.
+//   - A field of a row that is not a string becomes text: numbers as
+//     written, true/false, null as "", a list of one value as that value,
+//     other lists and objects as compact JSON.
+//
 // Bad input never panics: every error names the file, the line (and for a
 // JSON document the element) and what is wrong, and says what to do.
 package dataset

@@ -59,6 +59,12 @@ func TestLoadFormats(t *testing.T) {
 			items:   []string{"1|a?|x|x||", "4|b?|y|z||"},
 		},
 		{
+			// Files joined with cat: a byte-order mark on every part.
+			path: "testdata/good/joined.jsonl", format: "jsonl",
+			mapping: "question=question,prediction=prediction",
+			items:   []string{"1|a?||x||", "2|b?||y||"},
+		},
+		{
 			path: "testdata/good/nested.jsonl", format: "jsonl",
 			opts:    Options{Map: map[string]string{"question": "doc.question", "gold": "doc.answers.0", "prediction": "resps.0.0", "segment": "doc.meta.tag"}},
 			mapping: "question=doc.question,gold=doc.answers.0,prediction=resps.0.0,segment=doc.meta.tag",

@@ -17,6 +17,12 @@ func nextLine(text []byte) (line, rest []byte) {
 	return text, nil
 }
 
+// dropBOM removes a byte-order mark that starts a line: files joined with
+// cat keep the marks of all but the first.
+func dropBOM(row []byte) []byte {
+	return bytes.TrimPrefix(row, []byte("\xef\xbb\xbf"))
+}
+
 // trimRow drops the space around a row, including a CR of CRLF endings.
 func trimRow(b []byte) []byte {
 	i, j := 0, len(b)
@@ -37,7 +43,7 @@ func (l *loader) loadJSONL(text []byte, format string) error {
 	for line, rest := 1, text; len(rest) > 0 && d.rows < discoverRows; line++ {
 		var row []byte
 		row, rest = nextLine(rest)
-		if len(trimRow(row)) == 0 {
+		if row = dropBOM(row); len(trimRow(row)) == 0 {
 			continue
 		}
 		nonBlank++
@@ -114,7 +120,7 @@ func (l *loader) parseLines(text []byte) error {
 			if line&4095 == 0 && stop(c) {
 				return
 			}
-			if len(trimRow(row)) == 0 {
+			if row = dropBOM(row); len(trimRow(row)) == 0 {
 				continue
 			}
 			if !valid && !utf8.Valid(row) {
