@@ -281,3 +281,20 @@ func FuzzParseQuality(f *testing.F) {
 		`{"completeness_score": "3", "correctness_score": 2.0}`, `{"completeness_score": 0, "correctness_score": 0}`,
 		"```json\n{\"completeness_score\": 1, \"correctness_score\": 1, \"key_missing_info\": \"x\"}\n```")
 }
+
+func TestSplitThinkSurvivesAnyBytes(t *testing.T) {
+	tests := []struct{ in, final string }{
+		{"\x80<think>", "\x80"},
+		{"<think>\u212a</think>YES", "YES"},
+		{"<think>x</think>İstanbul: YES", "İstanbul: YES"},
+		// Text on both sides of a trace: masked bytes stay masked.
+		{"\xff\xfe<think>a</think>\x80 result: NO", "??? result: NO"},
+		{"plain", "plain"},
+	}
+	for _, tc := range tests {
+		_, final := splitThink(tc.in)
+		if final != tc.final {
+			t.Errorf("splitThink(%q) final = %q, want %q", tc.in, final, tc.final)
+		}
+	}
+}
