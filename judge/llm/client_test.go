@@ -255,6 +255,9 @@ func TestConfigChecks(t *testing.T) {
 	if po := (Config{Concurrency: 8, RPM: 60}).PoolOptions(); po.Concurrency != 8 || po.RPM != 0 {
 		t.Errorf("PoolOptions = %+v", po)
 	}
+	if po := (Config{}).PoolOptions(); po.Concurrency != DefaultConcurrency {
+		t.Errorf("PoolOptions of a zero Config = %+v, want the default concurrency", po)
+	}
 }
 
 func TestRetryAfterHeader(t *testing.T) {

@@ -50,7 +50,8 @@ type Config struct {
 	// Timeout bounds each HTTP request, body included; 0 means 2 minutes.
 	Timeout time.Duration
 	// Samples is how many times each task is judged; the verdict is the
-	// majority (see combineSamples). 0 means 1.
+	// majority, ties going to the lower value, and every sample is kept in
+	// Verdict.Extra (ExtraSamples, ExtraAgreement). 0 means 1.
 	Samples int
 	// NoResponseFormat stops the client asking JSON judges for
 	// response_format json_object, for servers that reject it.
@@ -103,7 +104,11 @@ func (c Config) WithEnv(getenv func(string) string) Config {
 // RPM is left to the client, which paces the HTTP requests themselves, so
 // that cached answers cost no wait and retries and samples are counted.
 func (c Config) PoolOptions() judge.PoolOptions {
-	return judge.PoolOptions{Concurrency: max(c.Concurrency, 1)}
+	n := c.Concurrency
+	if n <= 0 {
+		n = DefaultConcurrency
+	}
+	return judge.PoolOptions{Concurrency: n}
 }
 
 // String describes the Config without its API key, so that printing a
@@ -180,9 +185,6 @@ func (c Config) params() map[string]any {
 	}
 	if c.Samples > 1 {
 		p["samples"] = c.Samples
-	}
-	if c.NoResponseFormat {
-		p["response_format"] = "off"
 	}
 	return p
 }

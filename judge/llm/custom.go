@@ -240,6 +240,17 @@ func (cf *CustomFile) definition(source string, data []byte) (*definition, error
 		bad("output.reason and output.extra need format json or line: a bare word has no fields")
 	}
 
+	for _, f := range append([]string{cf.Output.Reason}, cf.Output.Extra...) {
+		if f == "" {
+			continue
+		}
+		switch _, isKey := normalizeKey(f); {
+		case format == formatJSON && !validPlaceholder(f):
+			bad("output: field %q: use a JSON field name or dotted path", clip(f, 40))
+		case format == formatLine && !isKey:
+			bad("output: key %q: a line key is letters, digits, spaces, '-' and '_', at most 40", clip(f, 40))
+		}
+	}
 	dims, specs := cf.checkDims(format, bad)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -129,6 +129,8 @@ func TestCustomErrors(t *testing.T) {
 		{"no format", map[string]string{"output": "output: {reason: why}"}, "output.format is missing"},
 		{"bad format", map[string]string{"output": "output: {format: xml}"}, `output.format "xml"`},
 		{"word with fields", map[string]string{"output": "output: {format: word, reason: why}"}, "need format json or line"},
+		{"bad extra field", map[string]string{"output": "output: {format: json, extra: ['a b']}"}, `output: field "a b"`},
+		{"bad reason key", map[string]string{"output": "output: {format: line, reason: 'why?'}"}, `output: key "why?"`},
 		{"no dimensions", map[string]string{"dimensions": "dimensions: []"}, "dimensions are missing"},
 		{"bad scale", map[string]string{"dimensions": "dimensions: [{name: ok, scale: binar}]"}, `dimensions[0] (ok): unknown scale "binar"`},
 		{"value off scale", map[string]string{"dimensions": "dimensions: [{name: ok, scale: binary, values: {PASS: 2}}]"}, `"PASS" maps to 2, which is not on the binary scale`},

@@ -26,6 +26,27 @@ const (
 	ExtraSamplesOK = "samples_ok"
 )
 
+// Keys of Verdict.Extra set by bbh (seed 002's output fields) and quality
+// (seed 003's), when the model wrote them.
+const (
+	// ExtraExtractedAnswer is the short answer the judge found in the
+	// prediction (a string), for highlighting.
+	ExtraExtractedAnswer = "extracted_answer"
+	// ExtraReasoningScore rates the prediction's reasoning, 1 to 5
+	// (float64), kept only when it is on that scale.
+	ExtraReasoningScore = "reasoning_score"
+	// ExtraErrorType is none, format_error, hallucination, wrong_logic or
+	// no_answer (lower-cased as written).
+	ExtraErrorType = "error_type"
+	// ExtraComment is bbh's brief explanation, also the verdict's Reason.
+	ExtraComment = "comment"
+	// ExtraKeyMissingInfo and ExtraFactualErrors are quality's lists
+	// ([]string); the two reasonings are under completeness_reasoning and
+	// correctness_reasoning.
+	ExtraKeyMissingInfo = "key_missing_info"
+	ExtraFactualErrors  = "factual_errors"
+)
+
 // Judge is an LLM judge: a definition (built-in or custom) bound to a
 // Client. It implements judge.Judge and is safe for concurrent use.
 type Judge struct {
@@ -42,6 +63,9 @@ func newJudge(def *definition, c *Client) *Judge {
 		PerCriterion: def.perCriterion,
 		Model:        c.cfg.Model,
 		Params:       c.cfg.params(),
+	}
+	if def.json && c.cfg.NoResponseFormat {
+		info.Params["response_format"] = "off"
 	}
 	if def.name == "same-event" && c.cfg.SwapSnippets {
 		info.Params["swap_snippets"] = true
@@ -128,12 +152,12 @@ func (j *Judge) sample(ctx context.Context, msgs []Message, k int) (v judge.Verd
 		if a.finish == "length" {
 			v.Error += "; the answer was cut off at the token limit: raise --max-tokens"
 		}
-		return v, false
-	}
-	v.Status = judge.StatusOK
-	v.Values, v.Reason, v.Extra = p.values, p.reason, p.extra
-	if p.hasSpan {
-		v.Confidence = confidence(a, p.start, p.end)
+	} else {
+		v.Status = judge.StatusOK
+		v.Values, v.Reason, v.Extra = p.values, p.reason, p.extra
+		if p.hasSpan {
+			v.Confidence = confidence(a, p.start, p.end)
+		}
 	}
 	if a.cached {
 		v.Extra = setExtra(v.Extra, ExtraCached, true)

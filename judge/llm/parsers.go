@@ -203,18 +203,18 @@ func parseBBH(text string) (parsed, error) {
 	}
 	p := parsed{values: map[string]float64{"correct": b2f(ok)}, extra: map[string]any{}}
 	if s := textValue(obj.fields, "extracted_answer"); s != "" {
-		p.extra["extracted_answer"] = s
+		p.extra[ExtraExtractedAnswer] = s
 	}
 	if rs, ok := field(obj.fields, "reasoning_score"); ok {
 		if x, err := scaleValue(rs, judge.Likert); err == nil {
-			p.extra["reasoning_score"] = x
+			p.extra[ExtraReasoningScore] = x
 		}
 	}
 	if s := strings.ToLower(textValue(obj.fields, "error_type")); s != "" {
-		p.extra["error_type"] = s
+		p.extra[ExtraErrorType] = s
 	}
 	if s := textValue(obj.fields, "comment"); s != "" {
-		p.extra["comment"] = s
+		p.extra[ExtraComment] = s
 		p.reason = s
 	}
 	if start, end, ok := valueSpan(text[obj.start:obj.end], "is_correct"); ok {
@@ -247,7 +247,7 @@ func parseQuality(text string) (parsed, error) {
 		}
 	}
 	p.reason = strings.Join(reasons, "\n")
-	for _, k := range []string{"key_missing_info", "factual_errors"} {
+	for _, k := range []string{ExtraKeyMissingInfo, ExtraFactualErrors} {
 		if l := listValue(obj.fields, k); l != nil {
 			p.extra[k] = l
 		}
