@@ -43,14 +43,6 @@ func (a *arena) commit(p []byte) string {
 	return bytesString(p)
 }
 
-// bytes copies p into the arena and returns the copy, capped so that an
-// append to it cannot reach the arena's next bytes.
-func (a *arena) bytes(p []byte) []byte {
-	dst := append(a.reserve(len(p)), p...)
-	a.commit(dst)
-	return dst[:len(dst):len(dst)]
-}
-
 // bytesString returns a string sharing p's memory. The caller guarantees
 // that p is never modified afterwards: the loader only hands it bytes of the
 // file buffer, which it never writes after reading, or arena bytes, which

@@ -111,6 +111,9 @@ const skipHint = " (fix the row, or skip bad rows with --skip-bad)"
 
 // Load reads and maps the dataset at path.
 func Load(path string, opts Options) (*Dataset, error) {
+	if path == "" {
+		return nil, errors.New("no dataset file given: name a JSONL, JSON, CSV or TSV file")
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, readError(path, err)

@@ -30,6 +30,7 @@ func TestLoadErrors(t *testing.T) {
 		want string
 	}{
 		// Files that are not datasets at all.
+		{"no path", "", Options{}, "no dataset file given: name a JSONL, JSON, CSV or TSV file"},
 		{"missing file", "testdata/nosuch.jsonl", Options{}, "testdata/nosuch.jsonl does not exist: check the path"},
 		{"directory", "testdata", Options{}, "testdata is a directory: give the path of a dataset file"},
 		{"empty", bad("empty.jsonl"), Options{}, "testdata/bad/empty.jsonl is empty: there are no rows to load"},
