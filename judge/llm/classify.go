@@ -33,6 +33,9 @@ func (c *Client) classify(ctx, attempt context.Context, err error, x *exchange) 
 	if attempt.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 		return &failure{msg: fmt.Sprintf("no answer within %s (--timeout)", c.cfg.Timeout), retry: true}
 	}
+	if x.status != 0 {
+		c.reached.Store(true)
+	}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strings"
@@ -91,6 +92,10 @@ func TestAddZeroTemperature(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`{"model":"m"}`, `{"temperature":0,"model":"m"}`},
 		{`{}`, `{"temperature":0}`},
+		{`{ }`, `{"temperature":0}`},
+		{`{ `, `{ `},
+		{`[1]`, `[1]`},
+		{``, ``},
 		{`{"temperature":0.5,"model":"m"}`, `{"temperature":0.5,"model":"m"}`},
 		{`{"messages":[{"content":"say \"temperature\": 1"}]}`, `{"temperature":0,"messages":[{"content":"say \"temperature\": 1"}]}`},
 	}
@@ -106,6 +111,9 @@ func TestAddZeroTemperature(t *testing.T) {
 		b.Write(buf[:n])
 		if b.String() != tc.want || req.ContentLength != int64(len(tc.want)) {
 			t.Errorf("addZeroTemperature(%s) = %s (length %d), want %s", tc.in, b.String(), req.ContentLength, tc.want)
+		}
+		if tc.in == tc.want {
+			continue
 		}
 		if !json.Valid([]byte(b.String())) {
 			t.Errorf("not JSON: %s", b.String())
@@ -375,4 +383,30 @@ func TestCache(t *testing.T) {
 	if v := j.Judge(context.Background(), task); !v.OK() || v.Extra[ExtraCached] != nil {
 		t.Errorf("damaged cache entry: %+v", v)
 	}
+}
+
+func FuzzAddZeroTemperature(f *testing.F) {
+	for _, s := range []string{`{"model":"m"}`, `{}`, `{ }`, `{ `, `[1]`, ``, `{"temperature":1}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		req, _ := http.NewRequest("POST", "http://x/v1", strings.NewReader(in))
+		if err := addZeroTemperature(req); err != nil {
+			t.Fatal(err)
+		}
+		body, _ := req.GetBody()
+		var b strings.Builder
+		_, _ = io.Copy(&b, body)
+		out := b.String()
+		if int64(len(out)) != req.ContentLength {
+			t.Fatalf("length %d, ContentLength %d", len(out), req.ContentLength)
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal([]byte(in), &m) != nil || strings.Contains(in, `"temperature":`) {
+			return
+		}
+		if err := json.Unmarshal([]byte(out), &m); err != nil || string(m["temperature"]) != "0" {
+			t.Fatalf("%s became %s (%v)", in, out, err)
+		}
+	})
 }

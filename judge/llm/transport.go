@@ -79,21 +79,37 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 
 // addZeroTemperature rewrites a JSON request body that has no temperature
 // to start with "temperature":0. go-openai never writes a zero temperature
-// (omitempty), so the key cannot be there twice.
+// (omitempty), so the key cannot be there twice. The body is read straight
+// into the new one, leaving room for the key in front.
 func addZeroTemperature(req *http.Request) error {
-	body, err := io.ReadAll(req.Body)
+	const prefix = `{"temperature":0`
+	buf := make([]byte, len(prefix), len(prefix)+max(int(req.ContentLength), 0)+1)
+	copy(buf, prefix)
+	w := bytes.NewBuffer(buf)
+	_, err := w.ReadFrom(req.Body)
 	req.Body.Close()
 	if err != nil {
 		return err
 	}
-	if len(body) > 1 && body[0] == '{' && !bytes.Contains(body, []byte(`"temperature":`)) {
-		const prefix = `{"temperature":0`
-		out := make([]byte, 0, len(body)+len(prefix)+1)
-		out = append(out, prefix...)
-		if rest := bytes.TrimLeft(body[1:], " \t\r\n"); len(rest) > 0 && rest[0] != '}' {
-			out = append(out, ',')
-		}
-		body = append(out, body[1:]...)
+	const space = " \t\r\n"
+	out := w.Bytes()
+	body := out[len(prefix):]
+	obj := bytes.TrimLeft(body, space)
+	var rest []byte
+	if len(obj) > 0 {
+		rest = bytes.TrimLeft(obj[1:], space)
+	}
+	switch {
+	case len(rest) == 0 || obj[0] != '{' || bytes.Contains(body, []byte(`"temperature":`)):
+		// Not an object, or it has a temperature: sent as it is.
+	case rest[0] == '}':
+		body = append(out[:len(prefix)], rest...)
+	case len(obj) == len(body):
+		// The body's '{' becomes the comma after the new key.
+		body = out
+		body[len(prefix)] = ','
+	default:
+		body = append(append(out[:len(prefix):len(prefix)], ','), obj[1:]...)
 	}
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	req.ContentLength = int64(len(body))
