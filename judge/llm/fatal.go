@@ -20,6 +20,8 @@ type FatalError struct {
 	Fix string
 }
 
+// Error says what went wrong and then what to do.
+// Error says what went wrong, then what to do.
 func (e *FatalError) Error() string { return e.Problem + ": " + e.Fix }
 
 type stopKey struct{}

@@ -94,9 +94,9 @@ func (j *Judge) Messages(t judge.Task) ([]Message, error) {
 
 // Judge rates one task. It never fails: an unreadable output gives a
 // parse_error verdict with the raw text, a server that gives no usable
-// answer an api_error verdict. With Samples > 1 the task is judged that
-// many times and the majority wins (see combineSamples). Tokens add up
-// over samples; Latency is the wall time, retries included.
+// answer an api_error verdict. With Config.Samples > 1 the task is judged
+// that many times and the majority wins. Tokens add up over samples;
+// Latency is the wall time, retries included.
 func (j *Judge) Judge(ctx context.Context, t judge.Task) judge.Verdict {
 	start := time.Now()
 	v := j.judge(ctx, t)
