@@ -43,6 +43,10 @@ type Store struct {
 	lock *lockHolder
 
 	closeOnce sync.Once
+
+	// cache is the response cache, made on first use; Close flushes it.
+	cache     *ResponseCache
+	cacheOnce sync.Once
 	closeErr  error
 }
 
@@ -278,6 +282,9 @@ func (s *Store) ReadOnly() bool { return s.readOnly }
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		var errs []error
+		if s.cache != nil {
+			errs = append(errs, s.cache.close())
+		}
 		if s.lock != nil {
 			errs = append(errs, s.releaseLock())
 		}

@@ -16,6 +16,7 @@ type migration struct {
 // version i+1. SCHEMA.md documents the result for people who query it.
 var migrations = []migration{
 	{name: "initial schema", sql: schemaV1},
+	{name: "response cache", sql: schemaV2},
 }
 
 // schemaVersion is the newest schema this build reads and writes.
@@ -190,4 +191,14 @@ SELECT c.verdict_id, c.run_id, c.judge, c.run_model, c.item_id, c.criterion,
        vv.dimension, vv.value, c.confidence, c.created_at
 FROM current_verdicts c
 JOIN verdict_values vv ON vv.verdict_id = c.verdict_id;
+`
+
+// schemaV2 adds the cache of model responses, so that reopening or
+// re-running a session costs nothing (see ResponseCache).
+const schemaV2 = `
+CREATE TABLE responses (
+	key        TEXT PRIMARY KEY,
+	response   TEXT NOT NULL,
+	created_at TEXT NOT NULL
+) WITHOUT ROWID;
 `
