@@ -11,10 +11,6 @@ import (
 	"github.com/gavel-dev/gavel/judge"
 )
 
-// itemPlaceholders are the names every template can use, whatever the
-// dataset's fields; any other name is looked up in Item.Fields.
-var itemPlaceholders = []string{"id", "question", "gold", "prediction", "criterion", "rubric"}
-
 // itemLookup resolves a template's placeholders for one task: the mapped
 // item fields first, then the original row (Item.Fields) by name or dotted
 // path ("doc.question", "resps.0.0"); "fields.NAME" reaches the original row
