@@ -175,8 +175,10 @@ func TestDemoFirstScreen(t *testing.T) {
 	m, closeDemo := openDemo(t, filepath.Join(t.TempDir(), "demo.gavel"))
 	defer closeDemo()
 	m = update(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
-	for r := m.run(); r.judging; {
-		m = update(t, m, waitBatch(0, r.batches)())
+	for r := m.run(); r.judging(); {
+		for id, st := range r.streams {
+			m = update(t, m, waitBatch(0, id, st.ch)())
+		}
 	}
 	golden.RequireEqual(t, plain(m))
 }

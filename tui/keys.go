@@ -17,6 +17,10 @@ type KeyMap struct {
 	Accept key.Binding
 	Note   key.Binding
 	Undo   key.Binding
+	// Judges.
+	Rejudge    key.Binding
+	RejudgeAll key.Binding
+	Switch     key.Binding
 	// Moving between items.
 	Next    key.Binding
 	Prev    key.Binding
@@ -51,6 +55,10 @@ func DefaultKeyMap() KeyMap {
 		Note:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "write a note on this item")),
 		Undo:   key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo your last action")),
 
+		Rejudge:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-judge this item (asks the model again)")),
+		RejudgeAll: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "re-judge every item")),
+		Switch:     key.NewBinding(key.WithKeys("J"), key.WithHelp("J", "switch to the next judge")),
+
 		Next:    key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "next item")),
 		Prev:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "previous item")),
 		Skip:    key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "skip to the next unreviewed item")),
@@ -83,7 +91,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is the help overlay, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Yes, k.No, k.Score, k.Accept, k.Note, k.Undo},
+		{k.Yes, k.No, k.Score, k.Accept, k.Note, k.Undo, k.Rejudge, k.RejudgeAll, k.Switch},
 		{k.Next, k.Prev, k.Skip, k.First, k.Home, k.End, k.NextRow, k.PrevRow},
 		{k.Focus, k.FocusBack, k.Down, k.Up, k.PageDown, k.PageUp, k.Think},
 		{k.Stats, k.Help, k.Back, k.Quit},
@@ -120,4 +128,4 @@ var hintWords = map[string]string{
 }
 
 // helpGroupTitles name the FullHelp columns in the overlay.
-var helpGroupTitles = []string{"Label", "Move", "Read", "Screens"}
+var helpGroupTitles = []string{"Label and judge", "Move", "Read", "Screens"}

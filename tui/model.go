@@ -87,6 +87,9 @@ type Model struct {
 
 	save     saveQueue
 	quitting bool
+	// confirm, when set, asks a yes/no question in the hint line before
+	// an expensive action; y runs onYes.
+	confirm *confirmation
 
 	flash      string
 	flashError bool
@@ -132,8 +135,8 @@ func New(o Options) Model {
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	for i, r := range m.runs {
-		if r.judging {
-			cmds = append(cmds, waitBatch(i, r.batches))
+		for id, st := range r.streams {
+			cmds = append(cmds, waitBatch(i, id, st.ch))
 		}
 	}
 	return tea.Batch(cmds...)
@@ -263,3 +266,9 @@ func (m *Model) goTo(i int) {
 // Progress reports how many items are reviewed for the active judge, out
 // of the items it has something to label on.
 func (m Model) Progress() (reviewed, total int) { return m.nReviewed, m.nApplic }
+
+// confirmation is a pending yes/no question.
+type confirmation struct {
+	question string
+	onYes    func() tea.Cmd
+}

@@ -20,36 +20,89 @@ type Run struct {
 	Judging *sessions.Judging
 	// Pending is how many tasks Judging has to do.
 	Pending int
+	// Rejudge judges tasks again, asking the model afresh (no cached
+	// answer) and keeping the earlier verdicts as history. nil when the
+	// run cannot be re-judged from this screen (its judge was not named on
+	// the command line).
+	Rejudge func(tasks []judge.Task) (*sessions.Judging, error)
+	// Stopped says why judging stopped before its end (the server refused
+	// the API key, the model does not exist…), or nil. It is asked each
+	// time a Judging of this run finishes.
+	Stopped func() error
 }
 
-// runView is a run's verdicts indexed for drawing: per item, one verdict
-// per criterion.
+// stream is one Judging of a run whose batches the screen is reading.
+type stream struct {
+	ch   <-chan sessions.Batch
+	last sessions.Batch
+}
+
+// vkey names one verdict slot: an item's criterion.
+type vkey struct{ item, crit int }
+
+// runView is a run's verdicts indexed for drawing, and its judging.
 type runView struct {
 	info     judge.Info
 	key      string
-	verdicts [][]judge.Verdict
-	batches  <-chan sessions.Batch
-	progress sessions.Batch // the latest counters
-	judging  bool
-	err      error // the last commit failure, if any
+	verdicts [][]judge.Verdict // per item, one per criterion
+	streams  map[int]*stream
+	next     int // the id of the next stream
+	rejudge  func([]judge.Task) (*sessions.Judging, error)
+	stopped  func() error
+	// was holds the verdict a re-judge replaced, for items re-judged
+	// since the screen opened, so the pane can say what changed.
+	was map[vkey]judge.Verdict
+	// failure is the last reason judging failed: a commit error or a
+	// stop reported by Stopped.
+	failure error
 }
 
 func newRunView(r Run, index map[string]int, n int) *runView {
-	v := &runView{info: r.Info, key: r.Key, verdicts: make([][]judge.Verdict, n)}
+	v := &runView{
+		info:     r.Info,
+		key:      r.Key,
+		verdicts: make([][]judge.Verdict, n),
+		streams:  map[int]*stream{},
+		rejudge:  r.Rejudge,
+		stopped:  r.Stopped,
+		was:      map[vkey]judge.Verdict{},
+	}
 	for _, vd := range r.Verdicts {
-		v.put(index, vd)
+		v.put(index, vd, false)
 	}
 	if r.Judging != nil {
-		v.batches = r.Judging.Batches()
-		v.judging = true
-		v.progress.Total = r.Pending
+		v.add(r.Judging, r.Pending)
 	}
 	return v
 }
 
+// add starts reading a Judging's batches and returns its stream id.
+func (r *runView) add(j *sessions.Judging, total int) int {
+	id := r.next
+	r.next++
+	r.streams[id] = &stream{ch: j.Batches(), last: sessions.Batch{Total: total}}
+	return id
+}
+
+// judging reports whether verdicts are still coming.
+func (r *runView) judging() bool { return len(r.streams) > 0 }
+
+// progress sums the counters of the streams still running.
+func (r *runView) progress() sessions.Batch {
+	var p sessions.Batch
+	for _, s := range r.streams {
+		p.Done += s.last.Done
+		p.Total += s.last.Total
+		p.Errors += s.last.Errors
+		p.Tokens += s.last.Tokens
+	}
+	return p
+}
+
 // put stores a verdict as the current one for its item and criterion and
-// returns the item's index (-1 for an unknown item).
-func (r *runView) put(index map[string]int, vd judge.Verdict) int {
+// returns the item's index (-1 for an unknown item). With remember set, a
+// replaced verdict is kept in was.
+func (r *runView) put(index map[string]int, vd judge.Verdict, remember bool) int {
 	i, ok := index[vd.ItemID]
 	if !ok {
 		return -1
@@ -57,6 +110,9 @@ func (r *runView) put(index map[string]int, vd judge.Verdict) int {
 	vs := r.verdicts[i]
 	for k := range vs {
 		if vs[k].Criterion == vd.Criterion {
+			if remember {
+				r.was[vkey{i, vd.Criterion}] = vs[k]
+			}
 			vs[k] = vd
 			return i
 		}
@@ -94,4 +150,12 @@ func (r *runView) judgeValue(item int, rw row) (float64, bool) {
 	}
 	x, ok := v.Values[rw.dim.Name]
 	return x, ok
+}
+
+// name is how the header and messages call the run.
+func (r *runView) name() string {
+	if r.info.Model != "" {
+		return r.info.Name + " · " + r.info.Model
+	}
+	return r.info.Name
 }

@@ -32,6 +32,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case statsMsg:
 		return m, m.gotStats(msg)
+	case rejudgeMsg:
+		return m, m.rejudgeStarted(msg)
 	case retrySaveMsg:
 		return m, m.flush()
 	case tea.PasteMsg:
@@ -53,30 +55,91 @@ func (m *Model) applyBatch(msg batchMsg) tea.Cmd {
 		return nil
 	}
 	r := m.runs[msg.run]
+	st, ok := r.streams[msg.stream]
+	if !ok {
+		return nil
+	}
 	if msg.closed {
-		r.judging = false
+		delete(r.streams, msg.stream)
+		if r.stopped != nil {
+			if err := r.stopped(); err != nil {
+				r.failure = err
+				m.setError(fmt.Sprintf("%s stopped judging: %v", r.name(), err))
+			}
+		}
 		return nil
 	}
 	b := msg.batch
-	r.progress = b
+	st.last = b
 	if b.Err != nil {
-		r.err = b.Err
-		m.setError(fmt.Sprintf("Could not save verdicts: %v", b.Err))
+		r.failure = b.Err
+		m.setError(fmt.Sprintf("Could not save %d verdicts of %s: %v", len(b.Unsaved), r.name(), b.Err))
 	}
 	for _, v := range b.Verdicts {
-		if i := r.put(m.index, v); i >= 0 && msg.run == m.act {
+		if i := r.put(m.index, v, true); i >= 0 && msg.run == m.act {
 			m.refresh(i)
-			if i == m.cur {
-				m.cache.clear()
-			}
 		}
 	}
-	return waitBatch(msg.run, r.batches)
+	return waitBatch(msg.run, msg.stream, st.ch)
+}
+
+// startRejudge asks the active judge again about tasks, bypassing cached
+// answers; the earlier verdicts stay in the session as history.
+func (m *Model) startRejudge(tasks []judge.Task) tea.Cmd {
+	r := m.run()
+	if r == nil || len(tasks) == 0 {
+		return nil
+	}
+	if r.rejudge == nil {
+		m.setError(fmt.Sprintf("%s cannot re-judge from here: reopen the session with --judge %s (and its --model and server flags).", r.name(), r.info.Name))
+		return nil
+	}
+	run, rejudge := m.act, r.rejudge
+	m.setFlash(fmt.Sprintf("Re-judging %d tasks with %s…", len(tasks), r.name()))
+	return func() tea.Msg {
+		j, err := rejudge(tasks)
+		return rejudgeMsg{run: run, judging: j, tasks: len(tasks), err: err}
+	}
+}
+
+func (m *Model) rejudgeStarted(msg rejudgeMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setError("Could not re-judge: " + msg.err.Error())
+		return nil
+	}
+	if msg.judging == nil || msg.run >= len(m.runs) {
+		return nil
+	}
+	r := m.runs[msg.run]
+	id := r.add(msg.judging, msg.tasks)
+	return waitBatch(msg.run, id, r.streams[id].ch)
+}
+
+// switchJudge makes the next run active.
+func (m *Model) switchJudge() {
+	if len(m.runs) < 2 {
+		m.setFlash("This session has one judge. Name more with --judge to compare them.")
+		return
+	}
+	m.act = (m.act + 1) % len(m.runs)
+	m.recount()
+	m.row = m.firstOpenRow(m.cur)
+	m.cache.clear()
+	m.setFlash(fmt.Sprintf("Judge %d of %d: %s", m.act+1, len(m.runs), m.run().name()))
 }
 
 func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if m.noting {
 		return m.noteKey(msg)
+	}
+	if c := m.confirm; c != nil {
+		m.confirm = nil
+		m.flash = ""
+		if msg.String() == "y" {
+			return m, c.onYes()
+		}
+		m.setFlash("Cancelled.")
+		return m, nil
 	}
 	if m.showHelp {
 		switch {
@@ -132,6 +195,14 @@ func (m Model) reviewKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, m.undo()
 	case key.Matches(msg, k.Note):
 		return m, m.startNote()
+	case key.Matches(msg, k.Rejudge):
+		if len(m.items) > 0 {
+			return m, m.startRejudge(judge.Tasks(m.run().info, m.items[m.cur]))
+		}
+	case key.Matches(msg, k.RejudgeAll):
+		return m, m.askRejudgeAll()
+	case key.Matches(msg, k.Switch):
+		m.switchJudge()
 	case key.Matches(msg, k.Next):
 		m.goTo(m.cur + 1)
 	case key.Matches(msg, k.Prev):
@@ -359,3 +430,23 @@ func scaleKeys(s judge.Scale) string {
 }
 
 func formatValue(s judge.Scale, v float64) string { return s.Format(v) }
+
+// askRejudgeAll confirms before re-judging every item: it may cost money.
+func (m *Model) askRejudgeAll() tea.Cmd {
+	r := m.run()
+	if r == nil {
+		return nil
+	}
+	var tasks []judge.Task
+	for _, it := range m.items {
+		tasks = append(tasks, judge.Tasks(r.info, it)...)
+	}
+	if len(tasks) == 0 {
+		return nil
+	}
+	m.confirm = &confirmation{
+		question: fmt.Sprintf("Re-judge all %d tasks with %s, asking the model again? y to confirm, any other key to cancel", len(tasks), r.name()),
+		onYes:    func() tea.Cmd { return m.startRejudge(tasks) },
+	}
+	return nil
+}

@@ -33,12 +33,15 @@ func (m *Model) verdictLines(inner int) []string {
 	vd, has := r.verdict(m.cur, rw.crit)
 	lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
 	switch {
-	case !has && r.judging:
+	case !has && r.judging():
 		lines = append(lines, st.Muted.Render("Judging…"))
 	case !has:
 		lines = append(lines, st.Muted.Render("No verdict."))
 	default:
 		lines = append(lines, m.verdictDetail(vd, inner)...)
+		if old, ok := r.was[vkey{m.cur, rw.crit}]; ok {
+			lines = append(lines, field(st, "before", "re-judged; the earlier verdict was "+verdictSummary(old, rw), inner)...)
+		}
 	}
 	if note := m.labels.note(m.cur); note != "" {
 		lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
@@ -202,4 +205,16 @@ func hiddenExtra(k string, v any) bool {
 	}
 	b, isBool := v.(bool)
 	return isBool && !b
+}
+
+// verdictSummary is a verdict in a few words: its value on a row, or its
+// status.
+func verdictSummary(v judge.Verdict, rw row) string {
+	if !v.OK() {
+		return string(v.Status)
+	}
+	if x, ok := v.Values[rw.dim.Name]; ok {
+		return rw.dim.Scale.Format(x)
+	}
+	return "without a value"
 }

@@ -83,11 +83,10 @@ func (m *Model) headerLine() string {
 	st := m.styles
 	left := st.App.Render("gavel") + " " + st.Header.Render(SanitizeLine(m.dataset))
 	if r := m.run(); r != nil {
-		name := r.info.Name
-		if r.info.Model != "" {
-			name += " · " + r.info.Model
+		left += st.Muted.Render(" · judge ") + SanitizeLine(r.name())
+		if len(m.runs) > 1 {
+			left += st.Muted.Render(fmt.Sprintf(" (%d/%d)", m.act+1, len(m.runs)))
 		}
-		left += st.Muted.Render(" · judge ") + SanitizeLine(name)
 	}
 	if m.annotator != "" {
 		left += st.Muted.Render(" · ") + SanitizeLine(m.annotator)
@@ -135,8 +134,8 @@ func (m *Model) statusLine() string {
 		left += fmt.Sprintf(" · agreement %d/%d = %.0f%%", m.nAgree, m.nCompared, 100*float64(m.nAgree)/float64(m.nCompared))
 	}
 	var right []string
-	if r := m.run(); r != nil && r.judging {
-		p := r.progress
+	if r := m.run(); r != nil && r.judging() {
+		p := r.progress()
 		frac = 0
 		if p.Total > 0 {
 			frac = float64(p.Done) / float64(p.Total)
@@ -174,6 +173,8 @@ func (m *Model) hintLine() string {
 	switch {
 	case m.noting:
 		return st.Key.Render("note ") + m.note.View()
+	case m.confirm != nil:
+		return ansi.Truncate(st.Warning.Render(m.confirm.question), m.width, "…")
 	case m.save.err != nil && m.flash == "":
 		return ansi.Truncate(st.Error.Render("Not saved: "+SanitizeLine(m.save.err.Error())+" — retrying; labels on screen are not in the session yet."), m.width, "…")
 	case m.flash != "":
