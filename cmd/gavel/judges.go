@@ -12,19 +12,29 @@ import (
 
 func newJudgesCmd(e env) *cobra.Command {
 	return &cobra.Command{
-		Use:   "judges [NAME]",
+		Use:   "judges [NAME | FILE]",
 		Short: "List the judges, or show one judge's prompt, inputs and scale",
-		Args:  args(cobra.MaximumNArgs(1)),
+		Long: `With no argument, list every judge Gavel knows. With a judge's name, or the
+path of a custom judge file (YAML or JSON), show its inputs, output format,
+scale and prompt.`,
+		Example: `  gavel judges
+  gavel judges docqa
+  gavel judges ./judges/polite.yaml`,
+		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			entries := catalog.Builtins()
+			cat := catalog.New()
 			if len(a) == 0 {
-				return listJudges(e, entries)
+				return listJudges(e, cat.List())
 			}
-			entry, err := catalog.Find(a[0], entries)
+			entry, err := cat.Find(a[0])
 			if err != nil {
 				return usageError{err}
 			}
-			return showJudge(e, entry)
+			prompt, err := cat.Prompt(a[0])
+			if err != nil {
+				return err
+			}
+			return showJudge(e, entry, prompt)
 		},
 	}
 }
@@ -33,29 +43,35 @@ func listJudges(e env, entries []catalog.Entry) error {
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tSCALE\tMODEL\tDESCRIPTION")
 	for _, en := range entries {
-		model := "offline"
+		model := "none"
 		if en.NeedsModel {
 			model = "LLM"
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", en.Name, scales(en), model, en.Description)
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, "\n`gavel judges NAME` shows a judge's prompt; a YAML or JSON judge file can be given wherever a name can.")
+	return nil
 }
 
-func showJudge(e env, en catalog.Entry) error {
+func showJudge(e env, en catalog.Entry, prompt string) error {
 	out := e.stdout
 	fmt.Fprintf(out, "%s — %s\n\n", en.Name, en.Description)
-	fmt.Fprintf(out, "source:     %s\n", en.Source)
-	fmt.Fprintf(out, "inputs:     %s\n", strings.Join(en.Inputs, ", "))
-	fmt.Fprintf(out, "scale:      %s\n", scales(en))
+	fmt.Fprintf(out, "source:   %s\n", en.Source)
+	fmt.Fprintf(out, "inputs:   %s\n", strings.Join(en.Inputs, ", "))
+	fmt.Fprintf(out, "output:   %s\n", en.Output)
+	fmt.Fprintf(out, "scale:    %s\n", scales(en))
 	if en.PerCriterion {
-		fmt.Fprintln(out, "verdicts:   one per rubric criterion; the item's score is their mean")
+		fmt.Fprintln(out, "verdicts: one per rubric criterion; the item's score is their mean")
 	}
 	if !en.NeedsModel {
-		fmt.Fprintln(out, "model:      none (offline, deterministic)")
+		fmt.Fprintln(out, "model:    none (offline and deterministic)")
 		return nil
 	}
-	fmt.Fprintf(out, "\nprompt:\n%s\n", en.Prompt)
+	fmt.Fprintln(out, "model:    any, on an OpenAI-compatible server (--model, --base-url)")
+	fmt.Fprintf(out, "\nprompt:\n%s\n", strings.TrimRight(prompt, "\n"))
 	return nil
 }
 

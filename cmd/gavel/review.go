@@ -10,23 +10,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gavel-dev/gavel/judge"
-	"github.com/gavel-dev/gavel/judge/catalog"
+	"github.com/gavel-dev/gavel/judge/match"
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/dataset"
 	"github.com/gavel-dev/gavel/sessions/demo"
-	"github.com/gavel-dev/gavel/sessions/stats"
 	"github.com/gavel-dev/gavel/tui"
 )
 
 // reviewFlags are the flags of `gavel review` (and, in part, of the demo).
 type reviewFlags struct {
-	judge     string
+	judges    []string
 	session   string
-	mapping   string
 	annotator string
-	skipBad   bool
-	format    string
+	data      datasetFlags
+	runner    runnerFlags
 }
 
 func newReviewCmd(e env) *cobra.Command {
@@ -34,41 +31,39 @@ func newReviewCmd(e env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "review DATASET",
 		Short: "Review a judge's verdicts on a dataset, item by item",
-		Long: `Open DATASET for review. The judge runs in the background over every item
+		Long: `Open DATASET for review. The judges run in the background over every item
 that has no verdict yet; verdicts appear as they arrive. Your labels are saved
 in the session file as you make them, and reopening the same session resumes
 at the first item you have not reviewed.
 
 DATASET is a JSONL, JSON, CSV or TSV file (optionally gzip-compressed). Gavel
-recognises the usual field names; --map says which field holds what.`,
+recognises the usual field names; --map says which field holds what.
+
+Name several judges with --judge to compare them (J switches on screen). LLM
+judges call an OpenAI-compatible server: --model names the model, --base-url
+(or OPENAI_BASE_URL) the server, OPENAI_API_KEY (or --api-key) the key. Their
+answers are cached in the session, so reopening costs nothing; r re-judges.`,
 		Example: `  gavel review evals.jsonl
   gavel review evals.jsonl --session team.gavel --annotator ana
-  gavel review outputs.csv --map question=input,gold=target,prediction=output`,
+  gavel review outputs.csv --map question=input,gold=target,prediction=output
+  gavel review evals.jsonl --judge match --judge docqa --model gpt-4o-mini
+  gavel review evals.jsonl --judge docqa --base-url http://localhost:8000/v1 --model qwen2.5-7b`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			return runReview(cmd.Context(), e, a[0], o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.judge, "judge", "match", "the judge to run (see `gavel judges`)")
+	f.StringArrayVar(&o.judges, "judge", []string{match.Name}, "a judge to run, by name or judge file; repeat to compare (see `gavel judges`)")
 	f.StringVar(&o.session, "session", "", "the session file (default: DATASET's name with .gavel, in the working directory)")
-	f.StringVar(&o.mapping, "map", "", "which field holds what, e.g. gold=target,prediction=output")
 	f.StringVar(&o.annotator, "annotator", "", "your name in the session (default: your OS user name)")
-	f.BoolVar(&o.skipBad, "skip-bad", false, "skip rows that cannot be read instead of stopping")
-	f.StringVar(&o.format, "format", "", "the dataset's format: jsonl, json, csv, tsv or lm-eval (default: from the file)")
+	o.data.add(f)
+	o.runner.add(f)
 	return cmd
 }
 
 func runReview(ctx context.Context, e env, path string, o reviewFlags) error {
-	opts := dataset.Options{SkipBad: o.skipBad, Format: o.format}
-	if o.mapping != "" {
-		m, err := dataset.ParseMap(o.mapping)
-		if err != nil {
-			return usageError{err}
-		}
-		opts.Map = m
-	}
-	ds, err := dataset.Load(path, opts)
+	ds, err := o.data.load(path)
 	if err != nil {
 		return err
 	}
@@ -94,19 +89,16 @@ func runDemo(ctx context.Context, e env, o reviewFlags) error {
 		}
 		o.session = filepath.Join(dir, "demo.gavel")
 	}
-	o.judge = "match"
+	o.judges = []string{match.Name}
 	return review(ctx, e, ds, o)
 }
 
-// review opens the session, starts the judge and runs the review screen
+// review opens the session, starts the judges and runs the review screen
 // until the person quits; judging still in flight is stopped and what was
 // received is saved.
 func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) error {
-	entry, err := catalog.Find(o.judge, catalog.Builtins())
-	if err != nil {
-		return usageError{err}
-	}
-	j, err := entry.Build()
+	cfg := o.runner.config(e.getenv)
+	js, err := resolveJudges(o.judges, cfg)
 	if err != nil {
 		return err
 	}
@@ -118,40 +110,39 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 		return err
 	}
 	defer rv.Store.Close()
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	state, err := rv.StartRun(ctx, j, judge.PoolOptions{Concurrency: 4})
+	judges, client, err := js.build(rv.Store.ResponseCache())
 	if err != nil {
 		return err
 	}
-	if state.Judging != nil {
-		defer state.Judging.Stop()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var running judgings
+	defer running.stop()
+	runs, err := screenRuns(ctx, rv, judges, client, cfg, &running)
+	if err != nil {
+		return err
 	}
 	history, err := rv.Store.Actions(o.annotator)
 	if err != nil {
 		return err
 	}
-	runs, err := rv.Store.Runs()
-	if err != nil {
-		return err
-	}
-	notices := append(rv.Notices, datasetNotices(ds)...)
 	m := tui.New(tui.Options{
 		Store:     rv.Store,
 		Annotator: o.annotator,
 		Dataset:   filepath.Base(ds.Name),
 		Items:     rv.Items,
-		Runs: []tui.Run{{Info: state.Run.Info, Key: sessions.RunNames(runs)[state.Run.ID],
-			Verdicts: state.Verdicts, Judging: state.Judging, Pending: state.Pending}},
-		History: history,
-		Notice:  strings.Join(notices, " · "),
-		Stats:   statsOf(rv.Store),
+		Runs:      runs,
+		History:   history,
+		Notice:    strings.Join(append(rv.Notices, datasetNotices(ds)...), " · "),
+		Stats:     statsOf(rv.Store),
 	})
 	final, err := e.runTUI(ctx, m)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("the screen stopped: %w", err)
 	}
+	cancel()
+	running.stop()
 	if fm, ok := final.(tui.Model); ok {
 		if n, serr := fm.Unsaved(); n > 0 {
 			return fmt.Errorf("%d of your last actions could not be saved to %s: %v", n, o.session, serr)
@@ -179,19 +170,3 @@ func defaultSessionPath(path string) string {
 	base = strings.TrimSuffix(base, filepath.Ext(base))
 	return base + ".gavel"
 }
-
-// statsOf computes a session's agreement report the way `gavel stats`
-// does.
-func statsOf(s *sessions.Store) func() (stats.Report, error) {
-	return func() (stats.Report, error) {
-		in, err := s.StatsInput()
-		if err != nil {
-			return stats.Report{}, err
-		}
-		return stats.Compute(in, stats.Options{Seed: statsSeed}), nil
-	}
-}
-
-// statsSeed seeds every bootstrap, so that the same session always gives
-// the same intervals.
-const statsSeed = 1

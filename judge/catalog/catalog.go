@@ -5,58 +5,118 @@ package catalog
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/judge/llm"
 	"github.com/gavel-dev/gavel/judge/match"
 )
 
 // Entry describes a judge before it is built.
-type Entry struct {
-	Name        string
-	Description string
-	Dimensions  []judge.Dimension
-	// PerCriterion judges give one verdict per rubric criterion.
-	PerCriterion bool
-	// NeedsModel is true for judges that call an LLM.
-	NeedsModel bool
-	// Inputs are the item fields the judge reads.
-	Inputs []string
-	// Prompt is the prompt text, "" for offline judges.
-	Prompt string
-	// Source says where the judge comes from: "built-in" or a file path.
-	Source string
-	build  func() (judge.Judge, error)
+type Entry = llm.Entry
+
+// Catalog is every judge Gavel knows: match, the LLM built-ins and the
+// custom judges added from files.
+type Catalog struct {
+	llm *llm.Catalog
 }
 
-// Builtins lists the judges that ship with Gavel.
-func Builtins() []Entry {
-	m := match.New().Info()
-	return []Entry{{
-		Name:        m.Name,
-		Description: m.Description,
-		Dimensions:  m.Dimensions,
+// New returns the built-in judges.
+func New() *Catalog { return &Catalog{llm: llm.NewCatalog()} }
+
+// AddFile loads a custom judge file (YAML or JSON).
+func (c *Catalog) AddFile(path string) (Entry, error) {
+	if isMatch(path) {
+		return Entry{}, fmt.Errorf("judge file %s: %q is the offline judge's name: choose another", path, match.Name)
+	}
+	return c.llm.AddFile(path)
+}
+
+// List returns every judge: match first, then the LLM built-ins, then the
+// custom judges in the order they were added.
+func (c *Catalog) List() []Entry {
+	return append([]Entry{matchEntry()}, c.llm.List()...)
+}
+
+// Find returns a judge's entry by name, or by the path of a judge file
+// (which is loaded). An unknown name gets an error that lists every judge.
+func (c *Catalog) Find(name string) (Entry, error) {
+	if isMatch(name) {
+		return matchEntry(), nil
+	}
+	e, err := c.llm.Entry(name)
+	if err != nil {
+		return Entry{}, c.unknown(name, err)
+	}
+	return e, nil
+}
+
+// Prompt returns a judge's prompt template ("" for match, which has none).
+func (c *Catalog) Prompt(name string) (string, error) {
+	if isMatch(name) {
+		return "", nil
+	}
+	p, err := c.llm.Prompt(name)
+	if err != nil {
+		return "", c.unknown(name, err)
+	}
+	return p, nil
+}
+
+// Build makes the named judge. LLM judges call the server cfg describes;
+// client, when not nil, is shared instead (several judges of one run then
+// share its connections, pacing and fatal state). match ignores both.
+func (c *Catalog) Build(name string, cfg llm.Config, client *llm.Client) (judge.Judge, error) {
+	if isMatch(name) {
+		return match.New(), nil
+	}
+	if client != nil {
+		return c.llm.NewWithClient(name, client)
+	}
+	j, err := c.llm.New(name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// ParseOutput reads text a judge's model wrote elsewhere (an imported
+// judge column) with that judge's parser.
+func (c *Catalog) ParseOutput(name, raw string) (judge.Verdict, error) {
+	if isMatch(name) {
+		return judge.Verdict{}, fmt.Errorf("the match judge reads predictions, not judge outputs: name the LLM judge whose output this is (see `gavel judges`)")
+	}
+	return c.llm.Parse(name, raw)
+}
+
+// ParseOutput is Catalog.ParseOutput on the built-in judges.
+func ParseOutput(name, raw string) (judge.Verdict, error) {
+	return New().ParseOutput(name, raw)
+}
+
+func isMatch(name string) bool { return name == match.Name }
+
+func matchEntry() Entry {
+	info := match.New().Info()
+	return Entry{
+		Name:        info.Name,
+		Description: info.Description,
 		Inputs:      []string{"question", "gold", "prediction"},
+		Dimensions:  info.Dimensions,
+		Output:      "no model: rules decide",
 		Source:      "built-in",
-		build:       func() (judge.Judge, error) { return match.New(), nil },
-	}}
+	}
 }
 
-// Find returns the entry named name, or an error that lists every name.
-func Find(name string, entries []Entry) (Entry, error) {
-	for _, e := range entries {
-		if e.Name == name {
-			return e, nil
-		}
+// unknown keeps errors about judge files as they are and rewrites "no
+// such judge" into one that lists every name.
+func (c *Catalog) unknown(name string, err error) error {
+	if strings.ContainsAny(name, `/\`) || strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") || strings.HasSuffix(name, ".json") {
+		return err
 	}
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.Name
+	var names []string
+	for _, e := range c.List() {
+		names = append(names, e.Name)
 	}
-	sort.Strings(names)
-	return Entry{}, fmt.Errorf("there is no judge called %q: choose one of %s (see `gavel judges`)", name, strings.Join(names, ", "))
+	return fmt.Errorf("there is no judge called %q: choose one of %s, or give the path of a judge file (see `gavel judges`)", name, strings.Join(names, ", "))
 }
-
-// Build makes the judge.
-func (e Entry) Build() (judge.Judge, error) { return e.build() }

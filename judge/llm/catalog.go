@@ -176,3 +176,24 @@ func looksLikeJudgeFile(name string) bool {
 	}
 	return false
 }
+
+// Parse reads an output the named judge's model wrote elsewhere (a judge
+// column imported with a dataset) exactly as a live answer would be read:
+// an ok verdict with values, reason and extra fields, or a parse_error
+// verdict that keeps the raw text and says what was expected.
+func (c *Catalog) Parse(name, raw string) (judge.Verdict, error) {
+	d, err := c.resolve(name)
+	if err != nil {
+		return judge.Verdict{}, err
+	}
+	v := judge.Verdict{Raw: raw}
+	p, err := readOutput(d.parse, raw)
+	if err != nil {
+		v.Status = judge.StatusParseError
+		v.Error = "expected " + d.format + ": " + err.Error()
+		return v, nil
+	}
+	v.Status = judge.StatusOK
+	v.Values, v.Reason, v.Extra = p.values, p.reason, p.extra
+	return v, nil
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/gavel-dev/gavel/judge/llm"
+	"github.com/gavel-dev/gavel/sessions/dataset"
+)
+
+// datasetFlags say how to read a dataset file.
+type datasetFlags struct {
+	mapping string
+	skipBad bool
+	format  string
+}
+
+func (d *datasetFlags) add(f *pflag.FlagSet) {
+	f.StringVar(&d.mapping, "map", "", "which field holds what, e.g. gold=target,prediction=output,segment=category")
+	f.BoolVar(&d.skipBad, "skip-bad", false, "skip rows that cannot be read instead of stopping (they are counted)")
+	f.StringVar(&d.format, "format", "", "the dataset's format: jsonl, json, csv, tsv or lm-eval (default: from the file)")
+}
+
+// load reads the dataset; a bad --map is a usage error.
+func (d datasetFlags) load(path string) (*dataset.Dataset, error) {
+	opts := dataset.Options{SkipBad: d.skipBad, Format: d.format}
+	if d.mapping != "" {
+		m, err := dataset.ParseMap(d.mapping)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		opts.Map = m
+	}
+	return dataset.Load(path, opts)
+}
+
+// runnerFlags say which model server LLM judges call, and how.
+type runnerFlags struct {
+	baseURL          string
+	apiKey           string
+	model            string
+	temperature      float64
+	maxTokens        int
+	concurrency      int
+	rpm              float64
+	timeout          time.Duration
+	samples          int
+	noResponseFormat bool
+	noLogprobs       bool
+}
+
+func (r *runnerFlags) add(f *pflag.FlagSet) {
+	f.StringVar(&r.baseURL, "base-url", "", "the OpenAI-compatible server, ending in /v1 (default: $OPENAI_BASE_URL, else OpenAI)")
+	f.StringVar(&r.apiKey, "api-key", "", "the server's API key (default: $OPENAI_API_KEY; prefer the variable: flags show in the process list)")
+	f.StringVar(&r.model, "model", "", "the model LLM judges call, as the server names it")
+	f.Float64Var(&r.temperature, "temperature", 0, "sampling temperature (0 is sent as 0)")
+	f.IntVar(&r.maxTokens, "max-tokens", 0, "cap on each answer's tokens (default: the server's)")
+	f.IntVar(&r.concurrency, "concurrency", llm.DefaultConcurrency, "requests in flight at once")
+	f.Float64Var(&r.rpm, "rpm", 0, "cap on requests per minute, retries included (default: none)")
+	f.DurationVar(&r.timeout, "timeout", llm.DefaultTimeout, "time limit of each request")
+	f.IntVar(&r.samples, "samples", 1, "judge each task N times; the majority wins and self-consistency is kept")
+	f.BoolVar(&r.noResponseFormat, "no-response-format", false, "do not ask JSON judges for response_format (for servers that reject it)")
+	f.BoolVar(&r.noLogprobs, "no-logprobs", false, "do not ask for logprobs (for servers that reject them; no confidence then)")
+}
+
+// config is the client configuration, the environment filling what the
+// flags left empty.
+func (r runnerFlags) config(getenv func(string) string) llm.Config {
+	return llm.Config{
+		BaseURL:          r.baseURL,
+		APIKey:           r.apiKey,
+		Model:            r.model,
+		Temperature:      r.temperature,
+		MaxTokens:        r.maxTokens,
+		Concurrency:      r.concurrency,
+		RPM:              r.rpm,
+		Timeout:          r.timeout,
+		Samples:          r.samples,
+		NoResponseFormat: r.noResponseFormat,
+		NoLogprobs:       r.noLogprobs,
+	}.WithEnv(getenv)
+}

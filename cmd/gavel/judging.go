@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/judge/catalog"
+	"github.com/gavel-dev/gavel/judge/llm"
+	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/tui"
+)
+
+// judgeSet is the judges a command was asked to run, resolved in the
+// catalog before any file is touched, so that a wrong name or a missing
+// --model fails fast.
+type judgeSet struct {
+	cat     *catalog.Catalog
+	entries []catalog.Entry
+	cfg     llm.Config
+}
+
+func resolveJudges(names []string, cfg llm.Config) (judgeSet, error) {
+	js := judgeSet{cat: catalog.New(), cfg: cfg}
+	seen := map[string]bool{}
+	for _, n := range names {
+		e, err := js.cat.Find(n)
+		if err != nil {
+			return js, usageError{err}
+		}
+		if seen[e.Name] {
+			continue
+		}
+		seen[e.Name] = true
+		if e.NeedsModel && strings.TrimSpace(cfg.Model) == "" {
+			return js, usagef("%s calls a model: name it with --model (and the server with --base-url, or OPENAI_BASE_URL, unless it is OpenAI)", e.Name)
+		}
+		js.entries = append(js.entries, e)
+	}
+	return js, nil
+}
+
+// needsModel reports whether any judge calls a model.
+func (js judgeSet) needsModel() bool {
+	for _, e := range js.entries {
+		if e.NeedsModel {
+			return true
+		}
+	}
+	return false
+}
+
+// build makes the judges. LLM judges share one client whose answers are
+// cached in the session, so reopening or re-running costs nothing.
+func (js judgeSet) build(cache llm.Cache) ([]judge.Judge, *llm.Client, error) {
+	var client *llm.Client
+	if js.needsModel() {
+		cfg := js.cfg
+		cfg.Cache = cache
+		c, err := llm.NewClient(cfg)
+		if err != nil {
+			return nil, nil, usageError{err}
+		}
+		client = c
+	}
+	var out []judge.Judge
+	for _, e := range js.entries {
+		j, err := js.cat.Build(e.Name, js.cfg, client)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, j)
+	}
+	return out, client, nil
+}
+
+// poolOptions is how many tasks a judge works on at once: LLM judges as
+// many as --concurrency allows (the client paces --rpm itself), the
+// offline judge one per core.
+func poolOptions(j judge.Judge, cfg llm.Config) judge.PoolOptions {
+	if j.Info().Model == "" {
+		return judge.PoolOptions{Concurrency: runtime.NumCPU()}
+	}
+	return cfg.PoolOptions()
+}
+
+// startRun starts a judge over what it has left to do in the session.
+// Its context stops the whole run at the first fatal server error (a
+// refused key, an unknown model); the tasks it did not reach stay to do.
+func startRun(ctx context.Context, rv *sessions.Review, j judge.Judge, cfg llm.Config) (sessions.RunState, error) {
+	fctx, _ := llm.StopOnFatal(ctx)
+	return rv.StartRun(fctx, j, poolOptions(j, cfg))
+}
+
+// judgings are the judge runs a command started, so that all can be
+// stopped (and what they received saved) before the session closes.
+type judgings struct {
+	mu   sync.Mutex
+	list []*sessions.Judging
+}
+
+func (js *judgings) add(j *sessions.Judging) *sessions.Judging {
+	if j != nil {
+		js.mu.Lock()
+		js.list = append(js.list, j)
+		js.mu.Unlock()
+	}
+	return j
+}
+
+// stop cancels every run and waits until what each received is committed.
+func (js *judgings) stop() {
+	js.mu.Lock()
+	list := js.list
+	js.mu.Unlock()
+	for _, j := range list {
+		j.Stop()
+	}
+}
+
+// screenRuns is every run the review screen shows: the judges named on the
+// command line, judging in the background and ready to re-judge, then the
+// session's other runs, read-only.
+func screenRuns(ctx context.Context, rv *sessions.Review, judges []judge.Judge, client *llm.Client, cfg llm.Config, running *judgings) ([]tui.Run, error) {
+	all, err := rv.Store.Runs()
+	if err != nil {
+		return nil, err
+	}
+	var runs []tui.Run
+	started := map[int64]bool{}
+	for _, j := range judges {
+		st, err := startRun(ctx, rv, j, cfg)
+		if err != nil {
+			return nil, err
+		}
+		running.add(st.Judging)
+		started[st.Run.ID] = true
+		if all, err = rv.Store.Runs(); err != nil {
+			return nil, err
+		}
+		run, j := st.Run, j
+		r := tui.Run{Info: run.Info, Key: sessions.RunNames(all)[run.ID], Verdicts: st.Verdicts, Judging: st.Judging, Pending: st.Pending}
+		r.Rejudge = func(tasks []judge.Task) (*sessions.Judging, error) {
+			if client != nil && client.Fatal() != nil {
+				return nil, fmt.Errorf("%v (quit, and start Gavel again with corrected flags)", client.Fatal())
+			}
+			fctx, _ := llm.StopOnFatal(llm.Fresh(ctx))
+			return running.add(sessions.StartJudging(fctx, rv.Store, run, j, tasks, poolOptions(j, cfg))), nil
+		}
+		if client != nil {
+			r.Stopped = client.Fatal
+		}
+		runs = append(runs, r)
+	}
+	names := sessions.RunNames(all)
+	for _, r := range all {
+		if started[r.ID] {
+			continue
+		}
+		vs, err := rv.Store.Verdicts(r.ID)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, tui.Run{Info: r.Info, Key: names[r.ID], Verdicts: vs})
+	}
+	return runs, nil
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/judge/llm"
+	"github.com/gavel-dev/gavel/sessions"
+)
+
+// tally counts what a headless run received.
+type tally struct {
+	ok, parseErrors, apiErrors, cached int
+	tokens                             int
+}
+
+func (t *tally) add(vs []judge.Verdict) {
+	for _, v := range vs {
+		switch v.Status {
+		case judge.StatusOK:
+			t.ok++
+		case judge.StatusParseError:
+			t.parseErrors++
+		default:
+			t.apiErrors++
+		}
+		if c, _ := v.Extra[llm.ExtraCached].(bool); c {
+			t.cached++
+		} else {
+			t.tokens += v.PromptTokens + v.CompletionTokens
+		}
+	}
+}
+
+func (t tally) done() int { return t.ok + t.parseErrors + t.apiErrors }
+
+// progressLine reports a headless run on stderr: one line redrawn in
+// place on a terminal, a line every few seconds when stderr is a file or
+// a pipe (CI logs).
+type progressLine struct {
+	w     io.Writer
+	tty   bool
+	name  string
+	total int
+	start time.Time
+	last  time.Time
+}
+
+func newProgressLine(w io.Writer, name string, total int) *progressLine {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		tty = term.IsTerminal(f.Fd())
+	}
+	return &progressLine{w: w, tty: tty, name: name, total: total, start: time.Now()}
+}
+
+func (p *progressLine) update(t tally) {
+	now := time.Now()
+	if !p.tty && now.Sub(p.last) < 5*time.Second && t.done() < p.total {
+		return
+	}
+	p.last = now
+	line := p.text(t, now)
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%s\x1b[K", line)
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+func (p *progressLine) text(t tally, now time.Time) string {
+	const width = 24
+	frac := 1.0
+	if p.total > 0 {
+		frac = float64(t.done()) / float64(p.total)
+	}
+	fill := int(frac*width + 0.5)
+	s := fmt.Sprintf("%s %s%s %d/%d", p.name, strings.Repeat("█", fill), strings.Repeat("░", width-fill), t.done(), p.total)
+	if e := t.parseErrors + t.apiErrors; e > 0 {
+		s += fmt.Sprintf(" · %d errors", e)
+	}
+	if t.tokens > 0 {
+		s += fmt.Sprintf(" · %d tokens", t.tokens)
+	}
+	if secs := now.Sub(p.start).Seconds(); secs > 0.5 {
+		s += fmt.Sprintf(" · %.1f/s", float64(t.done()-t.cached)/secs)
+	}
+	return s
+}
+
+// end finishes the line on a terminal.
+func (p *progressLine) end() {
+	if p.tty {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// follow reads a Judging's batches until it ends, reporting progress.
+func follow(jg *sessions.Judging, p *progressLine) (tally, []error) {
+	var t tally
+	var errs []error
+	for b := range jg.Batches() {
+		t.add(b.Verdicts)
+		if b.Err != nil {
+			errs = append(errs, fmt.Errorf("%d verdicts could not be saved: %w", len(b.Unsaved), b.Err))
+		}
+		p.update(t)
+	}
+	p.end()
+	return t, errs
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gavel-dev/gavel/judge/match"
+	"github.com/gavel-dev/gavel/sessions"
+)
+
+// runAnnotator is the lock name of headless runs: one `gavel run` at a
+// time per session, while people go on labelling under their own names.
+const runAnnotator = "gavel run"
+
+type runFlags struct {
+	judges  []string
+	session string
+	data    datasetFlags
+	runner  runnerFlags
+}
+
+func newRunCmd(e env) *cobra.Command {
+	var o runFlags
+	cmd := &cobra.Command{
+		Use:   "run DATASET --judge NAME",
+		Short: "Judge a dataset headlessly, into the session `gavel review` opens",
+		Long: `Run a judge over every item of DATASET that has no verdict yet, without a
+screen: progress goes to stderr, verdicts to the session file as they arrive.
+` + "`gavel review`" + ` on the same session then shows them. Interrupting keeps every
+verdict received; running again judges only what is left. LLM answers are
+cached in the session: a second run costs nothing.`,
+		Example: `  OPENAI_API_KEY=… gavel run evals.jsonl --judge docqa --model gpt-4o-mini
+  gavel run evals.jsonl --judge bbh --base-url http://127.0.0.1:8000/v1 --model qwen2.5-7b --concurrency 16
+  gavel run evals.jsonl --judge ./judges/polite.yaml --model gpt-4o-mini --samples 3`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			return runHeadless(cmd.Context(), e, a[0], o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.judges, "judge", []string{match.Name}, "the judge to run, by name or judge file; repeat for several")
+	f.StringVar(&o.session, "session", "", "the session file (default: DATASET's name with .gavel, in the working directory)")
+	o.data.add(f)
+	o.runner.add(f)
+	return cmd
+}
+
+func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
+	cfg := o.runner.config(e.getenv)
+	js, err := resolveJudges(o.judges, cfg)
+	if err != nil {
+		return err
+	}
+	ds, err := o.data.load(path)
+	if err != nil {
+		return err
+	}
+	if o.session == "" {
+		o.session = defaultSessionPath(path)
+	}
+	rv, err := sessions.OpenReview(o.session, runAnnotator, ds)
+	if err != nil {
+		return err
+	}
+	defer rv.Store.Close()
+	for _, n := range rv.Notices {
+		fmt.Fprintln(e.stderr, n)
+	}
+	judges, client, err := js.build(rv.Store.ResponseCache())
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	for _, j := range judges {
+		st, err := startRun(ctx, rv, j, cfg)
+		if err != nil {
+			return err
+		}
+		name := sessions.RunLabel(st.Run)
+		if st.Judging == nil {
+			fmt.Fprintf(e.stderr, "%s: every item already has a verdict in %s.\n", name, o.session)
+			continue
+		}
+		t, errs := follow(st.Judging, newProgressLine(e.stderr, name, st.Pending))
+		st.Judging.Stop()
+		fmt.Fprintf(e.stderr, "%s: %d of %d tasks judged — %d ok, %d parse errors, %d API errors; %d tokens", name, t.done(), st.Pending, t.ok, t.parseErrors, t.apiErrors, t.tokens)
+		if t.cached > 0 {
+			fmt.Fprintf(e.stderr, ", %d answers from the cache", t.cached)
+		}
+		fmt.Fprintf(e.stderr, ". Saved in %s.\n", o.session)
+		if len(errs) > 0 {
+			return errors.Join(errs...)
+		}
+		if client != nil && client.Fatal() != nil {
+			return fmt.Errorf("judging stopped: %v. The %d tasks not judged stay to do: run again once fixed", client.Fatal(), st.Pending-t.done())
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted: %d tasks not judged stay to do; run the same command again to finish", st.Pending-t.done())
+		}
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package catalog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gavel-dev/gavel/judge/llm"
+)
+
+func TestListHasEveryBuiltin(t *testing.T) {
+	var names []string
+	for _, e := range New().List() {
+		names = append(names, e.Name)
+	}
+	if got := strings.Join(names, " "); got != "match docqa rubric same-event bbh quality" {
+		t.Errorf("built-in judges: %s", got)
+	}
+}
+
+func TestFindAndBuild(t *testing.T) {
+	c := New()
+	if _, err := c.Find("nope"); err == nil || !strings.Contains(err.Error(), "choose one of match, docqa") {
+		t.Errorf("unknown judge error: %v", err)
+	}
+	j, err := c.Build("match", llm.Config{}, nil)
+	if err != nil || j.Info().Name != "match" {
+		t.Fatalf("Build(match) = %v, %v", j, err)
+	}
+	if _, err := c.Build("docqa", llm.Config{}, nil); err == nil {
+		t.Error("an LLM judge without --model was built")
+	}
+	j, err = c.Build("docqa", llm.Config{Model: "m", BaseURL: "http://127.0.0.1:1/v1"}, nil)
+	if err != nil || j.Info().Model != "m" {
+		t.Fatalf("Build(docqa) = %v, %v", j, err)
+	}
+}
+
+func TestCustomJudgeFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "polite.yaml")
+	yaml := `name: polite
+description: Is the answer polite?
+user: |
+  Question: {question}
+  Answer: {prediction}
+  Is the answer polite? Reply YES or NO.
+output:
+  format: word
+dimensions:
+  - name: polite
+    scale: binary
+`
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := New()
+	e, err := c.Find(path)
+	if err != nil {
+		t.Fatalf("Find(%s): %v", path, err)
+	}
+	if e.Name != "polite" {
+		t.Errorf("custom judge entry: %+v", e)
+	}
+	if names := c.List(); names[len(names)-1].Name != "polite" {
+		t.Errorf("custom judge not listed last: %+v", names)
+	}
+}
+
+func TestParseOutput(t *testing.T) {
+	v, err := ParseOutput("docqa", "reason: same\nresult: NO")
+	if err != nil || !v.OK() || v.Values["correct"] != 0 {
+		t.Errorf("ParseOutput(docqa) = %+v, %v", v, err)
+	}
+	if _, err := ParseOutput("match", "YES"); err == nil {
+		t.Error("match parsed a judge output")
+	}
+}
