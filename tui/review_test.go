@@ -224,3 +224,42 @@ func TestThinkTraceFoldsAndHighlights(t *testing.T) {
 		t.Errorf("t did not unfold the trace:\n%s", plain(m))
 	}
 }
+
+// A rubric item: one row per criterion, labelled one by one, with the
+// item's score the mean over its criteria.
+func TestRubricRowsAndItemScore(t *testing.T) {
+	items := testItems(2)
+	items[0].Rubric = []string{"Mentions the deadline", "Gives no legal advice", "Under 100 words"}
+	rubric := judge.Info{Name: "rubric", PerCriterion: true, Dimensions: []judge.Dimension{{Name: "score", Scale: judge.Ternary}}}
+	vs := []judge.Verdict{
+		{ItemID: "q1", Criterion: 1, Status: judge.StatusOK, Values: map[string]float64{"score": 1}},
+		{ItemID: "q1", Criterion: 2, Status: judge.StatusOK, Values: map[string]float64{"score": 0.5}},
+		{ItemID: "q1", Criterion: 3, Status: judge.StatusOK, Values: map[string]float64{"score": 0}},
+	}
+	st := &fakeStore{}
+	m := newTestModel(t, st, items, []Run{{Info: rubric, Verdicts: vs}}, nil, 120, 40)
+	s := plain(m)
+	for _, want := range []string{"1. Mentions the deadline", "judge 0.5", "item mean judge 0.50 (3/3)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	// 1 labels the first criterion, 5 (= 0.5) the second, 0 the third;
+	// the item is then reviewed and the screen moves on.
+	m = press(t, m, "1")
+	if m.row != 1 || m.cur != 0 {
+		t.Fatalf("after the first criterion: row %d item %d", m.row, m.cur)
+	}
+	m = press(t, m, "5", "0")
+	if m.cur != 1 {
+		t.Errorf("not moved on after every criterion was labelled (item %d)", m.cur)
+	}
+	if len(st.groups) != 3 || st.groups[1][0].Value != 0.5 || st.groups[1][0].Criterion != 2 {
+		t.Errorf("recorded %+v", st.groups)
+	}
+	// y on a ternary scale is an error message, not a label.
+	m = press(t, m, "home", "3")
+	if !strings.Contains(plain(m), "not a ternary value") {
+		t.Errorf("3 on a ternary scale gave no message:\n%s", plain(m))
+	}
+}

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -28,6 +29,9 @@ func (m *Model) verdictLines(inner int) []string {
 	sel := min(m.row, len(rows)-1)
 	for k, rw := range rows {
 		lines = append(lines, m.rowLine(rw, k == sel && len(rows) > 1, inner))
+	}
+	if r.info.PerCriterion && len(rows) > 1 {
+		lines = append(lines, m.itemScoreLine(rows))
 	}
 	rw := rows[sel]
 	vd, has := r.verdict(m.cur, rw.crit)
@@ -86,7 +90,8 @@ func (m *Model) rowLine(rw row, selected bool, inner int) string {
 		if selected {
 			prefix = "▸ "
 		}
-		name = prefix + ansi.Truncate(SanitizeLine(name), max(inner/2, 8), "…") + "  "
+		w := max(inner/2, 8)
+		name = prefix + padRight(ansi.Truncate(SanitizeLine(name), w, "…"), w) + " "
 	}
 	return name + st.Muted.Render("judge ") + jv + st.Muted.Render("   you ") + hv + mark
 }
@@ -217,4 +222,48 @@ func verdictSummary(v judge.Verdict, rw row) string {
 		return rw.dim.Scale.Format(x)
 	}
 	return "without a value"
+}
+
+// itemScoreLine is a per-criterion judge's score for the whole item: the
+// mean over its criteria, for the judge and for the person, per dimension.
+func (m *Model) itemScoreLine(rows []row) string {
+	st := m.styles
+	r := m.run()
+	var parts []string
+	for _, d := range r.info.Dimensions {
+		var js, hs []float64
+		n := 0
+		for _, rw := range rows {
+			if rw.dim.Name != d.Name {
+				continue
+			}
+			n++
+			if v, ok := r.judgeValue(m.cur, rw); ok {
+				js = append(js, v)
+			}
+			if v, ok := m.labels.label(lkey{item: m.cur, crit: rw.crit, dim: d.Name}); ok {
+				hs = append(hs, v)
+			}
+		}
+		part := fmt.Sprintf("judge %s (%d/%d)", meanOf(js), len(js), n)
+		if len(hs) > 0 {
+			part += fmt.Sprintf("   you %s (%d/%d)", meanOf(hs), len(hs), n)
+		}
+		if len(r.info.Dimensions) > 1 {
+			part = d.Name + ": " + part
+		}
+		parts = append(parts, part)
+	}
+	return st.Strong.Render("item mean ") + strings.Join(parts, " · ")
+}
+
+func meanOf(xs []float64) string {
+	if len(xs) == 0 {
+		return "—"
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return strconv.FormatFloat(sum/float64(len(xs)), 'f', 2, 64)
 }

@@ -1,0 +1,174 @@
+package tui
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// How figures are written on the statistics screen, in `gavel stats` text
+// and in its Markdown: proportions as percentages with one decimal,
+// coefficients with three, undefined values as stats.Undefined followed by
+// the reason. Every number goes through stats.FormatNumber or
+// stats.FormatPercent, so NaN is never written.
+
+// estimate renders a figure, or "—" with its reason.
+func estimate(e stats.Estimate, decimals int) string {
+	if !e.Defined() {
+		return stats.Undefined + reason(e.Reason)
+	}
+	return stats.FormatNumber(e.Value, decimals)
+}
+
+// interval renders "72.0% [65.1%, 78.2%]" (or plain numbers), or "—".
+func interval(i stats.Interval, percent bool) string {
+	if !i.Defined() {
+		return stats.Undefined + reason(i.Reason)
+	}
+	f := intervalPart(percent)
+	s := f(i.Value)
+	if i.HasBounds() {
+		s += fmt.Sprintf(" [%s, %s]", f(i.Low), f(i.High))
+	}
+	return s
+}
+
+func intervalPart(percent bool) func(float64) string {
+	if percent {
+		return func(v float64) string { return stats.FormatPercent(v, 1) }
+	}
+	return func(v float64) string { return stats.FormatNumber(v, 3) }
+}
+
+// meanText is a mean value: a pass rate on a binary scale, a mean score
+// otherwise.
+func meanText(scale judge.Scale, e stats.Estimate) string {
+	if !e.Defined() {
+		return stats.Undefined
+	}
+	if scale == judge.Binary {
+		return stats.FormatPercent(e.Value, 1)
+	}
+	return stats.FormatNumber(e.Value, 2)
+}
+
+// signedInterval renders a difference with its sign: percentage points on
+// a binary scale, scale points otherwise.
+func signedInterval(scale judge.Scale, i stats.Interval) string {
+	if !i.Defined() {
+		return stats.Undefined + reason(i.Reason)
+	}
+	f, unit := signedPart(scale)
+	s := f(i.Value) + unit
+	if i.HasBounds() {
+		s += fmt.Sprintf(" [%s, %s]", f(i.Low), f(i.High))
+	}
+	return s
+}
+
+// signedPart formats one signed difference: percentage points on a binary
+// scale ("+4.5", unit " pts"), scale points with two decimals otherwise.
+func signedPart(scale judge.Scale) (f func(float64) string, unit string) {
+	if scale == judge.Binary {
+		return func(v float64) string { return signedNumber(100*v, 1) }, " pts"
+	}
+	return func(v float64) string { return signedNumber(v, 2) }, ""
+}
+
+func signed(e stats.Estimate) string {
+	if !e.Defined() {
+		return stats.Undefined + reason(e.Reason)
+	}
+	return signedNumber(e.Value, 3)
+}
+
+func signedNumber(v float64, decimals int) string {
+	s := stats.FormatNumber(v, decimals)
+	if v > 0 && s != stats.FormatNumber(0, decimals) {
+		return "+" + s
+	}
+	return s
+}
+
+func reason(r string) string {
+	if r == "" {
+		return ""
+	}
+	return " (" + r + ")"
+}
+
+// bare drops the reason from an undefined figure, for table cells that
+// have no room for it.
+func bare(s string) string {
+	if strings.HasPrefix(s, stats.Undefined) {
+		return stats.Undefined
+	}
+	return s
+}
+
+// biasWhat names what a score bias is a difference of.
+func biasWhat(scale judge.Scale) string {
+	if scale == judge.Binary {
+		return "pass rate"
+	}
+	return "mean score"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func padLeft(s string, n int) string {
+	if w := ansi.StringWidth(s); w < n {
+		return strings.Repeat(" ", n-w) + s
+	}
+	return s
+}
+
+// fixWidth cuts or pads s to exactly n cells.
+func fixWidth(s string, n int) string {
+	s = ansi.Truncate(s, n, "…")
+	return s + strings.Repeat(" ", max(n-ansi.StringWidth(s), 0))
+}
+
+// colored is a style with a foreground colour, or no style at all when
+// the colour is nil (PlainStyles).
+func colored(c color.Color) lipgloss.Style {
+	if c == nil {
+		return lipgloss.NewStyle()
+	}
+	return lipgloss.NewStyle().Foreground(c)
+}
+
+// fitLines word-wraps every line wider than width, indenting the
+// continuation lines under the line's own indentation, so that nothing the
+// statistics say is cut off on a narrow screen.
+func fitLines(lines []string, width int) []string {
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		if ansi.StringWidth(l) <= width {
+			out = append(out, l)
+			continue
+		}
+		plain := ansi.Strip(l)
+		lead := len(plain) - len(strings.TrimLeft(plain, " "))
+		ind := min(lead+2, width/2)
+		parts := strings.Split(ansi.Wrap(l, max(width-ind, 10), ""), "\n")
+		for i, p := range parts {
+			if i > 0 {
+				p = strings.Repeat(" ", ind) + strings.TrimLeft(p, " ")
+			}
+			out = append(out, strings.TrimRight(p, " "))
+		}
+	}
+	return out
+}

@@ -1,0 +1,327 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// StatsMarkdown renders a report as Markdown for papers and CI summaries:
+// the same figures as StatsLines, written the same way (percentages with
+// one decimal, coefficients with three, "—" for undefined values with the
+// reason beside them), as tables. Text from the session (judge, segment
+// and annotator names) is sanitised and escaped so that it cannot break a
+// table.
+func StatsMarkdown(r stats.Report) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("# Agreement statistics\n\n")
+	w("%s. Intervals are 95 %%: Wilson for proportions, ", plural(r.Units, "unit", "units"))
+	if r.Resamples > 0 {
+		w("a percentile bootstrap (%d resamples, seed %d) for biases and corrected pass rates.\n", r.Resamples, r.Seed)
+	} else {
+		w("none for biases and corrected pass rates (bootstrap off).\n")
+	}
+	if len(r.Judges) == 0 {
+		w("\nNo judge in this session yet.\n")
+	}
+	for _, jr := range r.Judges {
+		for _, d := range jr.Dimensions {
+			markdownDimension(&b, jr.Judge, d)
+		}
+	}
+	if len(r.Judges) > 0 {
+		markdownPairs(&b, r)
+		markdownHumans(&b, r.Humans)
+	}
+	if len(r.Notes) > 0 {
+		w("\n## Notes\n\n")
+		for _, n := range r.Notes {
+			w("- %s\n", mdText(n))
+		}
+	}
+	return b.String()
+}
+
+// mdText makes session text safe inside Markdown (and a table cell).
+func mdText(s string) string {
+	s = SanitizeLine(s)
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_[]<>|#", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// mdTable writes a table: the header, then rows; a header cell starting
+// with ">" is right-aligned (the ">" dropped).
+func mdTable(b *strings.Builder, head []string, rows [][]string) {
+	b.WriteString("\n|")
+	for _, h := range head {
+		b.WriteString(" " + strings.TrimPrefix(h, ">") + " |")
+	}
+	b.WriteString("\n|")
+	for _, h := range head {
+		if strings.HasPrefix(h, ">") {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteByte('\n')
+	for _, r := range rows {
+		b.WriteString("|")
+		for _, c := range r {
+			b.WriteString(" " + c + " |")
+		}
+		b.WriteByte('\n')
+	}
+}
+
+// mdInterval gives a figure's value, its interval and the reason it is
+// undefined, as three cells.
+func mdInterval(i stats.Interval, percent bool) []string {
+	if !i.Defined() {
+		return []string{stats.Undefined, "", mdText(i.Reason)}
+	}
+	f := intervalPart(percent)
+	ci := ""
+	if i.HasBounds() {
+		ci = f(i.Low) + " – " + f(i.High)
+	}
+	return []string{f(i.Value), ci, ""}
+}
+
+func mdEstimate(e stats.Estimate, decimals int) []string {
+	if !e.Defined() {
+		return []string{stats.Undefined, "", mdText(e.Reason)}
+	}
+	return []string{stats.FormatNumber(e.Value, decimals), "", ""}
+}
+
+func mdSigned(scale judge.Scale, i stats.Interval) []string {
+	if !i.Defined() {
+		return []string{stats.Undefined, "", mdText(i.Reason)}
+	}
+	f, unit := signedPart(scale)
+	ci := ""
+	if i.HasBounds() {
+		ci = f(i.Low) + " – " + f(i.High)
+	}
+	return []string{f(i.Value) + unit, ci, ""}
+}
+
+func statRowMD(name string, cells []string, note string) []string {
+	if note != "" && cells[2] == "" {
+		cells[2] = note
+	}
+	return append([]string{name}, cells...)
+}
+
+var statHead = []string{"Statistic", ">Value", "95 % interval", "Note"}
+
+func agreementRowsMD(scale judge.Scale, a stats.Agreement, ref string) [][]string {
+	rows := [][]string{
+		statRowMD("Percent agreement", mdInterval(a.PercentAgreement, true), "Wilson"),
+		statRowMD("Cohen's kappa", mdEstimate(a.CohenKappa, 3), ""),
+		statRowMD("Gwet's AC1", mdEstimate(a.GwetAC1, 3), ""),
+		statRowMD("Krippendorff's alpha (nominal)", mdEstimate(a.AlphaNominal, 3), ""),
+	}
+	if o := a.Ordinal; o != nil {
+		rows = append(rows,
+			statRowMD("Krippendorff's alpha (ordinal)", mdEstimate(o.AlphaOrdinal, 3), ""),
+			statRowMD("Krippendorff's alpha (interval)", mdEstimate(o.AlphaInterval, 3), ""),
+			statRowMD("Linear weighted kappa", mdEstimate(o.LinearKappa, 3), ""),
+			statRowMD("Quadratic weighted kappa", mdEstimate(o.QuadraticKappa, 3), ""),
+			statRowMD("Spearman's rho", mdEstimate(o.Spearman, 3), ""),
+			statRowMD("Kendall's tau-b", mdEstimate(o.KendallTauB, 3), ""),
+			statRowMD("Mean absolute error", mdEstimate(o.MeanAbsoluteError, 3), "scale points"),
+			statRowMD("Mean signed difference", mdEstimate(o.MeanSignedDifference, 3), "judge − "+ref),
+			statRowMD("Within one step", mdInterval(o.WithinOne, true), "step "+stats.FormatNumber(o.Step, 1)),
+		)
+	}
+	rows = append(rows,
+		statRowMD("Judge "+biasWhat(scale), mdEstimateMean(scale, a.JudgeMean), ""),
+		statRowMD(capitalize(ref)+" "+biasWhat(scale), mdEstimateMean(scale, a.ReferenceMean), ""),
+		statRowMD("Score bias", mdSigned(scale, a.ScoreBias), "judge − "+ref+", bootstrap"),
+	)
+	return rows
+}
+
+func mdEstimateMean(scale judge.Scale, e stats.Estimate) []string {
+	if !e.Defined() {
+		return []string{stats.Undefined, "", mdText(e.Reason)}
+	}
+	return []string{meanText(scale, e), "", ""}
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func markdownConfusion(b *strings.Builder, scale judge.Scale, c stats.Confusion, rowName, colName string) {
+	head := []string{mdText(rowName) + " \\\\ " + mdText(colName)}
+	for _, v := range c.Categories {
+		head = append(head, ">"+scale.Format(v))
+	}
+	var rows [][]string
+	for i, v := range c.Categories {
+		row := []string{scale.Format(v)}
+		for j := range c.Categories {
+			cell := fmt.Sprint(c.Counts[i][j])
+			if i == j {
+				cell = "**" + cell + "**"
+			}
+			row = append(row, cell)
+		}
+		rows = append(rows, row)
+	}
+	mdTable(b, head, rows)
+}
+
+func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionReport) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	f := d.Overall
+	j := f.Judging
+	a := f.VsHumans
+	w("\n## %s · %s (%s)\n\n", mdText(judgeName), mdText(d.Dimension), d.Scale)
+	w("Labelled %d of %d (%s); judged %d: ok %d, no value %d, parse errors %d (%s), API errors %d (%s) — errors are kept out of agreement.",
+		f.Labelled, f.Units, stats.FormatPercent(f.Coverage.Value, 1), j.Judged, j.OK, j.NoValue,
+		j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1))
+	if f.HumanTies > 0 {
+		w(" %s with annotators tied on the value are left out.", plural(f.HumanTies, "labelled item", "labelled items"))
+	}
+	w("\n")
+	if s := f.Selection.Warning; s != "" {
+		w("\n> **Warning:** %s.\n", mdText(s))
+	}
+	w("\n### Judge vs human (n = %d)\n", a.N)
+	if a.N == 0 {
+		w("\nNo item has both an ok verdict and a human label yet.\n")
+	} else {
+		mdTable(b, statHead, agreementRowsMD(d.Scale, a, "human"))
+		w("\nConfusion matrix (rows: human, columns: judge):\n")
+		markdownConfusion(b, d.Scale, a.Confusion, "human", "judge")
+		if bin := a.Binary; bin != nil {
+			w("\n### Judge as a classifier (human = truth)\n")
+			mdTable(b, statHead, [][]string{
+				statRowMD("Precision", mdInterval(bin.Precision, true), fmt.Sprintf("TP %d, FP %d", bin.TruePositives, bin.FalsePositives)),
+				statRowMD("Recall", mdInterval(bin.Recall, true), fmt.Sprintf("FN %d", bin.FalseNegatives)),
+				statRowMD("Specificity", mdInterval(bin.Specificity, true), fmt.Sprintf("TN %d", bin.TrueNegatives)),
+				statRowMD("F1", mdEstimate(bin.F1, 3), ""),
+				statRowMD("Balanced accuracy", mdPercent(bin.BalancedAccuracy), ""),
+				statRowMD("False-pass rate", mdInterval(bin.FalsePassRate, true), "lenient: YES where the human said NO"),
+				statRowMD("False-fail rate", mdInterval(bin.FalseFailRate, true), "harsh: NO where the human said YES"),
+			})
+		}
+	}
+	if c := f.Corrected; c != nil && c.Judged > 0 {
+		w("\n### Corrected pass rate over all %d judged items\n", c.Judged)
+		mdTable(b, statHead, [][]string{
+			statRowMD("The judge says", mdInterval(c.ObservedPassRate, true), "Wilson"),
+			statRowMD("A human would say", mdInterval(c.PassRate, true), "Rogan–Gladen, bootstrap"),
+			statRowMD("Sensitivity", mdPercent(c.Sensitivity), "on the labelled items"),
+			statRowMD("Specificity", mdPercent(c.Specificity), "on the labelled items"),
+		})
+	}
+	if p := f.Selection.UnbiasedPart; p != nil {
+		sel := f.Selection
+		w("\n### Unbiased part (%s reached in order or at random; n = %d)\n\n", plural(sel.Unbiased, "labelled item", "labelled items"), p.VsHumans.N)
+		w("Labels by how the items were reached: %s; filtered share %s.\n", mdText(provenanceText(sel.ByProvenance)), stats.FormatPercent(sel.FilteredShare.Value, 0))
+		if p.VsHumans.N > 0 {
+			rows := agreementRowsMD(d.Scale, p.VsHumans, "human")
+			if bin := p.VsHumans.Binary; bin != nil {
+				rows = append(rows,
+					statRowMD("False-pass rate", mdInterval(bin.FalsePassRate, true), ""),
+					statRowMD("False-fail rate", mdInterval(bin.FalseFailRate, true), ""))
+			}
+			if c := p.Corrected; c != nil && c.Judged > 0 {
+				rows = append(rows, statRowMD("Corrected pass rate", mdInterval(c.PassRate, true), "Rogan–Gladen, bootstrap"))
+			}
+			mdTable(b, statHead, rows)
+		}
+	}
+	w("\n### Consistency\n")
+	flip := func(name string, fl stats.Flips) []string {
+		return append([]string{name, fmt.Sprint(fl.Units), fmt.Sprint(fl.Flipped)}, mdInterval(fl.Rate, true)...)
+	}
+	mdTable(b, []string{"Flip rate", ">Compared", ">Flipped", ">Rate", "95 % interval", "Note"}, [][]string{
+		flip("Across re-judges", d.Rejudges),
+		flip("Across samples", d.Samples),
+	})
+	if len(d.Segments) > 0 {
+		w("\n### By segment\n")
+		var rows [][]string
+		for _, s := range d.Segments {
+			sa := s.Figures.VsHumans
+			rows = append(rows, []string{mdText(segmentName(s)), fmt.Sprint(s.Figures.Units), fmt.Sprint(s.Figures.Labelled), fmt.Sprint(sa.N),
+				bare(interval(sa.PercentAgreement, true)), stats.FormatNumber(sa.CohenKappa.Value, 3), stats.FormatNumber(sa.GwetAC1.Value, 3),
+				bare(signedInterval(d.Scale, sa.ScoreBias))})
+		}
+		mdTable(b, []string{"Segment", ">Items", ">Labelled", ">n", ">Agreement", ">Kappa", ">AC1", ">Bias"}, rows)
+	}
+}
+
+func mdPercent(e stats.Estimate) []string {
+	if !e.Defined() {
+		return []string{stats.Undefined, "", mdText(e.Reason)}
+	}
+	return []string{stats.FormatPercent(e.Value, 1), "", ""}
+}
+
+func markdownPairs(b *strings.Builder, r stats.Report) {
+	b.WriteString("\n## Judge against judge\n")
+	if len(r.JudgePairs) == 0 {
+		b.WriteString("\nNo two judges rate a dimension in common.\n")
+		return
+	}
+	var rows [][]string
+	for _, p := range r.JudgePairs {
+		a := p.Agreement
+		quad := ""
+		if a.Ordinal != nil {
+			quad = stats.FormatNumber(a.Ordinal.QuadraticKappa.Value, 3)
+		}
+		rows = append(rows, []string{mdText(p.Judge), mdText(p.Reference), mdText(p.Dimension) + " (" + string(p.Scale) + ")", fmt.Sprint(a.N),
+			bare(interval(a.PercentAgreement, true)), stats.FormatNumber(a.CohenKappa.Value, 3), stats.FormatNumber(a.GwetAC1.Value, 3), quad,
+			bare(signedInterval(p.Scale, a.ScoreBias))})
+	}
+	mdTable(b, []string{"Judge", "Reference", "Dimension", ">n", ">Agreement", ">Kappa", ">AC1", ">Quadratic kappa", ">Bias (judge − reference)"}, rows)
+}
+
+func markdownHumans(b *strings.Builder, hs []stats.HumanAgreement) {
+	b.WriteString("\n## Between annotators\n")
+	if len(hs) == 0 {
+		b.WriteString("\nNo dimension to compare.\n")
+		return
+	}
+	var rows [][]string
+	for _, h := range hs {
+		names := make([]string, len(h.Annotators))
+		for i, a := range h.Annotators {
+			names[i] = mdText(a)
+		}
+		rows = append(rows, []string{mdText(h.Dimension) + " (" + string(h.Scale) + ")", strings.Join(names, ", "), fmt.Sprint(h.Labelled), fmt.Sprint(h.Pairable), fmt.Sprint(h.MajorityTies),
+			stats.FormatNumber(h.AlphaNominal.Value, 3), stats.FormatNumber(h.AlphaOrdinal.Value, 3), stats.FormatNumber(h.AlphaInterval.Value, 3), stats.FormatNumber(h.FleissKappa.Value, 3)})
+	}
+	mdTable(b, []string{"Dimension", "Annotators", ">Labelled", ">By two or more", ">Tied", ">Alpha nominal", ">Alpha ordinal", ">Alpha interval", ">Fleiss' kappa"}, rows)
+	var pairs [][]string
+	for _, h := range hs {
+		for _, p := range h.Pairs {
+			pairs = append(pairs, []string{mdText(h.Dimension), mdText(p.A), mdText(p.B), fmt.Sprint(p.N), bare(interval(p.PercentAgreement, true)), stats.FormatNumber(p.CohenKappa.Value, 3)})
+		}
+	}
+	if len(pairs) > 0 {
+		b.WriteString("\nPairwise:\n")
+		mdTable(b, []string{"Dimension", "Annotator", "Annotator", ">n", ">Agreement", ">Cohen's kappa"}, pairs)
+	}
+	b.WriteString("\nThe judge against the annotators' majority is each judge's \"Judge vs human\" table.\n")
+}
