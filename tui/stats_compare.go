@@ -8,14 +8,10 @@ import (
 )
 
 // judgePairLines compares judges with each other, dimension by dimension.
-func judgePairLines(st Styles, r stats.Report, width int) []string {
+func judgePairLines(st Styles, r stats.Report) []string {
 	out := []string{st.Strong.Render("Judge against judge")}
 	if len(r.JudgePairs) == 0 {
-		msg := "Only one judge in this session: run another on the same dataset to compare them."
-		if len(r.Judges) > 1 {
-			msg = "These judges rate no dimension in common, so there is nothing to compare."
-		}
-		return append(out, st.Muted.Render("  "+msg))
+		return append(out, st.Muted.Render("  No other judge in this session rates the same dimensions: run another judge on this dataset to compare them."))
 	}
 	for i, p := range r.JudgePairs {
 		if i > 0 {

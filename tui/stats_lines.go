@@ -72,7 +72,7 @@ func StatsLines(st Styles, r stats.Report, width int) []string {
 		}
 	}
 	if len(r.Judges) > 0 {
-		out = append(out, judgePairLines(st, r, width)...)
+		out = append(out, judgePairLines(st, r)...)
 		out = append(out, "")
 		out = append(out, humanLines(st, r.Humans)...)
 		out = append(out, "")

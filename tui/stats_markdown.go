@@ -280,7 +280,7 @@ func mdPercent(e stats.Estimate) []string {
 func markdownPairs(b *strings.Builder, r stats.Report) {
 	b.WriteString("\n## Judge against judge\n")
 	if len(r.JudgePairs) == 0 {
-		b.WriteString("\nNo two judges rate a dimension in common.\n")
+		b.WriteString("\nNo other judge in this session rates the same dimensions.\n")
 		return
 	}
 	var rows [][]string
