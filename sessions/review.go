@@ -3,7 +3,6 @@ package sessions
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/dataset"
@@ -16,6 +15,9 @@ type Review struct {
 	Info    DatasetInfo
 	Items   []judge.Item
 	Notices []string
+	// Change says how the dataset file differs from the items the
+	// session held, when its content changed (see SyncDataset).
+	Change DatasetChange
 }
 
 // OpenReview opens (or creates) the session at path for annotator. A new
@@ -60,7 +62,13 @@ func (r *Review) load(ds *dataset.Dataset) error {
 		r.Items = ds.Items
 	default:
 		if ds != nil && ds.SHA256 != info.SHA256 {
-			r.Notices = append(r.Notices, fmt.Sprintf("%s changed since this session began; showing the %d items the session holds.", filepath.Base(ds.Name), info.Items))
+			if r.Change, err = r.Store.SyncDataset(ds); err != nil {
+				return err
+			}
+			r.Notices = append(r.Notices, r.Change.Notice())
+			if info, _, err = r.Store.Dataset(); err != nil {
+				return err
+			}
 		}
 		if r.Items, err = r.Store.Items(); err != nil {
 			return err

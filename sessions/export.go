@@ -1,0 +1,253 @@
+package sessions
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// Which items an export writes.
+const (
+	// OnlyReviewed writes the items someone labelled (the default).
+	OnlyReviewed = "reviewed"
+	// OnlyDisagreements writes the items where some judge's current
+	// verdict differs from some person's label on the same criterion and
+	// dimension.
+	OnlyDisagreements = "disagreements"
+	// OnlyAll writes every item.
+	OnlyAll = "all"
+)
+
+// ExportOptions say what Export writes.
+type ExportOptions struct {
+	// Format is "jsonl" or "csv".
+	Format string
+	// Only is OnlyReviewed (also for ""), OnlyDisagreements or OnlyAll.
+	Only string
+}
+
+// ExportSummary says what Export wrote.
+type ExportSummary struct {
+	// Rows is the number of items written, out of Items.
+	Rows, Items int
+	// Columns are the column names, in order.
+	Columns []string
+}
+
+// Export writes the session's items as a calibration set: one row per item
+// with the item's fields, each judge run's current verdict and each
+// annotator's current label, provenance and note. The columns, in order:
+//
+//	id, question, gold, prediction   the item's texts
+//	rubric                           its criteria (a list; "" or [] when none)
+//	segment:FIELD                    one per segment field (category, task…)
+//	verdict:RUN:DIMENSION            per run (named as in `gavel stats`) and dimension:
+//	                                 YES/NO for binary, 0/0.5/1 ternary, 1–5 Likert
+//	verdict_status:RUN               ok, parse_error or api_error
+//	verdict_reason:RUN               the judge's reason
+//	verdict_error:RUN                why a verdict is not ok
+//	label:ANNOTATOR:DIMENSION        per annotator and dimension, like verdicts
+//	label_via:ANNOTATOR              how they reached the item (order, random, filter:NAME, imported)
+//	note:ANNOTATOR                   their note
+//	fields                           the original row, every field it had
+//
+// Empty cells are null in JSONL and empty in CSV. For a judge that rates
+// rubric criteria one by one, and for labels of criteria, a cell holds a
+// list indexed by criterion — element 0 the whole item, element k criterion
+// k — as a JSON array in JSONL and as JSON text in CSV. Every row has every
+// column, so the file loads as one table. `gavel import` reads the file
+// back into the same runs, verdicts, labels and notes.
+func Export(s *Store, w io.Writer, opts ExportOptions) (ExportSummary, error) {
+	var sum ExportSummary
+	switch opts.Only {
+	case "":
+		opts.Only = OnlyReviewed
+	case OnlyReviewed, OnlyDisagreements, OnlyAll:
+	default:
+		return sum, fmt.Errorf("unknown selection %q: use reviewed, disagreements or all", opts.Only)
+	}
+	var enc rowEncoder
+	switch opts.Format {
+	case "jsonl", "ndjson":
+		enc = &jsonlEncoder{}
+	case "csv":
+		enc = &csvEncoder{}
+	default:
+		return sum, fmt.Errorf("unknown export format %q: use jsonl or csv", opts.Format)
+	}
+	t, err := s.exportTable()
+	if err != nil {
+		return sum, err
+	}
+	sum.Items = len(t.items)
+	sum.Columns = t.columnNames()
+	bw := bufio.NewWriterSize(w, 1<<16)
+	if err := enc.header(bw, sum.Columns); err != nil {
+		return sum, err
+	}
+	for i := range t.items {
+		if !t.selected(i, opts.Only) {
+			continue
+		}
+		if err := enc.row(bw, t.row(i)); err != nil {
+			return sum, err
+		}
+		sum.Rows++
+	}
+	if err := enc.flush(bw); err != nil {
+		return sum, err
+	}
+	return sum, bw.Flush()
+}
+
+// exportTable is a session read for export.
+type exportTable struct {
+	items    []judge.Item
+	segments []string
+	runs     []exportRun
+	anns     []exportAnnotator
+	// scales gives a dimension's scale by name, from the first run that
+	// rates it, so that labels are written the way verdicts are.
+	scales map[string]judge.Scale
+}
+
+// exportRun is a run's current verdicts, by item.
+type exportRun struct {
+	name     string
+	info     judge.Info
+	verdicts map[string][]judge.Verdict
+}
+
+// exportAnnotator is an annotator's current labels and notes, by item.
+type exportAnnotator struct {
+	name   string
+	dims   []string
+	labels map[string][]Label
+	notes  map[string]string
+}
+
+func (s *Store) exportTable() (*exportTable, error) {
+	t := &exportTable{scales: map[string]judge.Scale{}}
+	var err error
+	if t.items, err = s.Items(); err != nil {
+		return nil, err
+	}
+	segs := map[string]bool{}
+	for _, it := range t.items {
+		for k := range it.Segments {
+			segs[k] = true
+		}
+	}
+	t.segments = sortedKeys(segs)
+
+	runs, err := s.Runs()
+	if err != nil {
+		return nil, err
+	}
+	names := RunNames(runs)
+	for _, r := range runs {
+		vs, err := s.Verdicts(r.ID)
+		if err != nil {
+			return nil, err
+		}
+		er := exportRun{name: names[r.ID], info: r.Info, verdicts: map[string][]judge.Verdict{}}
+		for _, v := range vs {
+			er.verdicts[v.ItemID] = append(er.verdicts[v.ItemID], v)
+		}
+		t.runs = append(t.runs, er)
+		for _, d := range r.Info.Dimensions {
+			if _, ok := t.scales[d.Name]; !ok {
+				t.scales[d.Name] = d.Scale
+			}
+		}
+	}
+
+	labels, err := s.Labels("")
+	if err != nil {
+		return nil, err
+	}
+	notes, err := s.Notes("")
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]*exportAnnotator{}
+	ann := func(name string) *exportAnnotator {
+		a := byName[name]
+		if a == nil {
+			a = &exportAnnotator{name: name, labels: map[string][]Label{}, notes: map[string]string{}}
+			byName[name] = a
+		}
+		return a
+	}
+	for _, l := range labels {
+		a := ann(l.Annotator)
+		a.labels[l.ItemID] = append(a.labels[l.ItemID], l)
+		if !slices.Contains(a.dims, l.Dimension) {
+			a.dims = append(a.dims, l.Dimension)
+		}
+	}
+	for _, n := range notes {
+		ann(n.Annotator).notes[n.ItemID] = n.Text
+	}
+	for _, name := range sortedKeys(byName) {
+		a := byName[name]
+		slices.Sort(a.dims)
+		t.anns = append(t.anns, *a)
+	}
+	return t, nil
+}
+
+// columnNames lists the export's columns in order.
+func (t *exportTable) columnNames() []string {
+	cols := []string{colID, colQuestion, colGold, colPrediction, colRubric}
+	for _, f := range t.segments {
+		cols = append(cols, prefixSegment+f)
+	}
+	for _, r := range t.runs {
+		for _, d := range r.info.Dimensions {
+			cols = append(cols, prefixVerdict+r.name+":"+d.Name)
+		}
+		cols = append(cols, prefixStatus+r.name, prefixReason+r.name, prefixError+r.name)
+	}
+	for _, a := range t.anns {
+		for _, d := range a.dims {
+			cols = append(cols, prefixLabel+a.name+":"+d)
+		}
+		cols = append(cols, prefixVia+a.name, prefixNote+a.name)
+	}
+	return append(cols, colFields)
+}
+
+// selected reports whether item i is written under the selection only.
+func (t *exportTable) selected(i int, only string) bool {
+	id := t.items[i].ID
+	switch only {
+	case OnlyAll:
+		return true
+	case OnlyReviewed:
+		for _, a := range t.anns {
+			if len(a.labels[id]) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range t.runs {
+		for _, v := range r.verdicts[id] {
+			if !v.OK() {
+				continue
+			}
+			for _, a := range t.anns {
+				for _, l := range a.labels[id] {
+					if x, ok := v.Values[l.Dimension]; ok && l.Criterion == v.Criterion && x != l.Value {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,344 @@
+package sessions
+
+import (
+	"database/sql"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions/dataset"
+)
+
+// ImportedJudge is the judge name of every run made from a dataset's
+// verdict column. The column's name is the run's Model, so each column is
+// its own run: "imported · GPT-4", "imported · EM".
+const ImportedJudge = "imported"
+
+// ViaImported is the provenance of labels imported from a dataset. The
+// statistics count it as neither in order nor filtered: how the people
+// chose what to label elsewhere is not known.
+const ViaImported = "imported"
+
+// OutputParser reads a judge's raw output, for datasets that keep what a
+// judge wrote (a "judge_output" column) rather than its verdict.
+type OutputParser struct {
+	// Judge names the judge whose parser this is; it is saved in the
+	// run's params as "parser".
+	Judge string
+	// Dimensions are what the judge rates.
+	Dimensions []judge.Dimension
+	// Parse reads one raw output. An error, or a verdict that is not ok,
+	// becomes a parse_error verdict that keeps the raw text.
+	Parse func(raw string) (judge.Verdict, error)
+}
+
+// ImportSummary says what ImportDataset did.
+type ImportSummary struct {
+	// Rows is the number of dataset rows read; Unknown counts those
+	// whose id the session does not hold (they are left out).
+	Rows, Unknown int
+	// Runs and Annotators are in the dataset's column order.
+	Runs       []ImportedRun
+	Annotators []ImportedAnnotator
+	// Skipped lists the columns left out, one sentence each.
+	Skipped []string
+}
+
+// ImportedRun is one judge run filled by an import.
+type ImportedRun struct {
+	// Name is the run's name as the statistics show it (RunLabel).
+	Name string
+	// Column is the dataset column the verdicts came from.
+	Column string
+	// Created is true when the run was new to the session.
+	Created bool
+	// Verdicts counts the verdicts added; ParseErrors those of them that
+	// could not be read; Unchanged the rows whose verdict the session
+	// already had.
+	Verdicts, ParseErrors, Unchanged int
+}
+
+// ImportedAnnotator is one annotator whose labels an import added.
+type ImportedAnnotator struct {
+	Name, Column string
+	// Labels and Notes count what was added; Unreadable the values that
+	// are no label; Unchanged the labels the session already had.
+	Labels, Notes, Unreadable, Unchanged int
+}
+
+// VerdictCount is the number of verdicts the import added.
+func (s ImportSummary) VerdictCount() (n int) {
+	for _, r := range s.Runs {
+		n += r.Verdicts
+	}
+	return n
+}
+
+// LabelCount is the number of labels the import added.
+func (s ImportSummary) LabelCount() (n int) {
+	for _, a := range s.Annotators {
+		n += a.Labels
+	}
+	return n
+}
+
+// CreatedRuns is the number of runs the import created.
+func (s ImportSummary) CreatedRuns() (n int) {
+	for _, r := range s.Runs {
+		if r.Created {
+			n++
+		}
+	}
+	return n
+}
+
+// ImportDataset turns the judgments a dataset already carries into the
+// session's verdicts and labels, without calling any model:
+//
+//   - each verdict column (ds.Imported, Role "verdict") becomes a run of
+//     the judge ImportedJudge with the column's name as its model, rating
+//     "correct" (binary for true/false, yes/no, 1/0…; ternary for 0, 0.5
+//     and 1) or "score" (Likert, whole numbers 1–5); a blank cell is no
+//     verdict, a value that cannot be read is a parse_error verdict that
+//     keeps the text. A column of raw judge text is read with parser when
+//     one is given (the run's params then say {"parser": NAME}), and left
+//     out with a message otherwise;
+//   - each human column (Role "human") becomes the labels of an annotator
+//     named after the column, with provenance ViaImported;
+//   - a file written by `gavel export` gives back its runs, labels, notes
+//     and provenance.
+//
+// The session must already hold the dataset's items (OpenReview puts them
+// there); rows it does not hold are counted and left out. ImportDataset is
+// idempotent: a verdict or label the session already has, with the same
+// value, is not added again, so calling it on every opening is cheap and
+// safe; a value that changed in the file is added as the newer one, with
+// the old kept as history.
+func ImportDataset(s *Store, ds *dataset.Dataset, parser *OutputParser) (ImportSummary, error) {
+	var sum ImportSummary
+	if ds == nil {
+		return sum, nil
+	}
+	known, err := s.itemIDs()
+	if err != nil {
+		return sum, err
+	}
+	rows := make([]bool, len(ds.Items)) // rows the session holds
+	for i, it := range ds.Items {
+		rows[i] = known[it.ID]
+		if !rows[i] {
+			sum.Unknown++
+		}
+	}
+	sum.Rows = len(ds.Items)
+
+	var plan importPlan
+	file := filepath.Base(ds.Name)
+	for _, col := range ds.Imported {
+		if len(col.Values) != len(ds.Items) {
+			sum.Skipped = append(sum.Skipped, fmt.Sprintf("column %s has %d values for %d rows (a bug in the reader): left out", col.Field, len(col.Values), len(ds.Items)))
+			continue
+		}
+		if why := plan.addColumn(ds.Items, rows, col, file, parser); why != "" {
+			sum.Skipped = append(sum.Skipped, why)
+		}
+	}
+	plan.addExported(ds.Items, rows, file, &sum.Skipped)
+
+	for _, r := range plan.runs {
+		ir, err := s.importRun(r)
+		if err != nil {
+			return sum, err
+		}
+		sum.Runs = append(sum.Runs, ir)
+	}
+	for _, a := range plan.annotators {
+		ia, err := s.importAnnotator(a)
+		if err != nil {
+			return sum, err
+		}
+		sum.Annotators = append(sum.Annotators, ia)
+	}
+	return sum, nil
+}
+
+// importPlan is what an import will write.
+type importPlan struct {
+	runs       []*plannedRun
+	annotators []*plannedAnnotator
+}
+
+// plannedRun is a run and the verdicts an import brings for it.
+type plannedRun struct {
+	info     judge.Info
+	column   string
+	verdicts []judge.Verdict
+}
+
+// plannedAnnotator is an annotator and the labels and notes an import
+// brings for them, one group per item.
+type plannedAnnotator struct {
+	name, column string
+	groups       map[string][]Action
+	order        []string // item ids in dataset order
+	unreadable   int
+}
+
+func (a *plannedAnnotator) add(itemID string, act Action) {
+	if a.groups == nil {
+		a.groups = map[string][]Action{}
+	}
+	if _, seen := a.groups[itemID]; !seen {
+		a.order = append(a.order, itemID)
+	}
+	a.groups[itemID] = append(a.groups[itemID], act)
+}
+
+// itemIDs returns the ids of the session's items.
+func (s *Store) itemIDs() (map[string]bool, error) {
+	ids := map[string]bool{}
+	err := s.read("reading the items", func(tx *sql.Tx) error {
+		rows, err := tx.Query(`SELECT item_id FROM items`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids[id] = true
+		}
+		return rows.Err()
+	})
+	return ids, err
+}
+
+// importRun writes a planned run's verdicts that the session does not have
+// yet.
+func (s *Store) importRun(p *plannedRun) (ImportedRun, error) {
+	out := ImportedRun{Column: p.column}
+	key, err := RunKey(p.info)
+	if err != nil {
+		return out, err
+	}
+	runs, err := s.Runs()
+	if err != nil {
+		return out, err
+	}
+	out.Created = !slices.ContainsFunc(runs, func(r Run) bool { return r.Key == key })
+	run, err := s.EnsureRun(p.info)
+	if err != nil {
+		return out, err
+	}
+	out.Name = RunLabel(run)
+	current, err := s.Verdicts(run.ID)
+	if err != nil {
+		return out, err
+	}
+	type vkey struct {
+		item string
+		crit int
+	}
+	have := make(map[vkey]judge.Verdict, len(current))
+	for _, v := range current {
+		have[vkey{v.ItemID, v.Criterion}] = v
+	}
+	var add []judge.Verdict
+	for _, v := range p.verdicts {
+		if old, ok := have[vkey{v.ItemID, v.Criterion}]; ok && sameVerdict(old, v) {
+			out.Unchanged++
+			continue
+		}
+		add = append(add, v)
+		if v.Status != judge.StatusOK {
+			out.ParseErrors++
+		}
+	}
+	if err := s.SaveVerdicts(run.ID, add); err != nil {
+		return out, err
+	}
+	out.Verdicts = len(add)
+	return out, nil
+}
+
+// sameVerdict reports whether an import would add nothing new: same
+// status, values, reason and error.
+func sameVerdict(a, b judge.Verdict) bool {
+	if a.Status != b.Status || a.Reason != b.Reason || a.Error != b.Error || len(a.Values) != len(b.Values) {
+		return false
+	}
+	for k, x := range a.Values {
+		y, ok := b.Values[k]
+		if !ok || !(x == y || math.IsNaN(x) && math.IsNaN(y)) {
+			return false
+		}
+	}
+	return true
+}
+
+// importAnnotator writes a planned annotator's labels and notes that
+// differ from their current ones.
+func (s *Store) importAnnotator(p *plannedAnnotator) (ImportedAnnotator, error) {
+	out := ImportedAnnotator{Name: p.name, Column: p.column, Unreadable: p.unreadable}
+	labels, err := s.Labels(p.name)
+	if err != nil {
+		return out, err
+	}
+	notes, err := s.Notes(p.name)
+	if err != nil {
+		return out, err
+	}
+	type lkey struct {
+		item string
+		crit int
+		dim  string
+	}
+	have := make(map[lkey]float64, len(labels))
+	for _, l := range labels {
+		have[lkey{l.ItemID, l.Criterion, l.Dimension}] = l.Value
+	}
+	noted := make(map[string]string, len(notes))
+	for _, n := range notes {
+		noted[n.ItemID] = n.Text
+	}
+	var groups [][]Action
+	for _, id := range p.order {
+		var g []Action
+		for _, a := range p.groups[id] {
+			switch a.Kind {
+			case KindNote:
+				if noted[a.ItemID] == a.Note {
+					continue
+				}
+				out.Notes++
+			default:
+				if v, ok := have[lkey{a.ItemID, a.Criterion, a.Dimension}]; ok && v == a.Value {
+					out.Unchanged++
+					continue
+				}
+				out.Labels++
+			}
+			g = append(g, a)
+		}
+		groups = append(groups, g)
+	}
+	if _, err := s.recordGroups(p.name, groups); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

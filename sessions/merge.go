@@ -1,0 +1,386 @@
+package sessions
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// MergeAnnotator is the name a merge holds the new session's lock under
+// while it writes it; no action is recorded under it.
+const MergeAnnotator = "gavel merge"
+
+// MergeSummary says what Merge wrote.
+type MergeSummary struct {
+	Items, Runs int
+	// Verdicts and Actions count what the merged session holds;
+	// DuplicateVerdicts and DuplicateActions what was left out because
+	// an earlier input had the very same one (sessions copied from one
+	// another share their history).
+	Verdicts, DuplicateVerdicts int
+	Actions, DuplicateActions   int
+	// Annotators lists everyone with an action in the merged session.
+	Annotators []string
+	// Notes are things the person should know, one sentence each.
+	Notes []string
+}
+
+// mergeInput is one input session, open read-only.
+type mergeInput struct {
+	path  string
+	store *Store
+	info  DatasetInfo
+	items []judge.Item
+}
+
+// Merge combines sessions of the same dataset into a new session at out,
+// for inter-annotator statistics. The inputs must hold the same item ids
+// (the same dataset file, or one whose content changed but whose ids did
+// not; the items are taken from the first input). The merged session
+// holds:
+//
+//   - every run, matched by run key;
+//   - every verdict of every input, a verdict met twice (same run, item,
+//     values, text and time) kept once; the latest in time is current;
+//   - every annotator's whole action history — labels, accepts, notes,
+//     undos — interleaved by time without reordering any input's own
+//     history, with new ids and groups, each undo still pointing at the
+//     action it cancels. An action met twice is kept once. An annotator
+//     found in several inputs keeps every action, so their current label
+//     is the latest they gave in any of them.
+//
+// out must not exist yet (or be empty). On failure nothing is left at
+// out.
+func Merge(out string, inputs []string) (sum MergeSummary, err error) {
+	if len(inputs) == 0 {
+		return sum, errors.New("nothing to merge: name the session files to merge")
+	}
+	if err := checkMergeOutput(out, inputs); err != nil {
+		return sum, err
+	}
+	var ins []*mergeInput
+	defer func() {
+		for _, in := range ins {
+			in.store.Close()
+		}
+	}()
+	for _, p := range inputs {
+		in, err := openMergeInput(p)
+		if err != nil {
+			return sum, err
+		}
+		ins = append(ins, in)
+	}
+	if sum.Notes, err = checkSameDataset(ins); err != nil {
+		return sum, err
+	}
+
+	dst, err := Open(out, Options{Annotator: MergeAnnotator})
+	if err != nil {
+		return sum, err
+	}
+	defer func() {
+		cerr := dst.Close()
+		if err == nil && cerr != nil {
+			err = cerr
+		}
+		if err != nil {
+			removeSession(out)
+		}
+	}()
+	first := ins[0]
+	if err := dst.InitDataset(first.info, first.items); err != nil {
+		return sum, err
+	}
+	sum.Items = len(first.items)
+	if err := mergeVerdicts(dst, ins, &sum); err != nil {
+		return sum, err
+	}
+	if err := mergeActions(dst, ins, &sum); err != nil {
+		return sum, err
+	}
+	sum.Annotators, err = dst.Annotators()
+	return sum, err
+}
+
+// checkMergeOutput refuses an output that exists with content or that is
+// one of the inputs.
+func checkMergeOutput(out string, inputs []string) error {
+	if out == "" {
+		return errors.New("no output session given: name the new session file first, then the sessions to merge")
+	}
+	st, err := os.Stat(out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("cannot use %s for the merged session: %v", out, err)
+	case st.IsDir():
+		return fmt.Errorf("%s is a folder: name a new file for the merged session", out)
+	case st.Size() > 0:
+		for _, in := range inputs {
+			if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
+				return fmt.Errorf("%s is both the output and an input: name a new file for the merged session first", out)
+			}
+		}
+		return fmt.Errorf("%s already exists: name a new file for the merged session (merge never overwrites a session)", out)
+	}
+	return nil
+}
+
+func openMergeInput(path string) (*mergeInput, error) {
+	s, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	in := &mergeInput{path: path, store: s}
+	info, ok, err := s.Dataset()
+	if err == nil && !ok {
+		err = fmt.Errorf("session %s holds no dataset yet: there is nothing in it to merge", path)
+	}
+	if err == nil {
+		in.info = info
+		in.items, err = s.Items()
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
+// checkSameDataset refuses inputs whose item ids differ, and notes those
+// whose dataset content differs from the first's.
+func checkSameDataset(ins []*mergeInput) ([]string, error) {
+	first := ins[0]
+	ids := make(map[string]bool, len(first.items))
+	for _, it := range first.items {
+		ids[it.ID] = true
+	}
+	var notes []string
+	for _, in := range ins[1:] {
+		var extra []string
+		shared := 0
+		for _, it := range in.items {
+			if ids[it.ID] {
+				shared++
+			} else {
+				extra = append(extra, it.ID)
+			}
+		}
+		if len(extra) > 0 || shared != len(first.items) {
+			missing := len(first.items) - shared
+			msg := fmt.Sprintf("%s and %s hold different items (%d in %s, %d in %s; %d only in %s, %d only in %s)",
+				first.path, in.path, len(first.items), first.path, len(in.items), in.path, missing, first.path, len(extra), in.path)
+			if len(extra) > 0 {
+				msg += ", e.g. " + strings.Join(extra[:min(3, len(extra))], ", ")
+			}
+			return nil, fmt.Errorf("%s: merge only sessions of the same dataset; to bring them to the same items, open each with the same file first (gavel review FILE --session SESSION)", msg)
+		}
+		if in.info.SHA256 != first.info.SHA256 {
+			notes = append(notes, fmt.Sprintf("%s began from other file content than %s (SHA-256 %.12s… and %.12s…) with the same item ids: the items are taken from %s",
+				in.path, first.path, in.info.SHA256, first.info.SHA256, first.path))
+		}
+	}
+	return notes, nil
+}
+
+// taggedVerdict is a verdict of one input, for the merge order.
+type taggedVerdict struct {
+	v     judge.Verdict
+	input int
+}
+
+// mergeVerdicts copies every run and verdict into dst, dropping repeats.
+func mergeVerdicts(dst *Store, ins []*mergeInput, sum *MergeSummary) error {
+	type merged struct {
+		run  Run
+		vs   []taggedVerdict
+		seen map[string]bool
+	}
+	byKey := map[string]*merged{}
+	var order []string
+	for i, in := range ins {
+		runs, err := in.store.Runs()
+		if err != nil {
+			return err
+		}
+		for _, r := range runs {
+			m := byKey[r.Key]
+			if m == nil {
+				run, err := dst.EnsureRun(r.Info)
+				if err != nil {
+					return err
+				}
+				m = &merged{run: run, seen: map[string]bool{}}
+				byKey[r.Key] = m
+				order = append(order, r.Key)
+			}
+			vs, err := in.store.everyVerdict(r.ID)
+			if err != nil {
+				return err
+			}
+			for _, v := range vs {
+				fp := verdictPrint(v)
+				if m.seen[fp] {
+					sum.DuplicateVerdicts++
+					continue
+				}
+				m.seen[fp] = true
+				m.vs = append(m.vs, taggedVerdict{v, i})
+			}
+		}
+	}
+	for _, k := range order {
+		m := byKey[k]
+		// Oldest first, so the latest verdict gets the highest id and is
+		// current; within one time, inputs keep their order.
+		sort.SliceStable(m.vs, func(a, b int) bool { return m.vs[a].v.At.Before(m.vs[b].v.At) })
+		vs := make([]judge.Verdict, len(m.vs))
+		for i, t := range m.vs {
+			vs[i] = t.v
+		}
+		if err := dst.SaveVerdicts(m.run.ID, vs); err != nil {
+			return err
+		}
+		sum.Verdicts += len(vs)
+	}
+	sum.Runs = len(order)
+	return nil
+}
+
+// verdictPrint identifies a verdict by everything it holds.
+func verdictPrint(v judge.Verdict) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	return string(b)
+}
+
+// actionPrint identifies an action by everything but its ids and group;
+// an undo by the action it cancels.
+func actionPrint(a Action, target string) string {
+	b, _ := json.Marshal(struct {
+		Kind                             ActionKind
+		Item                             string
+		Criterion                        int
+		Dimension                        string
+		Value                            float64
+		Note, Via, Annotator, At, Undoes string
+	}{a.Kind, a.ItemID, a.Criterion, a.Dimension, a.Value, a.Note, a.Via, a.Annotator, stamp(a.At), target})
+	return string(b)
+}
+
+// mergeActions copies every input's action history into dst in one
+// transaction.
+func mergeActions(dst *Store, ins []*mergeInput, sum *MergeSummary) error {
+	hist := make([][]Action, len(ins))
+	for i, in := range ins {
+		acts, err := in.store.Actions("")
+		if err != nil {
+			return err
+		}
+		hist[i] = acts
+	}
+	return dst.write("saving the merged actions", func(tx *sql.Tx) error {
+		stmt, err := prepareInsertAction(tx)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		newID := map[string]int64{}                   // action print -> id in dst
+		prints := make([]map[int64]string, len(hist)) // per input: old id -> print
+		groups := map[[2]int64]int64{}                // (input, old group) -> new group
+		undone := map[int64]bool{}                    // dst ids already undone
+		var nextGroup int64 = 1
+		heads := make([]int, len(hist))
+		for i := range prints {
+			prints[i] = map[int64]string{}
+		}
+		for {
+			// The input whose next action is the oldest; ties go to the
+			// earlier input. Each input's own order is never changed.
+			pick := -1
+			for i, h := range heads {
+				if h < len(hist[i]) && (pick < 0 || hist[i][h].At.Before(hist[pick][heads[pick]].At)) {
+					pick = i
+				}
+			}
+			if pick < 0 {
+				break
+			}
+			a := hist[pick][heads[pick]]
+			heads[pick]++
+			target := ""
+			if a.Kind == KindUndo {
+				target = prints[pick][a.Undoes]
+			}
+			fp := actionPrint(a, target)
+			prints[pick][a.ID] = fp
+			if _, dup := newID[fp]; dup {
+				sum.DuplicateActions++
+				continue
+			}
+			if a.Kind == KindUndo {
+				t, ok := newID[target]
+				if !ok || undone[t] {
+					// Its action is missing, or another input's undo
+					// already cancelled it: this one changes nothing.
+					sum.DuplicateActions++
+					continue
+				}
+				a.Undoes = t
+				undone[t] = true
+			}
+			gk := [2]int64{int64(pick), a.Group}
+			g, ok := groups[gk]
+			if !ok {
+				g = nextGroup
+				nextGroup++
+				groups[gk] = g
+			}
+			a.Group = g
+			id, err := insertAction(stmt, a)
+			if err != nil {
+				return fmt.Errorf("action %d of %s: %w", a.ID, dst.path, err)
+			}
+			newID[fp] = id
+			sum.Actions++
+		}
+		return nil
+	})
+}
+
+// removeSession deletes a session file a failed merge was writing, with
+// its WAL and shared-memory files.
+func removeSession(path string) {
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		os.Remove(p)
+	}
+}
+
+// everyVerdict returns every verdict of a run, re-judges included, oldest
+// first.
+func (s *Store) everyVerdict(runID int64) ([]judge.Verdict, error) {
+	var out []judge.Verdict
+	err := s.read("reading verdict history", func(tx *sql.Tx) error {
+		rows, err := tx.Query(`SELECT `+verdictColumns+`
+			FROM verdicts v
+			LEFT JOIN verdict_values vv ON vv.verdict_id = v.id
+			WHERE v.run_id = ?
+			ORDER BY v.id`, runID)
+		if err != nil {
+			return err
+		}
+		out, err = scanVerdicts(rows)
+		return err
+	})
+	return out, err
+}
