@@ -2,41 +2,69 @@ package judge
 
 import "strings"
 
-// SplitThink separates a model output into its reasoning trace and its
-// final answer text. The trace is everything inside <think>…</think>
-// (several blocks are joined with newlines); an unclosed <think> runs to
-// the end, and a closing </think> with no opening tag before it (as some
-// reasoning models write) makes everything before it the trace. Tags are
-// matched ASCII-case-insensitively on bytes, so any input — invalid UTF-8
-// included — splits in one linear pass.
-func SplitThink(s string) (think, final string) {
+// Span is a byte range [Start, End) of a string.
+type Span struct{ Start, End int }
+
+// ThinkRegions splits a model output into the regions outside <think>
+// blocks (finals) and the regions inside them (traces), as byte ranges of
+// s in order. Tags are matched ASCII-case-insensitively on bytes; an
+// unclosed <think> runs to the end; a </think> with no opening tag before
+// it makes everything since the previous region trace (reasoning models
+// that omit the opening tag write this). It reads s once, whatever its
+// bytes — invalid UTF-8 included — so that offsets can be used to
+// highlight what a judge extracted.
+func ThinkRegions(s string) (finals, traces []Span) {
 	const openTag, closeTag = "<think>", "</think>"
-	var traces []string
+	if strings.IndexByte(s, '<') < 0 {
+		return []Span{{0, len(s)}}, nil
+	}
+	nextOpen, nextClose := -2, -2 // -2: not searched yet; -1: none left
+	find := func(cached *int, tag string, from int) int {
+		if *cached == -1 || *cached >= from {
+			return *cached
+		}
+		*cached = indexFold(s, tag, from)
+		return *cached
+	}
+	for pos := 0; ; {
+		open := find(&nextOpen, openTag, pos)
+		cl := find(&nextClose, closeTag, pos)
+		if cl >= 0 && (open < 0 || cl < open) {
+			traces = append(traces, Span{pos, cl})
+			pos = cl + len(closeTag)
+			continue
+		}
+		if open < 0 {
+			return append(finals, Span{pos, len(s)}), traces
+		}
+		finals = append(finals, Span{pos, open})
+		body := open + len(openTag)
+		end := find(&nextClose, closeTag, body)
+		if end < 0 {
+			return finals, append(traces, Span{body, len(s)})
+		}
+		traces = append(traces, Span{body, end})
+		pos = end + len(closeTag)
+	}
+}
+
+// SplitThink separates a model output into its reasoning trace and its
+// final answer text, by ThinkRegions' rules: the trace blocks are joined
+// with newlines, the final text is everything outside them.
+func SplitThink(s string) (think, final string) {
+	finals, traces := ThinkRegions(s)
+	if len(traces) == 0 {
+		return "", s
+	}
 	var fin strings.Builder
-	i := 0
-	if c := indexFold(s, closeTag, 0); c >= 0 {
-		if o := indexFold(s[:c], openTag, 0); o < 0 {
-			traces = append(traces, s[:c])
-			i = c + len(closeTag)
-		}
+	for _, r := range finals {
+		fin.WriteString(s[r.Start:r.End])
 	}
-	for i < len(s) {
-		o := indexFold(s, openTag, i)
-		if o < 0 {
-			fin.WriteString(s[i:])
-			break
-		}
-		fin.WriteString(s[i:o])
-		start := o + len(openTag)
-		c := indexFold(s, closeTag, start)
-		if c < 0 {
-			traces = append(traces, s[start:])
-			break
-		}
-		traces = append(traces, s[start:c])
-		i = c + len(closeTag)
+	parts := make([]string, len(traces))
+	for i, r := range traces {
+		parts[i] = s[r.Start:r.End]
 	}
-	return joinTraces(traces), fin.String()
+	return joinTraces(parts), fin.String()
 }
 
 // indexFold returns the first index at or after from where the ASCII tag

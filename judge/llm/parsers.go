@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -51,49 +49,8 @@ func readOutput(parse func(string) (parsed, error), raw string) (parsed, error) 
 	return p, nil
 }
 
-// splitThink is judge.SplitThink made safe for any bytes. SplitThink
-// finds the tags in strings.ToLower(s) and slices s at those offsets, which
-// goes wrong, even panics, where lower-casing changes a rune's length
-// (invalid UTF-8, 'İ', the Kelvin sign). Those runes are masked with '?'
-// of the same length before the call; where the final text is the
-// output's tail (or head), as it nearly always is, the original bytes are
-// returned.
-func splitThink(raw string) (think, final string) {
-	masked, changed := maskLengthChangingRunes(raw)
-	think, final = judge.SplitThink(masked)
-	switch {
-	case !changed:
-	case strings.HasSuffix(masked, final):
-		final = raw[len(raw)-len(final):]
-	case strings.HasPrefix(masked, final):
-		final = raw[:len(final)]
-	}
-	return think, final
-}
-
-func maskLengthChangingRunes(s string) (string, bool) {
-	var b []byte
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r < utf8.RuneSelf {
-			i += n
-			continue
-		}
-		if (r == utf8.RuneError && n == 1) || utf8.RuneLen(unicode.ToLower(r)) != n {
-			if b == nil {
-				b = []byte(s)
-			}
-			for k := i; k < i+n; k++ {
-				b[k] = '?'
-			}
-		}
-		i += n
-	}
-	if b == nil {
-		return s, false
-	}
-	return string(b), true
-}
+// splitThink is judge.SplitThink, which is safe for any bytes.
+func splitThink(raw string) (think, final string) { return judge.SplitThink(raw) }
 
 // parseDocQA reads seed 000's format: a "reason: …" line and a
 // "result: YES/NO" line, the last result line winning. An output that is

@@ -287,8 +287,8 @@ func TestSplitThinkSurvivesAnyBytes(t *testing.T) {
 		{"\x80<think>", "\x80"},
 		{"<think>\u212a</think>YES", "YES"},
 		{"<think>x</think>İstanbul: YES", "İstanbul: YES"},
-		// Text on both sides of a trace: masked bytes stay masked.
-		{"\xff\xfe<think>a</think>\x80 result: NO", "??? result: NO"},
+		// Text on both sides of a trace keeps its own bytes.
+		{"\xff\xfe<think>a</think>\x80 result: NO", "\xff\xfe\x80 result: NO"},
 		{"plain", "plain"},
 	}
 	for _, tc := range tests {

@@ -3,23 +3,15 @@ package match
 import (
 	"strings"
 	"unicode"
+
+	"github.com/gavel-dev/gavel/judge"
 )
 
 // This file finds the text judge.FinalAnswerText returns — the output
 // outside <think> blocks, or the last paragraph of the trace when that is
 // empty — while keeping track of where each byte came from, so that the
-// extracted answer can be highlighted in the prediction. It follows
-// judge.SplitThink's rules (FuzzFinalText checks that the two agree) but
-// works on byte offsets: judge.SplitThink lower-cases the whole string and
-// slices the original with the offsets it found, which goes wrong (and can
-// panic) when lower-casing changes a character's length, as it does for
-// invalid UTF-8; and it copies the rest of the text for every block, which
-// is quadratic in the number of blocks.
-
-const (
-	openTag  = "<think>"
-	closeTag = "</think>"
-)
+// extracted answer can be highlighted in the prediction. The regions come
+// from judge.ThinkRegions (FuzzFinalText checks that the texts agree).
 
 // segment is a run of view text copied from the prediction: view bytes
 // [at, at+n) are prediction bytes [orig, orig+n).
@@ -77,49 +69,18 @@ func finalView(pred string) (view, bool) {
 	return tr.sub(a, b), true
 }
 
-// thinkRegions splits pred into the regions outside <think> blocks and the
-// regions inside them, with judge.SplitThink's rules: tags in any case, an
-// unclosed <think> runs to the end, and a </think> with no opening tag
-// makes everything before it trace.
+// thinkRegions is judge.ThinkRegions in this package's span type.
 func thinkRegions(pred string) (finals, traces []span) {
-	if strings.IndexByte(pred, '<') < 0 {
-		return []span{{0, len(pred)}}, nil
+	f, t := judge.ThinkRegions(pred)
+	return spans(f), spans(t)
+}
+
+func spans(rs []judge.Span) []span {
+	out := make([]span, len(rs))
+	for i, r := range rs {
+		out[i] = span{r.Start, r.End}
 	}
-	lt := asciiLower(pred)
-	nextOpen, nextClose := -2, -2 // -2: not searched yet; -1: none left
-	find := func(cached *int, tag string, from int) int {
-		if *cached == -1 || (*cached >= from) {
-			return *cached
-		}
-		if k := strings.Index(lt[from:], tag); k >= 0 {
-			*cached = from + k
-		} else {
-			*cached = -1
-		}
-		return *cached
-	}
-	for pos := 0; ; {
-		open := find(&nextOpen, openTag, pos)
-		cl := find(&nextClose, closeTag, pos)
-		if cl >= 0 && (open < 0 || cl < open) {
-			traces = append(traces, span{pos, cl})
-			pos = cl + len(closeTag)
-			continue
-		}
-		if open < 0 {
-			finals = append(finals, span{pos, len(pred)})
-			return finals, traces
-		}
-		finals = append(finals, span{pos, open})
-		body := open + len(openTag)
-		end := find(&nextClose, closeTag, body)
-		if end < 0 {
-			traces = append(traces, span{body, len(pred)})
-			return finals, traces
-		}
-		traces = append(traces, span{body, end})
-		pos = end + len(closeTag)
-	}
+	return out
 }
 
 // assemble joins the regions of pred with sep between them.
