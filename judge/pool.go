@@ -3,15 +3,13 @@ package judge
 import (
 	"context"
 	"sync"
-	"time"
 )
 
 // PoolOptions tunes a Pool run.
 type PoolOptions struct {
-	// Concurrency is how many tasks are judged at once; at least 1.
+	// Concurrency is how many tasks are judged at once; at least 1. Rate
+	// limits belong to the judge's client, which alone sees its retries.
 	Concurrency int
-	// RPM caps how many tasks start per minute; 0 means no cap.
-	RPM float64
 }
 
 // RunPool judges every task with up to opts.Concurrency calls at once and
@@ -27,14 +25,10 @@ func RunPool(ctx context.Context, j Judge, tasks []Task, opts PoolOptions) <-cha
 	n := max(opts.Concurrency, 1)
 	out := make(chan Verdict, n)
 	next := make(chan Task)
-	limit := newPacer(opts.RPM)
 
 	go func() {
 		defer close(next)
 		for _, t := range tasks {
-			if limit.wait(ctx) != nil {
-				return
-			}
 			select {
 			case next <- t:
 			case <-ctx.Done():
@@ -60,43 +54,4 @@ func RunPool(ctx context.Context, j Judge, tasks []Task, opts PoolOptions) <-cha
 		close(out)
 	}()
 	return out
-}
-
-// pacer spaces task starts evenly so that no more than rpm start in any
-// minute. A zero pacer never waits.
-type pacer struct {
-	mu       sync.Mutex
-	interval time.Duration
-	next     time.Time
-}
-
-func newPacer(rpm float64) *pacer {
-	if rpm <= 0 {
-		return &pacer{}
-	}
-	return &pacer{interval: time.Duration(float64(time.Minute) / rpm)}
-}
-
-func (p *pacer) wait(ctx context.Context) error {
-	if p.interval == 0 {
-		return ctx.Err()
-	}
-	p.mu.Lock()
-	now := time.Now()
-	at := p.next
-	if at.Before(now) {
-		at = now
-	}
-	p.next = at.Add(p.interval)
-	p.mu.Unlock()
-	if d := time.Until(at); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return ctx.Err()
 }

@@ -260,7 +260,7 @@ func TestConfigChecks(t *testing.T) {
 	if got.BaseURL != "http://flag/v1" || got.APIKey != "env-key" {
 		t.Errorf("WithEnv = %v, want the flag's URL and the env's key", got)
 	}
-	if po := (Config{Concurrency: 8, RPM: 60}).PoolOptions(); po.Concurrency != 8 || po.RPM != 0 {
+	if po := (Config{Concurrency: 8, RPM: 60}).PoolOptions(); po.Concurrency != 8 {
 		t.Errorf("PoolOptions = %+v", po)
 	}
 	if po := (Config{}).PoolOptions(); po.Concurrency != DefaultConcurrency {
