@@ -67,6 +67,9 @@ func (r exportRun) cells(it judge.Item) []any {
 	vs := r.verdicts[it.ID]
 	n := len(r.info.Dimensions) + 3
 	out := make([]any, n)
+	if len(vs) == 0 {
+		return out
+	}
 	if !r.info.PerCriterion {
 		for _, v := range vs {
 			if v.Criterion == 0 {
