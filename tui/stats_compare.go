@@ -67,7 +67,7 @@ func humanLines(st Styles, hs []stats.HumanAgreement) []string {
 			out = append(out, fmt.Sprintf("  %s %5d  %s %s", fixWidth(SanitizeLine(p.A)+" – "+SanitizeLine(p.B), 24), p.N,
 				fixWidth(bare(interval(p.PercentAgreement, true)), 24), bare(estimate(p.CohenKappa, 3))))
 		}
-		out = append(out, st.Muted.Render("  The judge against the annotators' majority is the \"Judge vs human\" table above."))
+		out = append(out, st.Muted.Render("  The judge vs the annotators' majority: \"Judge vs human\" above."))
 	}
 	return out
 }

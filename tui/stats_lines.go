@@ -80,9 +80,9 @@ func StatsLines(st Styles, r stats.Report, width int) []string {
 	for _, n := range r.Notes {
 		out = append(out, st.Warning.Render("note: ")+SanitizeLine(n))
 	}
-	boot := fmt.Sprintf("Intervals: Wilson 95%% for proportions; bootstrap 95%% (%d resamples, seed %d) for biases and corrected pass rates.", r.Resamples, r.Seed)
+	boot := fmt.Sprintf("Intervals are 95%%: Wilson, or bootstrap with %d resamples and seed %d.", r.Resamples, r.Seed)
 	if r.Resamples == 0 {
-		boot = "Intervals: Wilson 95% for proportions; the bootstrap is off, so biases and corrected pass rates have no interval."
+		boot = "Intervals are 95%: Wilson; the bootstrap is off (biases and corrected rates have none)."
 	}
 	out = append(out, st.Muted.Render(boot))
 	return fitLines(out, width)
@@ -221,8 +221,8 @@ func classifierLines(st Styles, b *stats.BinaryAgreement) []string {
 		row("recall", interval(b.Recall, true)),
 		row("specificity", interval(b.Specificity, true)),
 		row("F1 · balanced acc.", estimate(b.F1, 3)+" · "+stats.FormatPercent(b.BalancedAccuracy.Value, 1)),
-		row("false-pass rate", interval(b.FalsePassRate, true)+st.Muted.Render("  lenient: YES where you said NO")),
-		row("false-fail rate", interval(b.FalseFailRate, true)+st.Muted.Render("  harsh: NO where you said YES")),
+		row("false-pass rate", interval(b.FalsePassRate, true)+st.Muted.Render("  judge YES, human NO")),
+		row("false-fail rate", interval(b.FalseFailRate, true)+st.Muted.Render("  judge NO, human YES")),
 	}
 }
 
@@ -292,7 +292,7 @@ func unbiasedLines(st Styles, scale judge.Scale, sel stats.Selection, p *stats.U
 	a := p.VsHumans
 	out := []string{
 		st.Strong.Render(fmt.Sprintf("Unbiased part  (%s reached in order or at random; n = %d)", plural(sel.Unbiased, "labelled item", "labelled items"), a.N)),
-		st.Muted.Render(fmt.Sprintf("  labels by how the item was reached: %s (filtered share %s)", provenanceText(sel.ByProvenance), stats.FormatPercent(sel.FilteredShare.Value, 0))),
+		st.Muted.Render(fmt.Sprintf("  labels reached by %s (%s of items filtered)", provenanceText(sel.ByProvenance), stats.FormatPercent(sel.FilteredShare.Value, 0))),
 	}
 	if a.N == 0 {
 		return append(out, st.Muted.Render("  No unbiased item has both an ok verdict and a label: label some in order (or at random) first."))

@@ -218,8 +218,8 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 				statRowMD("Specificity", mdInterval(bin.Specificity, true), fmt.Sprintf("TN %d", bin.TrueNegatives)),
 				statRowMD("F1", mdEstimate(bin.F1, 3), ""),
 				statRowMD("Balanced accuracy", mdPercent(bin.BalancedAccuracy), ""),
-				statRowMD("False-pass rate", mdInterval(bin.FalsePassRate, true), "lenient: YES where the human said NO"),
-				statRowMD("False-fail rate", mdInterval(bin.FalseFailRate, true), "harsh: NO where the human said YES"),
+				statRowMD("False-pass rate", mdInterval(bin.FalsePassRate, true), "judge YES, human NO (leniency)"),
+				statRowMD("False-fail rate", mdInterval(bin.FalseFailRate, true), "judge NO, human YES (harshness)"),
 			})
 		}
 	}
@@ -235,7 +235,7 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 	if p := f.Selection.UnbiasedPart; p != nil {
 		sel := f.Selection
 		w("\n### Unbiased part (%s reached in order or at random; n = %d)\n\n", plural(sel.Unbiased, "labelled item", "labelled items"), p.VsHumans.N)
-		w("Labels by how the items were reached: %s; filtered share %s.\n", mdText(provenanceText(sel.ByProvenance)), stats.FormatPercent(sel.FilteredShare.Value, 0))
+		w("Labels reached by %s (%s of the labelled items through a filter).\n", mdText(provenanceText(sel.ByProvenance)), stats.FormatPercent(sel.FilteredShare.Value, 0))
 		if p.VsHumans.N > 0 {
 			rows := agreementRowsMD(d.Scale, p.VsHumans, "human")
 			if bin := p.VsHumans.Binary; bin != nil {

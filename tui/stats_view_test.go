@@ -129,7 +129,7 @@ func TestStatsScreenShowsEverything(t *testing.T) {
 				"By segment", "category=a",
 				"Judge against judge", "match vs docqa · gpt-4o · correct (binary)", "match − docqa · gpt-4o",
 				"Between annotators · correct (binary)", "Fleiss' kappa", "ana – bob",
-				"bootstrap 95% (1000 resamples, seed",
+				"Intervals are 95%: Wilson, or bootstrap with 1000 resamples and seed 1.",
 			} {
 				if !strings.Contains(seen, want) {
 					t.Errorf("the screen never shows %q", want)
@@ -256,7 +256,7 @@ func TestStatsScreenScrolls(t *testing.T) {
 	if want := n - (24 - chromeRows - 2); m.stats.scroll != want {
 		t.Errorf("paged past the end: offset %d, want %d", m.stats.scroll, want)
 	}
-	if s := plain(m); !strings.Contains(s, "for biases and corrected pass rates.") {
+	if s := plain(m); !strings.Contains(s, "bootstrap with 1000 resamples and seed 1.") {
 		t.Errorf("the last page does not end the report:\n%s", s)
 	}
 	m = press(t, m, "esc")
@@ -396,7 +396,7 @@ func TestStatsMarkdown(t *testing.T) {
 		"| Quadratic weighted kappa |", "| Kendall's tau-b |", "### Judge as a classifier", "| False-pass rate |",
 		"### Corrected pass rate", "> **Warning:** 75% of the labelled items", "### Unbiased part", "### Consistency",
 		"### By segment", "| category=a |", "## Judge against judge", "## Between annotators", "| ana | bob |",
-		"(1000 resamples, seed 1)",
+		"(1000 resamples, seed 1)", "(leniency)",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q", want)

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/spf13/cobra"
+
+	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/stats"
+	"github.com/gavel-dev/gavel/tui"
+)
+
+// statsFlags are the flags of `gavel stats`.
+type statsFlags struct {
+	format    string
+	judge     string
+	seed      uint64
+	resamples int
+}
+
+// maxResamples bounds --resamples: beyond it an interval gains nothing
+// but time.
+const maxResamples = 100_000
+
+func newStatsCmd(e env) *cobra.Command {
+	var o statsFlags
+	cmd := &cobra.Command{
+		Use:   "stats [SESSION]",
+		Short: "Print how far the session's judges can be trusted: agreement with the humans, each other and themselves",
+		Long: `Print the agreement statistics of a session: for each judge and dimension,
+percent agreement, Cohen's kappa, Gwet's AC1, Krippendorff's alpha (and the
+ordinal figures on ternary and Likert scales), the confusion matrix, the
+judge as a classifier, the score bias, the corrected pass rate, flip rates,
+the per-segment table; judge against judge; agreement between annotators.
+
+The figures are the statistics screen's (press s in a review), computed the
+same way with the same seed. The session is only read, so this works while
+a review of it is open. With no SESSION, the demo's session is read.
+
+Formats:
+  text      the screen's lines, without colour
+  json      every figure, for scripts: stable, documented output
+            (schema_version 1; undefined figures are null with a reason)
+  markdown  tables for reports`,
+		Example: `  gavel stats evals.gavel
+  gavel stats evals.gavel --format json > stats.json
+  gavel stats evals.gavel --judge "docqa · gpt-4o" --format markdown
+  gavel stats                              # the demo's session`,
+		Args: args(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			path := ""
+			if len(a) == 1 {
+				path = a[0]
+			}
+			return runStats(e, path, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "text", "text, json or markdown")
+	f.StringVar(&o.judge, "judge", "", "only this judge: its name, or its label as the report shows it (e.g. \"docqa · gpt-4o\")")
+	f.Uint64Var(&o.seed, "seed", statsSeed, "seed of the bootstrap intervals (the statistics screen uses the default)")
+	f.IntVar(&o.resamples, "resamples", stats.DefaultResamples, "bootstrap resamples per interval; 0 turns the bootstrap off")
+	return cmd
+}
+
+func runStats(e env, path string, o statsFlags) error {
+	o.format = strings.ToLower(strings.TrimSpace(o.format))
+	switch o.format {
+	case "text", "json", "markdown", "md":
+	default:
+		return usagef("unknown --format %q: use text, json or markdown", o.format)
+	}
+	if o.resamples < 0 || o.resamples > maxResamples {
+		return usagef("--resamples %d is out of range: use 0 (no bootstrap) to %d", o.resamples, maxResamples)
+	}
+	if path == "" {
+		var err error
+		if path, err = demoSessionPath(e); err != nil {
+			return err
+		}
+	}
+	s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	in, err := s.StatsInput()
+	if err != nil {
+		return err
+	}
+	var keys []string
+	if o.judge != "" {
+		if keys, err = judgeKeys(s, in, o.judge); err != nil {
+			return err
+		}
+	}
+	opts := stats.Options{Seed: o.seed, Resamples: o.resamples}
+	if o.resamples == 0 {
+		opts.Resamples = -1 // stats.Options reads 0 as the default
+	}
+	rep := tui.StatsReportFor(stats.Compute(in, opts), keys)
+	out, err := renderStats(rep, o.format)
+	if err != nil {
+		return err
+	}
+	if _, err := e.stdout.Write(out); err != nil {
+		return fmt.Errorf("cannot write the statistics: %w", err)
+	}
+	return nil
+}
+
+// renderStats writes a report in one of the formats.
+func renderStats(rep stats.Report, format string) ([]byte, error) {
+	switch format {
+	case "json":
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("cannot write the statistics as JSON (a bug in this build): %w", err)
+		}
+		return append(b, '\n'), nil
+	case "markdown", "md":
+		return []byte(tui.StatsMarkdown(rep)), nil
+	}
+	lines := tui.StatsLines(tui.PlainStyles(), rep, tui.StatsTextWidth)
+	return []byte(ansi.Strip(strings.Join(lines, "\n")) + "\n"), nil
+}
+
+// demoSessionPath is the demo's session, which `gavel` with no arguments
+// writes.
+func demoSessionPath(e env) (string, error) {
+	dir, err := e.stateDir()
+	if err != nil {
+		return "", usagef("cannot find the state directory of the demo's session (%v): name a session file", err)
+	}
+	path := filepath.Join(dir, "demo.gavel")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return "", usagef("no session given, and the demo has no session yet at %s: run `gavel` to label the demo, or name a session file", path)
+	}
+	return path, nil
+}
+
+// judgeKeys finds the judge --judge names: a run's label as the report
+// shows it ("docqa · gpt-4o", "match #3"), else a judge name that only
+// one run has, else either ignoring case.
+func judgeKeys(s *sessions.Store, in stats.Input, want string) ([]string, error) {
+	var labels []string
+	for _, j := range in.Judges {
+		labels = append(labels, j.Key)
+	}
+	if slices.Contains(labels, want) {
+		return []string{want}, nil
+	}
+	runs, err := s.Runs()
+	if err != nil {
+		return nil, err
+	}
+	names := sessions.RunNames(runs)
+	for _, fold := range []bool{false, true} {
+		same := func(a, b string) bool { return a == b || fold && strings.EqualFold(a, b) }
+		var found []string
+		for _, r := range runs {
+			label := names[r.ID]
+			if slices.Contains(labels, label) && (same(r.Info.Name, want) || same(label, want)) && !slices.Contains(found, label) {
+				found = append(found, label)
+			}
+		}
+		switch {
+		case len(found) == 1:
+			return found, nil
+		case len(found) > 1:
+			return nil, usagef("judge %q ran %d times in %s (%s): choose one with --judge %q", want, len(found), s.Path(), strings.Join(found, ", "), found[0])
+		}
+	}
+	if len(labels) == 0 {
+		return nil, usagef("no judge %q in %s: it has no judge yet", want, s.Path())
+	}
+	return nil, usagef("no judge %q in %s: its judges are %s", want, s.Path(), strings.Join(quoteAll(labels), ", "))
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
