@@ -22,6 +22,7 @@ type cacheKey struct {
 	item, width int
 	p           pane
 	think       bool
+	hidden      bool // blind mode hides the highlight too
 }
 
 func (c *renderCache) clear() { c.entries = nil }
@@ -47,7 +48,7 @@ func (m *Model) paneLines(p pane, inner int) []string {
 	if p == paneVerdict {
 		return m.verdictLines(inner)
 	}
-	k := cacheKey{item: m.cur, width: inner, p: p, think: m.showThink}
+	k := cacheKey{item: m.cur, width: inner, p: p, think: m.showThink, hidden: m.hidden(m.cur)}
 	return m.cache.get(k, func() []string {
 		it := m.items[m.cur]
 		switch p {
@@ -143,7 +144,7 @@ func (m *Model) predictionLines(it judge.Item, inner int) []string {
 // definitive statement. Returns an empty span when there is none.
 func (m *Model) highlightSpan(text string) span {
 	r := m.run()
-	if r == nil {
+	if r == nil || m.hidden(m.cur) {
 		return span{}
 	}
 	v, ok := r.verdict(m.cur, 0)

@@ -30,6 +30,13 @@ type KeyMap struct {
 	End     key.Binding
 	NextRow key.Binding
 	PrevRow key.Binding
+	// Choosing what to review.
+	List       key.Binding
+	Filter     key.Binding
+	FilterBack key.Binding
+	Order      key.Binding
+	Search     key.Binding
+	Blind      key.Binding
 	// Reading.
 	Focus     key.Binding
 	FocusBack key.Binding
@@ -56,7 +63,7 @@ func DefaultKeyMap() KeyMap {
 		Undo:   key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo your last action")),
 
 		Rejudge:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-judge this item (asks the model again)")),
-		RejudgeAll: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "re-judge every item")),
+		RejudgeAll: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "re-judge every item of the filter")),
 		Switch:     key.NewBinding(key.WithKeys("J"), key.WithHelp("J", "switch to the next judge")),
 
 		Next:    key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "next item")),
@@ -67,6 +74,13 @@ func DefaultKeyMap() KeyMap {
 		End:     key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "last item")),
 		NextRow: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next criterion / dimension")),
 		PrevRow: key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous criterion / dimension")),
+
+		List:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "list of items (enter opens one)")),
+		Filter:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "next filter: unreviewed, judge ≠ you, errors…")),
+		FilterBack: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "previous filter")),
+		Order:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "order: dataset, least confident, random")),
+		Search:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search the items' text")),
+		Blind:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blind mode: hide verdicts until labelled")),
 
 		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "focus the next pane")),
 		FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "focus the previous pane")),
@@ -85,7 +99,7 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the hint line under the review screen.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Yes, k.No, k.Accept, k.Next, k.Prev, k.Undo, k.Stats, k.Help, k.Quit, k.Skip, k.Note, k.Focus}
+	return []key.Binding{k.Yes, k.No, k.Accept, k.Next, k.Prev, k.Undo, k.Stats, k.Help, k.Quit, k.Skip, k.List, k.Filter, k.Note, k.Focus}
 }
 
 // FullHelp is the help overlay, one column per group.
@@ -93,6 +107,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Yes, k.No, k.Score, k.Accept, k.Note, k.Undo, k.Rejudge, k.RejudgeAll, k.Switch},
 		{k.Next, k.Prev, k.Skip, k.First, k.Home, k.End, k.NextRow, k.PrevRow},
+		{k.List, k.Filter, k.FilterBack, k.Order, k.Search, k.Blind},
 		{k.Focus, k.FocusBack, k.Down, k.Up, k.PageDown, k.PageUp, k.Think},
 		{k.Stats, k.Help, k.Back, k.Quit},
 	}
@@ -125,7 +140,9 @@ var hintWords = map[string]string{
 	"write a note on this item":        "note",
 	"focus the next pane":              "pane",
 	"page down":                        "page",
+	"list of items (enter opens one)":  "list",
+	"next filter: unreviewed, judge ≠ you, errors…": "filter",
 }
 
 // helpGroupTitles name the FullHelp columns in the overlay.
-var helpGroupTitles = []string{"Label and judge", "Move", "Read", "Screens"}
+var helpGroupTitles = []string{"Label and judge", "Move", "Choose", "Read", "Screens"}

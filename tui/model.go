@@ -31,6 +31,9 @@ type Options struct {
 	// Notice is shown in the message line when the screen opens (what was
 	// mapped, rows skipped, a changed dataset…).
 	Notice string
+	// Blind hides each verdict until the person has labelled the item,
+	// so that calibration labels are not anchored on the judge.
+	Blind bool
 	// Stats computes the agreement report from the session; nil leaves
 	// the statistics screen empty. It is called off the screen's
 	// goroutine.
@@ -42,6 +45,7 @@ type screen int
 const (
 	screenReview screen = iota
 	screenStats
+	screenList
 )
 
 // Model is the root model: it owns routing between screens, focus, and the
@@ -76,7 +80,11 @@ type Model struct {
 	focus     pane // the pane that scrolls
 	scroll    [numPanes]int
 	showThink bool
-	via       string // how items are being reached, recorded with labels
+	via       string    // how items are being reached, recorded with labels
+	sel       selection // the filter and order items are reviewed in
+	blind     bool      // hide verdicts until the item is labelled
+	searching bool      // the search prompt is open
+	list      listState
 
 	screen   screen
 	stats    statsState
@@ -84,6 +92,7 @@ type Model struct {
 	showHelp bool
 	noting   bool
 	note     textinput.Model
+	query    textinput.Model // the search prompt
 
 	save     saveQueue
 	quitting bool
@@ -111,8 +120,10 @@ func New(o Options) Model {
 		focus:     panePrediction,
 		flash:     o.Notice,
 		note:      textinput.New(),
+		query:     textinput.New(),
 		cache:     &renderCache{},
 		statsFn:   o.Stats,
+		blind:     o.Blind,
 	}
 	for i, it := range o.Items {
 		m.index[it.ID] = i
@@ -125,8 +136,9 @@ func New(o Options) Model {
 	m.note.Placeholder = "what a reader of this label should know"
 	m.note.CharLimit = 2000
 	m.recount()
+	m.sel.filter = staticFilters[0]
 	m.cur = m.firstUnreviewed(0)
-	m.row = m.firstOpenRow(m.cur)
+	m.reselect()
 	return m
 }
 
@@ -240,17 +252,20 @@ func (m *Model) firstUnreviewed(from int) int {
 	return min(from, max(n-1, 0))
 }
 
-// firstOpenRow returns the first row of an item without a label, or 0.
-func (m *Model) firstOpenRow(item int) int {
-	for k, rw := range m.rows(item) {
-		if _, ok := m.labels.label(lkey{item: item, crit: rw.crit, dim: rw.dim.Name}); !ok {
-			return k
+// nextUnreviewed returns the position in the selection of the first item
+// at or after position from (wrapping) that still needs a label, or -1.
+func (m *Model) nextUnreviewed(from int) int {
+	n := len(m.sel.items)
+	for k := range n {
+		p := (from + k) % n
+		if i := m.sel.items[p]; m.applicable[i] && !m.reviewed[i] {
+			return p
 		}
 	}
-	return 0
+	return -1
 }
 
-// goTo shows another item.
+// goTo shows another item, keeping the selection's position in step.
 func (m *Model) goTo(i int) {
 	if len(m.items) == 0 {
 		return
@@ -261,6 +276,15 @@ func (m *Model) goTo(i int) {
 	}
 	m.cur = i
 	m.row = m.firstOpenRow(i)
+	if p := m.sel.pos; p < len(m.sel.items) && m.sel.items[p] == i {
+		return
+	}
+	for p, j := range m.sel.items {
+		if j == i {
+			m.sel.pos = p
+			return
+		}
+	}
 }
 
 // Progress reports how many items are reviewed for the active judge, out
@@ -271,4 +295,14 @@ func (m Model) Progress() (reviewed, total int) { return m.nReviewed, m.nApplic 
 type confirmation struct {
 	question string
 	onYes    func() tea.Cmd
+}
+
+// firstOpenRow returns the first row of an item without a label, or 0.
+func (m *Model) firstOpenRow(item int) int {
+	for k, rw := range m.rows(item) {
+		if _, ok := m.labels.label(lkey{item: item, crit: rw.crit, dim: rw.dim.Name}); !ok {
+			return k
+		}
+	}
+	return 0
 }

@@ -18,7 +18,7 @@ func StatsMarkdown(r stats.Report) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Agreement statistics\n\n")
-	w("%s. Intervals are 95 %%: Wilson for proportions, ", plural(r.Units, "unit", "units"))
+	w("%s. Intervals are 95%%: Wilson for proportions, ", plural(r.Units, "unit", "units"))
 	if r.Resamples > 0 {
 		w("a percentile bootstrap (%d resamples, seed %d) for biases and corrected pass rates.\n", r.Resamples, r.Seed)
 	} else {
@@ -123,7 +123,7 @@ func statRowMD(name string, cells []string, note string) []string {
 	return append([]string{name}, cells...)
 }
 
-var statHead = []string{"Statistic", ">Value", "95 % interval", "Note"}
+var statHead = []string{"Statistic", ">Value", "95% interval", "Note"}
 
 func agreementRowsMD(scale judge.Scale, a stats.Agreement, ref string) [][]string {
 	rows := [][]string{
@@ -253,7 +253,7 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 	flip := func(name string, fl stats.Flips) []string {
 		return append([]string{name, fmt.Sprint(fl.Units), fmt.Sprint(fl.Flipped)}, mdInterval(fl.Rate, true)...)
 	}
-	mdTable(b, []string{"Flip rate", ">Compared", ">Flipped", ">Rate", "95 % interval", "Note"}, [][]string{
+	mdTable(b, []string{"Flip rate", ">Compared", ">Flipped", ">Rate", "95% interval", "Note"}, [][]string{
 		flip("Across re-judges", d.Rejudges),
 		flip("Across samples", d.Samples),
 	})

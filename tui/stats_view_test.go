@@ -392,7 +392,7 @@ func TestStatsMarkdown(t *testing.T) {
 	checkMarkdownTables(t, md)
 	for _, want := range []string{
 		"# Agreement statistics", "## match · correct (binary)", "## likert · quality (likert)",
-		"### Judge vs human (n = ", "| Statistic | Value | 95 % interval | Note |", "| Cohen's kappa |",
+		"### Judge vs human (n = ", "| Statistic | Value | 95% interval | Note |", "| Cohen's kappa |",
 		"| Quadratic weighted kappa |", "| Kendall's tau-b |", "### Judge as a classifier", "| False-pass rate |",
 		"### Corrected pass rate", "> **Warning:** 75% of the labelled items", "### Unbiased part", "### Consistency",
 		"### By segment", "| category=a |", "## Judge against judge", "## Between annotators", "| ana | bob |",

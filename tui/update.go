@@ -37,12 +37,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case retrySaveMsg:
 		return m, m.flush()
 	case tea.PasteMsg:
-		if m.noting {
-			var cmd tea.Cmd
+		var cmd tea.Cmd
+		switch {
+		case m.noting:
 			m.note, cmd = m.note.Update(msg)
-			return m, cmd
+		case m.searching:
+			m.query, cmd = m.query.Update(msg)
 		}
-		return m, nil
+		return m, cmd
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
@@ -132,6 +134,9 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if m.noting {
 		return m.noteKey(msg)
 	}
+	if m.searching {
+		return m.searchKey(msg)
+	}
 	if c := m.confirm; c != nil {
 		m.confirm = nil
 		m.flash = ""
@@ -157,6 +162,9 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, m.keys.Help):
 		m.showHelp = true
 		return m, nil
+	}
+	if m.screen == screenList {
+		return m.listKey(msg)
 	}
 	if m.screen == screenStats {
 		switch {
@@ -204,20 +212,21 @@ func (m Model) reviewKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Switch):
 		m.switchJudge()
 	case key.Matches(msg, k.Next):
-		m.goTo(m.cur + 1)
+		m.step(1)
 	case key.Matches(msg, k.Prev):
-		m.goTo(m.cur - 1)
+		m.step(-1)
 	case key.Matches(msg, k.Skip):
 		m.skip()
 	case key.Matches(msg, k.First):
-		m.goTo(m.firstUnreviewed(0))
-		if m.reviewed[m.cur] {
-			m.setFlash("Every item is reviewed.")
+		if p := m.nextUnreviewed(0); p >= 0 {
+			m.step(p - m.sel.pos)
+		} else {
+			m.setFlash("Every item here is reviewed.")
 		}
 	case key.Matches(msg, k.Home):
-		m.goTo(0)
+		m.step(-m.sel.pos)
 	case key.Matches(msg, k.End):
-		m.goTo(len(m.items) - 1)
+		m.step(len(m.sel.items) - 1 - m.sel.pos)
 	case key.Matches(msg, k.NextRow):
 		m.row = min(m.row+1, max(len(m.rows(m.cur))-1, 0))
 	case key.Matches(msg, k.PrevRow):
@@ -237,6 +246,8 @@ func (m Model) reviewKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Think):
 		m.showThink = !m.showThink
 		m.cache.clear()
+	case key.Matches(msg, k.List, k.Filter, k.FilterBack, k.Order, k.Search, k.Blind):
+		return m.selectionKey(msg)
 	}
 	m.scroll[m.focus] = clampOffset(m.scroll[m.focus], m.paneLen(m.focus), m.paneRows(m.focus))
 	return m, nil
@@ -254,12 +265,16 @@ func (m *Model) quit() tea.Cmd {
 
 // skip moves on to the next unreviewed item after this one.
 func (m *Model) skip() {
-	next := m.firstUnreviewed((m.cur + 1) % max(len(m.items), 1))
-	if next == m.cur || m.reviewed[next] {
-		m.setFlash("No other item is waiting for a label.")
+	n := len(m.sel.items)
+	if n == 0 {
 		return
 	}
-	m.goTo(next)
+	p := m.nextUnreviewed((m.sel.pos + 1) % n)
+	if p < 0 || p == m.sel.pos {
+		m.setFlash("No other item here is waiting for a label.")
+		return
+	}
+	m.step(p - m.sel.pos)
 }
 
 // labelSelected labels the selected row.
@@ -303,6 +318,10 @@ func (m *Model) score(digit string) tea.Cmd {
 func (m *Model) accept() tea.Cmd {
 	r := m.run()
 	if r == nil {
+		return nil
+	}
+	if m.hidden(m.cur) {
+		m.setFlash("Blind mode: label this item yourself; the verdict shows afterwards.")
 		return nil
 	}
 	var acts []sessions.Action
@@ -354,10 +373,10 @@ func (m *Model) record(acts []sessions.Action) tea.Cmd {
 	m.refresh(item)
 	cmd := m.push(saveOp{item: item, acts: acts})
 	if m.reviewed[item] {
-		if item+1 < len(m.items) {
-			m.goTo(item + 1)
+		if m.sel.pos+1 < len(m.sel.items) {
+			m.step(1)
 		} else {
-			m.setFlash("That was the last item. Press g for any item still unreviewed, s for statistics.")
+			m.setFlash("That was the last item here. Press g for any item still unreviewed, s for statistics.")
 		}
 	} else {
 		m.row = m.firstOpenRow(item)
@@ -438,14 +457,14 @@ func (m *Model) askRejudgeAll() tea.Cmd {
 		return nil
 	}
 	var tasks []judge.Task
-	for _, it := range m.items {
-		tasks = append(tasks, judge.Tasks(r.info, it)...)
+	for _, i := range m.sel.items {
+		tasks = append(tasks, judge.Tasks(r.info, m.items[i])...)
 	}
 	if len(tasks) == 0 {
 		return nil
 	}
 	m.confirm = &confirmation{
-		question: fmt.Sprintf("Re-judge all %d tasks with %s, asking the model again? y to confirm, any other key to cancel", len(tasks), r.name()),
+		question: fmt.Sprintf("Re-judge the %d tasks of %s with %s, asking the model again? y to confirm, any other key to cancel", len(tasks), m.sel.filter.name, r.name()),
 		onYes:    func() tea.Cmd { return m.startRejudge(tasks) },
 	}
 	return nil

@@ -37,6 +37,8 @@ func (m *Model) verdictLines(inner int) []string {
 	vd, has := r.verdict(m.cur, rw.crit)
 	lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
 	switch {
+	case m.hidden(m.cur):
+		lines = append(lines, wrapPlain("Blind mode: the judge's verdict shows once you have labelled this item (b turns blind mode off).", inner)...)
 	case !has && r.judging():
 		lines = append(lines, st.Muted.Render("Judging…"))
 	case !has:
@@ -60,7 +62,9 @@ func (m *Model) rowLine(rw row, selected bool, inner int) string {
 	st := m.styles
 	r := m.run()
 	jv := st.Muted.Render("…")
-	if v, ok := r.verdict(m.cur, rw.crit); ok {
+	if v, ok := r.verdict(m.cur, rw.crit); ok && m.hidden(m.cur) {
+		jv = st.Muted.Render("hidden")
+	} else if ok {
 		if x, ok := v.Values[rw.dim.Name]; ok && v.OK() {
 			jv = m.valueStyle(rw.dim.Scale, x).Render(rw.dim.Scale.Format(x))
 		} else if !v.OK() {

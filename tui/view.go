@@ -37,6 +37,8 @@ func (m Model) render() string {
 		body = lipgloss.Place(m.width, m.height-chromeRows, lipgloss.Center, lipgloss.Center, "The dataset has no items.")
 	case m.screen == screenStats:
 		body = m.statsView(m.width, m.height-chromeRows)
+	case m.screen == screenList:
+		body = m.listView(m.width, m.height-chromeRows)
 	default:
 		body = m.reviewBody()
 	}
@@ -95,6 +97,16 @@ func (m *Model) headerLine() string {
 	if len(m.items) > 0 {
 		it := m.items[m.cur]
 		right = fmt.Sprintf("item %d/%d · %s", m.cur+1, len(m.items), SanitizeLine(it.ID))
+		if m.filtered() {
+			what := m.sel.filter.name
+			if m.sel.filter.id == "all" {
+				what = m.sel.order.String()
+			}
+			right = st.Warning.Render(fmt.Sprintf("%d/%d %s · ", m.sel.pos+1, len(m.sel.items), ansi.Truncate(what, 24, "…"))) + right
+		}
+		if m.blind {
+			right = st.Warning.Render("blind · ") + right
+		}
 		if seg := segmentText(it.Segments); seg != "" {
 			right += st.Muted.Render(" · " + SanitizeLine(seg))
 		}
@@ -173,6 +185,8 @@ func (m *Model) hintLine() string {
 	switch {
 	case m.noting:
 		return st.Key.Render("note ") + m.note.View()
+	case m.searching:
+		return st.Key.Render("search ") + m.query.View()
 	case m.confirm != nil:
 		return ansi.Truncate(st.Warning.Render(m.confirm.question), m.width, "…")
 	case m.save.err != nil && m.flash == "":

@@ -22,6 +22,7 @@ type reviewFlags struct {
 	judges    []string
 	session   string
 	annotator string
+	blind     bool
 	data      datasetFlags
 	runner    runnerFlags
 }
@@ -57,6 +58,7 @@ answers are cached in the session, so reopening costs nothing; r re-judges.`,
 	f.StringArrayVar(&o.judges, "judge", []string{match.Name}, "a judge to run, by name or judge file; repeat to compare (see `gavel judges`)")
 	f.StringVar(&o.session, "session", "", "the session file (default: DATASET's name with .gavel, in the working directory)")
 	f.StringVar(&o.annotator, "annotator", "", "your name in the session (default: your OS user name)")
+	f.BoolVar(&o.blind, "blind", false, "hide each verdict until you have labelled the item (calibration labels; b toggles)")
 	o.data.add(f)
 	o.runner.add(f)
 	return cmd
@@ -136,6 +138,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 		History:   history,
 		Notice:    strings.Join(append(rv.Notices, datasetNotices(ds)...), " · "),
 		Stats:     statsOf(rv.Store),
+		Blind:     o.blind,
 	})
 	final, err := e.runTUI(ctx, m)
 	if err != nil && !errors.Is(err, context.Canceled) {
