@@ -68,7 +68,7 @@ func (m *Model) listView(width, height int) string {
 	for p := first; p < min(first+rows, n); p++ {
 		line := m.listRow(m.sel.items[p], inner)
 		if p == m.list.cursor {
-			line = st.TitleFocus.Render("▸") + line[len("  "):]
+			line = st.TitleFocus.Render("▸ ") + line[len("  "):]
 		}
 		lines = append(lines, line)
 	}
