@@ -1,0 +1,141 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gavel-dev/gavel/sessions"
+)
+
+// exportFlags are the flags of `gavel export`.
+type exportFlags struct {
+	format string
+	only   string
+	output string
+}
+
+func newExportCmd(e env) *cobra.Command {
+	var o exportFlags
+	cmd := &cobra.Command{
+		Use:   "export SESSION",
+		Short: "Write the reviewed items with every verdict and label as JSONL or CSV: a calibration set",
+		Long: `Write one row per item of SESSION: the item's fields, each judge run's
+current verdict (value per dimension, status, reason, error) and each
+annotator's label, how they reached the item, and their note. The session
+is only read, so this works while a review is open.
+
+Columns, in order (RUN is the judge as ` + "`gavel stats`" + ` names it, e.g. "docqa · gpt-4o"):
+  id, question, gold, prediction, rubric
+  segment:FIELD                 one per segment field
+  verdict:RUN:DIMENSION         YES/NO (binary), 0/0.5/1 (ternary), 1-5 (Likert)
+  verdict_status:RUN            ok, parse_error or api_error
+  verdict_reason:RUN, verdict_error:RUN
+  label:ANNOTATOR:DIMENSION     like verdicts
+  label_via:ANNOTATOR           order, random, filter:NAME or imported
+  note:ANNOTATOR
+  fields                        the original row, every field it had
+Judges that rate rubric criteria one by one hold a list per cell: element 0
+the whole item, element k criterion k. ` + "`gavel import`" + ` reads the file back.`,
+		Example: `  gavel export evals.gavel --output calibration.jsonl
+  gavel export evals.gavel --format csv --only disagreements > disagreements.csv
+  gavel export evals.gavel --only all --output everything.csv`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			return runExport(e, a[0], o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "", "jsonl or csv (default: from --output's extension, else jsonl)")
+	f.StringVar(&o.only, "only", sessions.OnlyReviewed, "which items: reviewed (someone labelled them), disagreements (a judge and a person differ) or all")
+	f.StringVarP(&o.output, "output", "o", "", "the file to write (default: standard output)")
+	return cmd
+}
+
+func runExport(e env, path string, o exportFlags) error {
+	format := strings.ToLower(strings.TrimSpace(o.format))
+	if format == "" {
+		format = "jsonl"
+		if strings.EqualFold(filepath.Ext(o.output), ".csv") {
+			format = "csv"
+		}
+	}
+	if format == "ndjson" {
+		format = "jsonl"
+	}
+	if format != "jsonl" && format != "csv" {
+		return usagef("unknown --format %q: use jsonl or csv", o.format)
+	}
+	only := strings.ToLower(strings.TrimSpace(o.only))
+	switch only {
+	case sessions.OnlyReviewed, sessions.OnlyDisagreements, sessions.OnlyAll:
+	default:
+		return usagef("unknown --only %q: use reviewed, disagreements or all", o.only)
+	}
+	s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var sum sessions.ExportSummary
+	err = writeOutput(e, o.output, func(w io.Writer) error {
+		var err error
+		sum, err = sessions.Export(s, w, sessions.ExportOptions{Format: format, Only: only})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	where := o.output
+	if where == "" || where == "-" {
+		where = "standard output"
+	}
+	fmt.Fprintf(e.stderr, "Wrote %d of %d items (%s) to %s.\n", sum.Rows, sum.Items, only, where)
+	if sum.Rows == 0 && only != sessions.OnlyAll {
+		fmt.Fprintf(e.stderr, "No item is %s yet: label some with `gavel review`, or export every item with --only all.\n", only)
+	}
+	return nil
+}
+
+// writeOutput runs write on standard output (path "" or "-") or on a new
+// file that replaces path only once it is complete, so an interrupted
+// export never leaves half a file.
+func writeOutput(e env, path string, write func(w io.Writer) error) error {
+	if path == "" || path == "-" {
+		return write(e.stdout)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a folder: give --output a file name", path)
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %v", path, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := write(tmp); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("cannot write %s: %v", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("cannot write %s: %v", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cannot write %s: %v", path, err)
+	}
+	done = true
+	return nil
+}
