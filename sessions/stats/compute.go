@@ -365,7 +365,7 @@ func (c *computation) figures(units []int32, jd *judgeDim, h *humanDim, path ...
 	}
 	sel.FilteredShare = ratio(float64(sel.Filtered), float64(f.Labelled), "no labelled items")
 	if sel.FilteredShare.Defined() && sel.FilteredShare.Value > c.opts.FilteredShareWarn {
-		sel.Warning = fmt.Sprintf("%s of the labelled items were reached through a filter, so they are not a fair sample: read the unbiased part (%d items) for figures that are",
+		sel.Warning = fmt.Sprintf("%s of the labelled items were reached through a filter, so they are not a fair sample of the dataset: the unbiased part (%d items reached in order or at random) gives the fair figures",
 			FormatPercent(sel.FilteredShare.Value, 0), sel.Unbiased)
 	}
 	if sel.Filtered > 0 {
