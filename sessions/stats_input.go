@@ -90,7 +90,58 @@ func readStatsInput(tx *sql.Tx) (stats.Input, error) {
 	if err := readStatsVerdicts(tx, names, units, &in); err != nil {
 		return in, err
 	}
+	if err := readStatsExtras(tx, names, units, &in); err != nil {
+		return in, err
+	}
 	return in, readStatsLabels(tx, units, &in)
+}
+
+// maxExtraText is the longest extra value counted as a category: longer
+// text is a comment or an answer, not a category.
+const maxExtraText = 32
+
+// readStatsExtras gives each unit's current ok verdict the short scalar
+// fields of its extra JSON (error types, scores, rules) as text, for the
+// report's counts. Byte offsets kept for highlighting are left out.
+func readStatsExtras(tx *sql.Tx, names map[int64]string, units map[unitKey]int, in *stats.Input) error {
+	rows, err := tx.Query(`SELECT v.run_id, v.item_id, v.criterion, j.key,
+		       CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(j.value AS TEXT) END
+		FROM current_verdicts v,
+		     json_each(CASE WHEN json_valid(v.extra) THEN v.extra ELSE '{}' END) j
+		WHERE v.status = 'ok'
+		  AND j.type IN ('text', 'integer', 'true', 'false')
+		  AND length(CAST(j.value AS TEXT)) <= ?
+		  AND j.key NOT LIKE '%\_start' ESCAPE '\' AND j.key NOT LIKE '%\_end' ESCAPE '\'`, maxExtraText)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			run             int64
+			item, key, text string
+			crit            int
+		)
+		if err := rows.Scan(&run, &item, &crit, &key, &text); err != nil {
+			return err
+		}
+		u, ok := units[unitKey{item, crit}]
+		name, known := names[run]
+		if !ok || !known {
+			continue
+		}
+		vs := in.Units[u].Verdicts
+		for i := len(vs) - 1; i >= 0; i-- {
+			if vs[i].Judge == name {
+				if vs[i].Extra == nil {
+					vs[i].Extra = map[string]string{}
+				}
+				vs[i].Extra[key] = text
+				break
+			}
+		}
+	}
+	return rows.Err()
 }
 
 // readStatsRuns reads what statistics need of each run, oldest first: its

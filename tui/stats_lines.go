@@ -70,6 +70,10 @@ func StatsLines(st Styles, r stats.Report, width int) []string {
 			out = append(out, StatsDimensionLines(st, jr.Judge, d, width)...)
 			out = append(out, "")
 		}
+		if len(jr.Extras) > 0 {
+			out = append(out, extrasLines(st, jr)...)
+			out = append(out, "")
+		}
 	}
 	if len(r.Judges) > 0 {
 		out = append(out, judgePairLines(st, r)...)
@@ -379,4 +383,23 @@ func segmentName(s stats.SegmentFigures) string {
 		return SanitizeLine(s.Field) + " (none)"
 	}
 	return SanitizeLine(s.Field + "=" + s.Value)
+}
+
+// extrasLines counts what a judge reported beside its verdicts: bbh's
+// error types and reasoning scores, the match judge's rules.
+func extrasLines(st Styles, jr stats.JudgeReport) []string {
+	out := []string{st.Strong.Render(fmt.Sprintf("What %s reported beside its verdicts", SanitizeLine(jr.Judge)))}
+	for _, e := range jr.Extras {
+		out = append(out, "  "+st.Muted.Render(padRight(SanitizeLine(e.Field), 22))+SanitizeLine(extraCounts(e)))
+	}
+	return out
+}
+
+// extraCounts is "none 40 · wrong_logic 12 · hallucination 3".
+func extraCounts(e stats.ExtraField) string {
+	parts := make([]string, len(e.Values))
+	for i, v := range e.Values {
+		parts[i] = fmt.Sprintf("%s %d", v.Value, v.Count)
+	}
+	return strings.Join(parts, " · ")
 }

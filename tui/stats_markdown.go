@@ -31,6 +31,14 @@ func StatsMarkdown(r stats.Report) string {
 		for _, d := range jr.Dimensions {
 			markdownDimension(&b, jr.Judge, d)
 		}
+		if len(jr.Extras) > 0 {
+			fmt.Fprintf(&b, "\n### What %s reported beside its verdicts\n", mdText(jr.Judge))
+			var rows [][]string
+			for _, e := range jr.Extras {
+				rows = append(rows, []string{mdText(e.Field), mdText(extraCounts(e))})
+			}
+			mdTable(&b, []string{"Field", "Counts over its current ok verdicts"}, rows)
+		}
 	}
 	if len(r.Judges) > 0 {
 		markdownPairs(&b, r)

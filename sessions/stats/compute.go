@@ -272,7 +272,8 @@ func (f flipCount) into(fl *Flips) {
 }
 
 func (c *computation) judgeReport(js JudgeSpec, dims []*judgeDim) JudgeReport {
-	r := JudgeReport{Judge: js.Key, PerCriterion: js.PerCriterion, Dimensions: []DimensionReport{}}
+	r := JudgeReport{Judge: js.Key, PerCriterion: js.PerCriterion, Dimensions: []DimensionReport{},
+		Extras: countExtras(c.in.Units, js.Key, js.PerCriterion)}
 	sc := c.scopeOf(js.PerCriterion)
 	for _, jd := range dims {
 		h := c.humans[jd.key]

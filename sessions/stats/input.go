@@ -59,6 +59,10 @@ type Verdict struct {
 	// Samples holds each sample's values when the judge sampled several
 	// times (--samples N); empty otherwise. They feed the sample flip rate.
 	Samples []map[string]float64 `json:"samples,omitempty"`
+	// Extra holds the short categorical fields the judge reported beside
+	// its values (bbh's error_type and reasoning_score, match's rule), as
+	// text; they are counted in JudgeReport.Extras.
+	Extra map[string]string `json:"extra,omitempty"`
 }
 
 // Label is one annotator's label on a unit.

@@ -36,6 +36,10 @@ type JudgeReport struct {
 	Judge        string            `json:"judge"`
 	PerCriterion bool              `json:"per_criterion"`
 	Dimensions   []DimensionReport `json:"dimensions"`
+	// Extras counts the categorical fields the judge reported beside its
+	// verdicts (error types, reasoning scores, rules), over its current ok
+	// verdicts, by field name; never null.
+	Extras []ExtraField `json:"extras"`
 }
 
 // DimensionReport is a judge's figures on one dimension: over its whole
