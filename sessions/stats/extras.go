@@ -26,10 +26,22 @@ type ExtraValue struct {
 	Count int    `json:"count"`
 }
 
+// repeats reports whether a field's values recur, as categories do; a field
+// whose values are mostly distinct (extracted answers, comments) is free
+// text even when there are few of them.
+func repeats(vals map[string]int) bool {
+	total := 0
+	for _, n := range vals {
+		total += n
+	}
+	return len(vals) <= 3 || 2*len(vals) <= total
+}
+
 // countExtras counts the Extra fields of each unit's current verdict of
 // judge key, among units in scope (criterion units for per-criterion
 // judges, item units otherwise) whose current verdict is ok. Fields with
-// more than MaxExtraValues distinct values are left out.
+// more than MaxExtraValues distinct values, or whose values are mostly
+// distinct, are left out.
 func countExtras(units []Unit, key string, perCriterion bool) []ExtraField {
 	counts := map[string]map[string]int{}
 	for _, u := range units {
@@ -56,7 +68,7 @@ func countExtras(units []Unit, key string, perCriterion bool) []ExtraField {
 	}
 	out := []ExtraField{}
 	for f, vals := range counts {
-		if len(vals) > MaxExtraValues {
+		if len(vals) > MaxExtraValues || !repeats(vals) {
 			continue
 		}
 		ef := ExtraField{Field: f, Values: make([]ExtraValue, 0, len(vals))}

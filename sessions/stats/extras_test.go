@@ -47,3 +47,15 @@ func TestCountExtrasDropsFreeText(t *testing.T) {
 		t.Errorf("Compute's report has extras %+v", r.Judges[0].Extras)
 	}
 }
+
+func TestCountExtrasDropsMostlyDistinctValues(t *testing.T) {
+	var units []Unit
+	for i, ans := range []string{"(A)", "(B)", "(C)", "(D)", "(A)", "five", "42", "(E)"} {
+		units = append(units, Unit{ItemID: string(rune('a' + i)), Verdicts: []Verdict{{Judge: "j", Status: judge.StatusOK,
+			Extra: map[string]string{"extracted_answer": ans, "rule": []string{"letter", "number"}[i%2]}}}})
+	}
+	got := countExtras(units, "j", false)
+	if len(got) != 1 || got[0].Field != "rule" {
+		t.Errorf("countExtras = %+v, want only rule", got)
+	}
+}
