@@ -13,7 +13,9 @@ type slowJudge struct {
 	inFlight, max atomic.Int64
 }
 
-func (j *slowJudge) Info() Info { return Info{Name: "slow", Dimensions: []Dimension{{Name: "correct", Scale: Binary}}} }
+func (j *slowJudge) Info() Info {
+	return Info{Name: "slow", Dimensions: []Dimension{{Name: "correct", Scale: Binary}}}
+}
 
 func (j *slowJudge) Judge(ctx context.Context, t Task) Verdict {
 	n := j.inFlight.Add(1)
