@@ -209,27 +209,40 @@ func realData(t *testing.T, name string) string {
 
 // TestImportTriviaQAStats imports the TriviaQA judges file and checks that
 // the statistics compare each imported judge with HumanJudgement without
-// any model call, with figures that match the file.
+// any model call, with figures that match the file. Under the race
+// detector it keeps the first 400 rows: 40,000 inserts take a minute there.
 func TestImportTriviaQAStats(t *testing.T) {
-	if testing.Short() {
-		t.Skip("imports 3,600 rows")
-	}
 	ds, err := dataset.Load(realData(t, "judging_the_judges__TriviaQA_Judges_w_HumanJudgement_V1.csv"), dataset.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if raceDetector || testing.Short() {
+		const keep = 400
+		ds.Items = ds.Items[:keep]
+		for i := range ds.Imported {
+			ds.Imported[i].Values = ds.Imported[i].Values[:keep]
+		}
+	}
+	rows := len(ds.Items)
+	present := map[string]int{} // non-blank values per column, as the file has them
+	for _, c := range ds.Imported {
+		for _, v := range c.Values {
+			if strings.TrimSpace(v) != "" {
+				present[c.Field]++
+			}
+		}
+	}
 	s, sum := importDataset(t, sessionPath(t), ds, nil)
-	if sum.CreatedRuns() != 11 || len(sum.Annotators) != 1 || sum.Annotators[0].Name != "HumanJudgement" || sum.LabelCount() != 3600 {
+	if sum.CreatedRuns() != 11 || len(sum.Annotators) != 1 || sum.Annotators[0].Name != "HumanJudgement" || sum.LabelCount() != rows {
 		t.Fatalf("summary: %d runs, annotators %+v, %d labels", sum.CreatedRuns(), sum.Annotators, sum.LabelCount())
 	}
 	for _, r := range sum.Runs {
-		blank := map[string]int{"Llama-70B": 135}[r.Column]
-		if blank == 0 {
-			blank = 5
+		if r.Verdicts != present[r.Column] || r.ParseErrors != 0 {
+			t.Errorf("run %s: %d verdicts, %d parse errors; want %d, 0", r.Name, r.Verdicts, r.ParseErrors, present[r.Column])
 		}
-		if r.Verdicts != 3600-blank || r.ParseErrors != 0 {
-			t.Errorf("run %s: %d verdicts, %d parse errors; want %d, 0", r.Name, r.Verdicts, r.ParseErrors, 3600-blank)
-		}
+	}
+	if rows == 3600 && (present["GPT-4"] != 3595 || present["Llama-70B"] != 3465) {
+		t.Errorf("the file's counts changed: %v", present)
 	}
 	in, err := s.StatsInput()
 	if err != nil {
@@ -241,13 +254,13 @@ func TestImportTriviaQAStats(t *testing.T) {
 		byJudge[j.Judge] = j.Dimensions[0].Overall
 	}
 	gpt4 := byJudge["imported · GPT-4"]
-	if gpt4.Labelled != 3600 || gpt4.VsHumans.N != 3595 {
-		t.Fatalf("GPT-4: %d labelled, n %d; want 3600, 3595", gpt4.Labelled, gpt4.VsHumans.N)
+	if gpt4.Labelled != rows || gpt4.VsHumans.N != present["GPT-4"] {
+		t.Fatalf("GPT-4: %d labelled, n %d; want %d, %d", gpt4.Labelled, gpt4.VsHumans.N, rows, present["GPT-4"])
 	}
 	agree := gpt4.VsHumans.PercentAgreement.Value
 	em := byJudge["imported · EM"].VsHumans.PercentAgreement.Value
-	if !(agree >= 0.85 && agree > em) {
-		t.Errorf("GPT-4 agrees %v with humans, EM %v: GPT-4 should agree well and better than exact match", agree, em)
+	if !(agree >= 0.9 && agree > em+0.1) {
+		t.Errorf("GPT-4 agrees %v with humans, EM %v: GPT-4 should agree well and much better than exact match", agree, em)
 	}
 	if len(rep.Humans) == 0 || rep.Humans[0].Annotators[0] != "HumanJudgement" {
 		t.Errorf("humans: %+v", rep.Humans)
