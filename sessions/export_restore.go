@@ -14,8 +14,9 @@ import (
 // export's segment:FIELD columns. A session made from an export then
 // holds the same items as the one exported, and exporting it again gives
 // the same file. Other datasets are returned as they are; ds itself is
-// never changed. Import the judgments with ImportDataset on ds, not on the
-// result: they live in the columns RestoreExported takes away.
+// never changed. OpenReview applies it to the dataset it is given; give
+// ImportDataset the dataset as loaded: the judgments live in the columns
+// RestoreExported takes away.
 func RestoreExported(ds *dataset.Dataset) *dataset.Dataset {
 	if ds == nil || len(ds.Items) == 0 {
 		return ds

@@ -26,7 +26,7 @@ func importFile(t *testing.T, path, name, data string, parser *OutputParser) (*S
 
 func importDataset(t *testing.T, path string, ds *dataset.Dataset, parser *OutputParser) (*Store, ImportSummary) {
 	t.Helper()
-	rv, err := OpenReview(path, "importer", RestoreExported(ds))
+	rv, err := OpenReview(path, "importer", ds)
 	if err != nil {
 		t.Fatalf("OpenReview: %v", err)
 	}

@@ -38,6 +38,7 @@ func OpenReview(path, annotator string, ds *dataset.Dataset) (*Review, error) {
 }
 
 func (r *Review) load(ds *dataset.Dataset) error {
+	ds = RestoreExported(ds) // a file from `gavel export` holds its items as they were
 	info, ok, err := r.Store.Dataset()
 	if err != nil {
 		return err

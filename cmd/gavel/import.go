@@ -76,7 +76,7 @@ func runImport(e env, path string, o importFlags) error {
 	if o.session == "" {
 		o.session = defaultSessionPath(path)
 	}
-	rv, err := sessions.OpenReview(o.session, importAnnotator, sessions.RestoreExported(ds))
+	rv, err := sessions.OpenReview(o.session, importAnnotator, ds)
 	if err != nil {
 		return err
 	}
