@@ -65,7 +65,7 @@ func TestExportImportCommands(t *testing.T) {
 	}
 	back := filepath.Join(dir, "back.gavel")
 	code, out, errs := run(t, "import", exported, "--session", back)
-	if code != 0 || !strings.Contains(out, "4 items, 1 runs created, 4 verdicts, 4 labels") {
+	if code != 0 || !strings.Contains(out, "4 items, 1 run created, 4 verdicts, 4 labels") {
 		t.Fatalf("re-import: exit %d, %q, %s", code, out, errs)
 	}
 	again := filepath.Join(dir, "again.jsonl")

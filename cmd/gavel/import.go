@@ -106,12 +106,12 @@ func runImport(e env, path string, o importFlags) error {
 // printImport writes the summary scripts read: one line of totals, then a
 // line per run and per annotator.
 func printImport(e env, file, session string, items int, sum sessions.ImportSummary) {
-	fmt.Fprintf(e.stdout, "%s -> %s: %d items, %d runs created, %d verdicts, %d labels\n",
-		file, session, items, sum.CreatedRuns(), sum.VerdictCount(), sum.LabelCount())
+	fmt.Fprintf(e.stdout, "%s -> %s: %s, %s created, %s, %s\n", file, session, count(items, "item"),
+		count(sum.CreatedRuns(), "run"), count(sum.VerdictCount(), "verdict"), count(sum.LabelCount(), "label"))
 	for _, r := range sum.Runs {
-		line := fmt.Sprintf("  run %s: %d verdicts", r.Name, r.Verdicts)
+		line := fmt.Sprintf("  run %s: %s", r.Name, count(r.Verdicts, "verdict"))
 		if r.ParseErrors > 0 {
-			line += fmt.Sprintf(" (%d parse errors)", r.ParseErrors)
+			line += fmt.Sprintf(" (%s)", count(r.ParseErrors, "parse error"))
 		}
 		if r.Unchanged > 0 {
 			line += fmt.Sprintf(", %d already there", r.Unchanged)
@@ -119,9 +119,9 @@ func printImport(e env, file, session string, items int, sum sessions.ImportSumm
 		fmt.Fprintln(e.stdout, line)
 	}
 	for _, a := range sum.Annotators {
-		line := fmt.Sprintf("  annotator %s: %d labels", a.Name, a.Labels)
+		line := fmt.Sprintf("  annotator %s: %s", a.Name, count(a.Labels, "label"))
 		if a.Notes > 0 {
-			line += fmt.Sprintf(", %d notes", a.Notes)
+			line += ", " + count(a.Notes, "note")
 		}
 		if a.Unreadable > 0 {
 			line += fmt.Sprintf(" (%d values unreadable, left out)", a.Unreadable)
@@ -171,4 +171,12 @@ func (d datasetFlags) loadAny(path string) (*dataset.Dataset, error) {
 		opts.Map = m
 	}
 	return dataset.Load(path, opts)
+}
+
+// count writes "1 run", "2 runs".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

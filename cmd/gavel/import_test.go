@@ -43,8 +43,8 @@ func TestImportThenStats(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	want := "judged.csv -> " + session + ": 4 items, 1 runs created, 4 verdicts, 4 labels\n" +
-		"  run imported · gpt4_verdict: 4 verdicts (1 parse errors)\n" +
+	want := "judged.csv -> " + session + ": 4 items, 1 run created, 4 verdicts, 4 labels\n" +
+		"  run imported · gpt4_verdict: 4 verdicts (1 parse error)\n" +
 		"  annotator human_label: 4 labels\n"
 	if out != want {
 		t.Errorf("stdout\n got %q\nwant %q", out, want)
@@ -88,7 +88,7 @@ func TestImportDefaultSessionAndChangedFile(t *testing.T) {
 	if !strings.Contains(errs, "judged.csv changed since this session began: 1 item added") {
 		t.Errorf("stderr %q should report the change", errs)
 	}
-	if !strings.Contains(out, "5 items, 0 runs created, 1 verdicts, 1 labels") {
+	if !strings.Contains(out, "5 items, 0 runs created, 1 verdict, 1 label") {
 		t.Errorf("stdout %q", out)
 	}
 }
@@ -132,7 +132,7 @@ func TestImportRawOutputWithJudge(t *testing.T) {
 		t.Fatalf("without --judge: exit %d, %q, %q", code, out, errs)
 	}
 	code, out, errs = run(t, "import", data, "--session", session, "--judge", "docqa")
-	if code != 0 || !strings.Contains(out, "1 runs created, 2 verdicts") {
+	if code != 0 || !strings.Contains(out, "1 run created, 2 verdicts") {
 		t.Fatalf("with --judge docqa: exit %d, %q, %q", code, out, errs)
 	}
 	s, err := sessions.Open(session, sessions.Options{ReadOnly: true})
