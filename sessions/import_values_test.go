@@ -162,6 +162,7 @@ func FuzzReadCell(f *testing.F) {
 	f.Add(`"[1,2"`)
 	f.Add(`"YES"`)
 	f.Add(`{"x":[1]}`)
+	f.Add(`{"id":"1","fields":"{\"a\":1}","segment:c":"x","label:ann:correct":"[null,\"YES\"]"}`)
 	f.Fuzz(func(t *testing.T, raw string) {
 		c := readCell(json.RawMessage(raw))
 		for _, k := range c.criteria() {
@@ -170,5 +171,9 @@ func FuzzReadCell(f *testing.F) {
 		}
 		exportedScale(c.texts)
 		parseExportColumn(raw)
+		if fs, ok := exportFields(json.RawMessage(raw)); ok {
+			restoredFields(fs)
+		}
+		originalRow(json.RawMessage(raw))
 	})
 }
