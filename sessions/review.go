@@ -61,6 +61,9 @@ func (r *Review) load(ds *dataset.Dataset) error {
 			return err
 		}
 		r.Items = ds.Items
+		if err := r.importJudgments(ds); err != nil {
+			return err
+		}
 	default:
 		if ds != nil && ds.SHA256 != info.SHA256 {
 			if r.Change, err = r.Store.SyncDataset(ds); err != nil {
@@ -68,6 +71,9 @@ func (r *Review) load(ds *dataset.Dataset) error {
 			}
 			r.Notices = append(r.Notices, r.Change.Notice())
 			if info, _, err = r.Store.Dataset(); err != nil {
+				return err
+			}
+			if err := r.importJudgments(ds); err != nil {
 				return err
 			}
 		}
@@ -134,4 +140,25 @@ func TasksToDo(info judge.Info, items []judge.Item, vs []judge.Verdict) []judge.
 		}
 	}
 	return tasks
+}
+
+// importJudgments turns the verdicts and human labels the dataset already
+// carries into runs of the imported judge and labels of imported
+// annotators, when the session takes in a new or changed file. Raw judge
+// text needs a parser: `gavel import --judge NAME` reads it.
+func (r *Review) importJudgments(ds *dataset.Dataset) error {
+	if len(ds.Imported) == 0 {
+		return nil
+	}
+	sum, err := ImportDataset(r.Store, ds, nil)
+	if err != nil {
+		return err
+	}
+	if n := len(sum.Runs); n > 0 {
+		r.Notices = append(r.Notices, fmt.Sprintf("imported %d verdicts of %d judge columns (J switches to them)", sum.VerdictCount(), n))
+	}
+	if n := len(sum.Annotators); n > 0 {
+		r.Notices = append(r.Notices, fmt.Sprintf("imported %d labels of %d annotators (their agreement is on the statistics screen)", sum.LabelCount(), n))
+	}
+	return nil
 }
