@@ -80,18 +80,20 @@ func (m *Model) reviewBody() string {
 	return strings.Join(rows, "\n")
 }
 
-// headerLine: what is open on the left, where the reviewer is on the right.
+// headerLine: what is open on the left, where the reviewer is on the
+// right. When space runs short the dataset's name is cut first, so the
+// judge being reviewed stays in view.
 func (m *Model) headerLine() string {
 	st := m.styles
-	left := st.App.Render("gavel") + " " + st.Header.Render(SanitizeLine(m.dataset))
+	var tail string
 	if r := m.run(); r != nil {
-		left += st.Muted.Render(" · judge ") + SanitizeLine(r.name())
+		tail = st.Muted.Render(" · judge ") + SanitizeLine(r.name())
 		if len(m.runs) > 1 {
-			left += st.Muted.Render(fmt.Sprintf(" (%d/%d)", m.act+1, len(m.runs)))
+			tail += st.Muted.Render(fmt.Sprintf(" (%d/%d)", m.act+1, len(m.runs)))
 		}
 	}
 	if m.annotator != "" {
-		left += st.Muted.Render(" · ") + SanitizeLine(m.annotator)
+		tail += st.Muted.Render(" · ") + SanitizeLine(m.annotator)
 	}
 	right := ""
 	if len(m.items) > 0 {
@@ -114,7 +116,10 @@ func (m *Model) headerLine() string {
 			right += st.Agree.Render(" ✓")
 		}
 	}
-	return spread(left, right, m.width)
+	app := st.App.Render("gavel") + " "
+	room := m.width - ansi.StringWidth(app) - ansi.StringWidth(tail) - ansi.StringWidth(right) - 1
+	name := ansi.Truncate(SanitizeLine(m.dataset), max(room, 8), "…")
+	return spread(app+st.Header.Render(name)+tail, right, m.width)
 }
 
 func segmentText(segs map[string]string) string {
