@@ -142,7 +142,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 	})
 	final, err := e.runTUI(ctx, m)
 	if err != nil && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("the screen stopped: %w", err)
+		return fmt.Errorf("the review screen could not run (%w): it needs a terminal; `gavel run` judges without one, and your session is in %s", err, o.session)
 	}
 	cancel()
 	running.stop()

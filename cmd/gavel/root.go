@@ -40,6 +40,8 @@ kept in your state directory.`,
 		Example: `  gavel                                   # the demo
   gavel review evals.jsonl                # review a file with the match judge
   gavel review evals.jsonl --map gold=target,prediction=output
+  gavel run evals.jsonl --judge docqa --model gpt-4o-mini   # judge without a screen
+  gavel stats evals.gavel                 # how far the judge agrees with people
   gavel judges                            # the judges Gavel knows`,
 		Args:          args(cobra.NoArgs),
 		SilenceErrors: true,
