@@ -18,6 +18,8 @@ type Review struct {
 	// Change says how the dataset file differs from the items the
 	// session held, when its content changed (see SyncDataset).
 	Change DatasetChange
+	// Created is true when the session was made by this open.
+	Created bool
 }
 
 // OpenReview opens (or creates) the session at path for annotator. A new
@@ -61,9 +63,7 @@ func (r *Review) load(ds *dataset.Dataset) error {
 			return err
 		}
 		r.Items = ds.Items
-		if err := r.importJudgments(ds); err != nil {
-			return err
-		}
+		r.Created = true
 	default:
 		if ds != nil && ds.SHA256 != info.SHA256 {
 			if r.Change, err = r.Store.SyncDataset(ds); err != nil {
@@ -71,9 +71,6 @@ func (r *Review) load(ds *dataset.Dataset) error {
 			}
 			r.Notices = append(r.Notices, r.Change.Notice())
 			if info, _, err = r.Store.Dataset(); err != nil {
-				return err
-			}
-			if err := r.importJudgments(ds); err != nil {
 				return err
 			}
 		}
@@ -142,12 +139,13 @@ func TasksToDo(info judge.Info, items []judge.Item, vs []judge.Verdict) []judge.
 	return tasks
 }
 
-// importJudgments turns the verdicts and human labels the dataset already
+// ImportCarried turns the verdicts and human labels the dataset already
 // carries into runs of the imported judge and labels of imported
-// annotators, when the session takes in a new or changed file. Raw judge
-// text needs a parser: `gavel import --judge NAME` reads it.
-func (r *Review) importJudgments(ds *dataset.Dataset) error {
-	if len(ds.Imported) == 0 {
+// annotators, when the session has just taken the file in (new, or its
+// content changed), and says so in Notices. Raw judge text needs a
+// parser: `gavel import --judge NAME` reads it.
+func (r *Review) ImportCarried(ds *dataset.Dataset) error {
+	if ds == nil || len(ds.Imported) == 0 || !(r.Created || r.Change.Changed()) {
 		return nil
 	}
 	sum, err := ImportDataset(r.Store, ds, nil)

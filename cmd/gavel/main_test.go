@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/tui"
@@ -152,5 +153,46 @@ func TestDefaultSessionPath(t *testing.T) {
 		if got := defaultSessionPath(in); got != want {
 			t.Errorf("defaultSessionPath(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A file that already carries a judge's verdicts and people's labels opens
+// in review with the imported judge beside the one that runs, and the
+// statistics compare it with the labels without any model call.
+func TestReviewShowsImportedJudgments(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "judged.csv")
+	csv := "id,question,answer,response,gpt4_verdict,human_label\n" +
+		"a,2+2?,4,The answer is 4.,True,True\n" +
+		"b,Capital of France?,Paris,Lyon,True,False\n" +
+		"c,3*3?,9,nine,False,True\n"
+	if err := os.WriteFile(data, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	session := filepath.Join(dir, "judged.gavel")
+	e, _, errb, shown := testEnv(t)
+	if code := execute(context.Background(), e, []string{"review", data, "--session", session}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	next, _ := (*shown)[0].Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if s := ansi.Strip(next.(tui.Model).View().Content); !strings.Contains(s, "judge match (1/2)") || !strings.Contains(s, "imported 3 verdicts of 1 judge columns") {
+		t.Errorf("the screen does not show the imported judge:\n%s", s)
+	}
+	st, err := sessions.Open(session, sessions.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	labels, _ := st.Labels("human_label")
+	if len(labels) != 3 {
+		t.Errorf("%d imported labels, want 3", len(labels))
+	}
+	// Reopening does not import twice.
+	errb.Reset()
+	if code := execute(context.Background(), e, []string{"review", data, "--session", session}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if labels, _ := st.Labels("human_label"); len(labels) != 3 {
+		t.Errorf("%d labels after reopening", len(labels))
 	}
 }

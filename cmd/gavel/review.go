@@ -112,6 +112,9 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 		return err
 	}
 	defer rv.Store.Close()
+	if err := rv.ImportCarried(ds); err != nil {
+		return err
+	}
 	judges, client, err := js.build(rv.Store.ResponseCache())
 	if err != nil {
 		return err
