@@ -153,10 +153,10 @@ func (r *Review) ImportCarried(ds *dataset.Dataset) error {
 		return err
 	}
 	if n := len(sum.Runs); n > 0 {
-		r.Notices = append(r.Notices, fmt.Sprintf("imported %d verdicts of %d judge columns (J switches to them)", sum.VerdictCount(), n))
+		r.Notices = append(r.Notices, fmt.Sprintf("imported %s of %s (J switches to them)", plural(sum.VerdictCount(), "verdict", "verdicts"), plural(n, "judge column", "judge columns")))
 	}
 	if n := len(sum.Annotators); n > 0 {
-		r.Notices = append(r.Notices, fmt.Sprintf("imported %d labels of %d annotators (their agreement is on the statistics screen)", sum.LabelCount(), n))
+		r.Notices = append(r.Notices, fmt.Sprintf("imported %s of %s (compared on the statistics screen)", plural(sum.LabelCount(), "label", "labels"), plural(n, "annotator", "annotators")))
 	}
 	return nil
 }

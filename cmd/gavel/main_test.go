@@ -175,7 +175,7 @@ func TestReviewShowsImportedJudgments(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
 	next, _ := (*shown)[0].Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	if s := ansi.Strip(next.(tui.Model).View().Content); !strings.Contains(s, "judge match (1/2)") || !strings.Contains(s, "imported 3 verdicts of 1 judge columns") {
+	if s := ansi.Strip(next.(tui.Model).View().Content); !strings.Contains(s, "judge match (1/2)") || !strings.Contains(s, "imported 3 verdicts of 1 judge column") {
 		t.Errorf("the screen does not show the imported judge:\n%s", s)
 	}
 	st, err := sessions.Open(session, sessions.Options{ReadOnly: true})
