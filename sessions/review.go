@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/dataset"
@@ -74,7 +75,11 @@ func (r *Review) load(ds *dataset.Dataset) error {
 				return err
 			}
 		}
-		if r.Items, err = r.Store.Items(); err != nil {
+		if sameItems(info, ds) {
+			// Reading 100,000 items back costs more than the first
+			// screen may: the file just read holds the very same ones.
+			r.Items = ds.Items
+		} else if r.Items, err = r.Store.Items(); err != nil {
 			return err
 		}
 	}
@@ -93,20 +98,31 @@ type RunState struct {
 	Pending int
 }
 
-// StartRun finds or creates j's run in the session and starts judging, in
-// the background, every task that has no verdict yet or whose last attempt
-// failed with an api_error (a parse_error is an answer, kept until an
-// explicit re-judge).
+// StartRun finds or creates j's run in the session and resumes it (see
+// ResumeRun).
 func (r *Review) StartRun(ctx context.Context, j judge.Judge, opts judge.PoolOptions) (RunState, error) {
 	run, err := r.Store.EnsureRun(j.Info())
 	if err != nil {
 		return RunState{}, err
 	}
-	vs, err := r.Store.Verdicts(run.ID)
+	return r.ResumeRun(ctx, run, j, opts)
+}
+
+// ResumeRun reads a run's current verdicts and starts judging, in the
+// background, every task that has no verdict yet or whose last attempt
+// failed with an api_error (a parse_error is an answer, kept until an
+// explicit re-judge). j may be nil to read the verdicts only. On a large
+// session this reads a verdict per item, so the review screen calls it
+// after its first frame.
+func (r *Review) ResumeRun(ctx context.Context, run Run, j judge.Judge, opts judge.PoolOptions) (RunState, error) {
+	vs, err := r.Store.ReviewVerdicts(run.ID)
 	if err != nil {
 		return RunState{}, err
 	}
 	st := RunState{Run: run, Verdicts: vs}
+	if j == nil || ctx.Err() != nil {
+		return st, nil
+	}
 	tasks := TasksToDo(run.Info, r.Items, vs)
 	if len(tasks) > 0 {
 		st.Judging = StartJudging(ctx, r.Store, run, j, tasks, opts)
@@ -159,4 +175,11 @@ func (r *Review) ImportCarried(ds *dataset.Dataset) error {
 		r.Notices = append(r.Notices, fmt.Sprintf("imported %s of %s (compared on the statistics screen)", plural(sum.LabelCount(), "label", "labels"), plural(n, "annotator", "annotators")))
 	}
 	return nil
+}
+
+// sameItems reports whether the session's items are exactly ds's: the
+// same file content read with the same mapping, and no item kept from an
+// earlier version of the file.
+func sameItems(info DatasetInfo, ds *dataset.Dataset) bool {
+	return ds != nil && ds.SHA256 == info.SHA256 && info.Items == len(ds.Items) && maps.Equal(info.Mapping, ds.Mapping)
 }

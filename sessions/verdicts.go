@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -117,15 +118,30 @@ const verdictColumns = `v.id, v.item_id, v.criterion, v.status, v.reason, v.erro
 // Verdicts returns the run's current verdicts — the latest per (item,
 // criterion) — in item order, then criterion order.
 func (s *Store) Verdicts(runID int64) ([]judge.Verdict, error) {
+	return s.currentVerdicts(runID, "v.raw")
+}
+
+// ReviewVerdicts is Verdicts without the raw output of ok verdicts, which
+// the review screen does not show (it shows the raw output of unreadable
+// ones): reopening a session of long model answers then reads kilobytes
+// rather than the whole of every answer.
+func (s *Store) ReviewVerdicts(runID int64) ([]judge.Verdict, error) {
+	return s.currentVerdicts(runID, "CASE WHEN v.status = 'ok' THEN '' ELSE v.raw END")
+}
+
+// currentVerdicts reads the latest verdict per (item, criterion): the
+// highest id of each group, found on the verdicts_by_item index alone.
+func (s *Store) currentVerdicts(runID int64, raw string) ([]judge.Verdict, error) {
+	cols := strings.Replace(verdictColumns, "v.raw", raw, 1)
 	var out []judge.Verdict
 	err := s.read("reading verdicts", func(tx *sql.Tx) error {
-		rows, err := tx.Query(`SELECT `+verdictColumns+`
-			FROM verdicts v
+		rows, err := tx.Query(`WITH cur AS (
+				SELECT max(id) AS id FROM verdicts WHERE run_id = ? GROUP BY item_id, criterion)
+			SELECT `+cols+`
+			FROM cur
+			JOIN verdicts v ON v.id = cur.id
 			JOIN items i ON i.item_id = v.item_id
 			LEFT JOIN verdict_values vv ON vv.verdict_id = v.id
-			WHERE v.run_id = ?
-			  AND v.id = (SELECT max(w.id) FROM verdicts w
-			              WHERE w.run_id = v.run_id AND w.item_id = v.item_id AND w.criterion = v.criterion)
 			ORDER BY i.idx, v.criterion, v.id`, runID)
 		if err != nil {
 			return err

@@ -150,6 +150,9 @@ func (m Model) Init() tea.Cmd {
 		for id, st := range r.streams {
 			cmds = append(cmds, waitBatch(i, id, st.ch))
 		}
+		if r.loading {
+			cmds = append(cmds, loadRun(i, r.load))
+		}
 	}
 	return tea.Batch(cmds...)
 }

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
 )
@@ -29,6 +31,33 @@ type Run struct {
 	// the API key, the model does not exist…), or nil. It is asked each
 	// time a Judging of this run finishes.
 	Stopped func() error
+	// Load, when set, reads the run's verdicts and starts its judging
+	// after the first frame, off the screen's goroutine, so that a large
+	// session opens at once; Verdicts, Judging and Pending are then
+	// filled by what it returns.
+	Load func() (Loaded, error)
+}
+
+// Loaded is what a Run's Load found.
+type Loaded struct {
+	Verdicts []judge.Verdict
+	Judging  *sessions.Judging
+	Pending  int
+}
+
+// loadedMsg carries a run's loaded verdicts.
+type loadedMsg struct {
+	run    int
+	loaded Loaded
+	err    error
+}
+
+// loadRun calls a run's Load in the background.
+func loadRun(run int, load func() (Loaded, error)) tea.Cmd {
+	return func() tea.Msg {
+		l, err := load()
+		return loadedMsg{run: run, loaded: l, err: err}
+	}
 }
 
 // stream is one Judging of a run whose batches the screen is reading.
@@ -55,6 +84,10 @@ type runView struct {
 	// failure is the last reason judging failed: a commit error or a
 	// stop reported by Stopped.
 	failure error
+	// load, until it has run, reads the verdicts; loading is true
+	// meanwhile.
+	load    func() (Loaded, error)
+	loading bool
 }
 
 func newRunView(r Run, index map[string]int, n int) *runView {
@@ -66,6 +99,8 @@ func newRunView(r Run, index map[string]int, n int) *runView {
 		rejudge:  r.Rejudge,
 		stopped:  r.Stopped,
 		was:      map[vkey]judge.Verdict{},
+		load:     r.Load,
+		loading:  r.Load != nil,
 	}
 	for _, vd := range r.Verdicts {
 		v.put(index, vd, false)

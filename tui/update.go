@@ -34,6 +34,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.gotStats(msg)
 	case rejudgeMsg:
 		return m, m.rejudgeStarted(msg)
+	case loadedMsg:
+		return m, m.runLoaded(msg)
 	case retrySaveMsg:
 		return m, m.flush()
 	case tea.PasteMsg:
@@ -468,4 +470,32 @@ func (m *Model) askRejudgeAll() tea.Cmd {
 		onYes:    func() tea.Cmd { return m.startRejudge(tasks) },
 	}
 	return nil
+}
+
+// runLoaded shows a run's verdicts once read, and starts following its
+// judging.
+func (m *Model) runLoaded(msg loadedMsg) tea.Cmd {
+	if msg.run >= len(m.runs) {
+		return nil
+	}
+	r := m.runs[msg.run]
+	r.loading = false
+	if msg.err != nil {
+		r.failure = msg.err
+		m.setError(fmt.Sprintf("Could not read the verdicts of %s: %v", r.name(), msg.err))
+		return nil
+	}
+	for _, v := range msg.loaded.Verdicts {
+		r.put(m.index, v, false)
+	}
+	if msg.run == m.act {
+		m.recount()
+		m.row = m.firstOpenRow(m.cur)
+		m.cache.clear()
+	}
+	if msg.loaded.Judging == nil {
+		return nil
+	}
+	id := r.add(msg.loaded.Judging, msg.loaded.Pending)
+	return waitBatch(msg.run, id, r.streams[id].ch)
 }

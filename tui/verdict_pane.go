@@ -39,6 +39,8 @@ func (m *Model) verdictLines(inner int) []string {
 	switch {
 	case m.hidden(m.cur):
 		lines = append(lines, wrapPlain("Blind mode: the judge's verdict shows once you have labelled this item (b turns blind mode off).", inner)...)
+	case !has && r.loading:
+		lines = append(lines, st.Muted.Render("Reading verdicts…"))
 	case !has && r.judging():
 		lines = append(lines, st.Muted.Render("Judging…"))
 	case !has:

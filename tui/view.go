@@ -151,6 +151,9 @@ func (m *Model) statusLine() string {
 		left += fmt.Sprintf(" · agreement %d/%d = %.0f%%", m.nAgree, m.nCompared, 100*float64(m.nAgree)/float64(m.nCompared))
 	}
 	var right []string
+	if r := m.run(); r != nil && r.loading {
+		right = append(right, st.Muted.Render("reading verdicts…"))
+	}
 	if r := m.run(); r != nil && r.judging() {
 		p := r.progress()
 		frac = 0

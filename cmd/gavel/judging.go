@@ -96,17 +96,26 @@ func startRun(ctx context.Context, rv *sessions.Review, j judge.Judge, cfg llm.C
 }
 
 // judgings are the judge runs a command started, so that all can be
-// stopped (and what they received saved) before the session closes.
+// stopped (and what they received saved) before the session closes. A run
+// that starts after stop (its screen already closed) is stopped at once.
 type judgings struct {
-	mu   sync.Mutex
-	list []*sessions.Judging
+	mu      sync.Mutex
+	list    []*sessions.Judging
+	stopped bool
 }
 
 func (js *judgings) add(j *sessions.Judging) *sessions.Judging {
-	if j != nil {
-		js.mu.Lock()
+	if j == nil {
+		return nil
+	}
+	js.mu.Lock()
+	late := js.stopped
+	if !late {
 		js.list = append(js.list, j)
-		js.mu.Unlock()
+	}
+	js.mu.Unlock()
+	if late {
+		j.Stop()
 	}
 	return j
 }
@@ -115,6 +124,7 @@ func (js *judgings) add(j *sessions.Judging) *sessions.Judging {
 func (js *judgings) stop() {
 	js.mu.Lock()
 	list := js.list
+	js.list, js.stopped = nil, true
 	js.mu.Unlock()
 	for _, j := range list {
 		j.Stop()
@@ -123,26 +133,25 @@ func (js *judgings) stop() {
 
 // screenRuns is every run the review screen shows: the judges named on the
 // command line, judging in the background and ready to re-judge, then the
-// session's other runs, read-only.
+// session's other runs, read-only. Their verdicts are read after the
+// first frame (tui.Run.Load), so that a large session opens at once.
 func screenRuns(ctx context.Context, rv *sessions.Review, judges []judge.Judge, client *llm.Client, cfg llm.Config, running *judgings) ([]tui.Run, error) {
-	all, err := rv.Store.Runs()
-	if err != nil {
-		return nil, err
-	}
 	var runs []tui.Run
+	var ids []int64
 	started := map[int64]bool{}
 	for _, j := range judges {
-		st, err := startRun(ctx, rv, j, cfg)
+		run, err := rv.Store.EnsureRun(j.Info())
 		if err != nil {
 			return nil, err
 		}
-		running.add(st.Judging)
-		started[st.Run.ID] = true
-		if all, err = rv.Store.Runs(); err != nil {
-			return nil, err
+		started[run.ID] = true
+		ids = append(ids, run.ID)
+		r := tui.Run{Info: run.Info}
+		r.Load = func() (tui.Loaded, error) {
+			fctx, _ := llm.StopOnFatal(ctx)
+			st, err := rv.ResumeRun(fctx, run, j, poolOptions(j, cfg))
+			return tui.Loaded{Verdicts: st.Verdicts, Judging: running.add(st.Judging), Pending: st.Pending}, err
 		}
-		run, j := st.Run, j
-		r := tui.Run{Info: run.Info, Key: sessions.RunNames(all)[run.ID], Verdicts: st.Verdicts, Judging: st.Judging, Pending: st.Pending}
 		r.Rejudge = func(tasks []judge.Task) (*sessions.Judging, error) {
 			if client != nil && client.Fatal() != nil {
 				return nil, fmt.Errorf("%v (quit, and start Gavel again with corrected flags)", client.Fatal())
@@ -155,16 +164,23 @@ func screenRuns(ctx context.Context, rv *sessions.Review, judges []judge.Judge, 
 		}
 		runs = append(runs, r)
 	}
+	all, err := rv.Store.Runs()
+	if err != nil {
+		return nil, err
+	}
 	names := sessions.RunNames(all)
+	for i, id := range ids {
+		runs[i].Key = names[id]
+	}
 	for _, r := range all {
 		if started[r.ID] {
 			continue
 		}
-		vs, err := rv.Store.Verdicts(r.ID)
-		if err != nil {
-			return nil, err
-		}
-		runs = append(runs, tui.Run{Info: r.Info, Key: names[r.ID], Verdicts: vs})
+		run := r
+		runs = append(runs, tui.Run{Info: run.Info, Key: names[run.ID], Load: func() (tui.Loaded, error) {
+			vs, err := rv.Store.ReviewVerdicts(run.ID)
+			return tui.Loaded{Verdicts: vs}, err
+		}})
 	}
 	return runs, nil
 }

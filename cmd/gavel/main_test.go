@@ -16,7 +16,8 @@ import (
 )
 
 // testEnv runs commands with captured output, a fake state directory and
-// a screen that quits at once, handing back the model it was given.
+// a screen that starts (reading its verdicts, judging what is left) and
+// quits, handing back the model it ended with.
 func testEnv(t *testing.T) (env, *bytes.Buffer, *bytes.Buffer, *[]tea.Model) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -32,6 +33,7 @@ func testEnv(t *testing.T) (env, *bytes.Buffer, *bytes.Buffer, *[]tea.Model) {
 			return ""
 		},
 		runTUI: func(_ context.Context, m tea.Model) (tea.Model, error) {
+			m = runCommand(t, m, m.Init(), 0) // read verdicts, judge
 			shown = append(shown, m)
 			return m, nil
 		},

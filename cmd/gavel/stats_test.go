@@ -518,6 +518,7 @@ func TestStatsAfterLabellingTheDemo(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "demo.gavel")
 	var screen, text string
 	e.runTUI = func(_ context.Context, m tea.Model) (tea.Model, error) {
+		m = runCommand(t, m, m.Init(), 0)
 		waitVerdicts(t, path, 60)
 		m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
 		for _, k := range []string{"y", "n", "y", "y", "n", "right", "n", "y"} {
