@@ -263,3 +263,23 @@ func TestRubricRowsAndItemScore(t *testing.T) {
 		t.Errorf("3 on a ternary scale gave no message:\n%s", plain(m))
 	}
 }
+
+// A run whose verdicts are read after the first frame: the screen opens
+// saying so, and shows them once they arrive.
+func TestVerdictsLoadAfterTheFirstFrame(t *testing.T) {
+	items := testItems(4)
+	release := make(chan struct{})
+	run := Run{Info: matchInfo, Load: func() (Loaded, error) {
+		<-release
+		return Loaded{Verdicts: verdictsFor(items)}, nil
+	}}
+	m := newTestModel(t, &fakeStore{}, items, []Run{run}, nil, 120, 40)
+	if s := plain(m); !strings.Contains(s, "reading verdicts…") || !strings.Contains(s, "Reading verdicts…") {
+		t.Fatalf("no sign of loading:\n%s", s)
+	}
+	close(release)
+	m = runCmd(t, m, m.Init(), 0)
+	if s := plain(m); !strings.Contains(s, "judge YES") || strings.Contains(s, "reading verdicts") {
+		t.Errorf("verdicts not shown after loading:\n%s", s)
+	}
+}
