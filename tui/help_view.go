@@ -38,6 +38,10 @@ func (m *Model) helpView() string {
 	body := strings.Join(rows, "\n\n")
 	title := st.App.Render("gavel") + st.Header.Render(" keys") + st.Muted.Render("  ·  press ? or esc to close")
 	content := title + "\n\n" + body
+	if m.about != "" {
+		about := wrapPlain(SanitizeLine(m.about), max(min(ansi.StringWidth(body), m.width-4), 20))
+		content = title + "\n" + st.Muted.Render(strings.Join(about, "\n")) + "\n\n" + body
+	}
 	lines := strings.Split(content, "\n")
 	w := 0
 	for _, l := range lines {

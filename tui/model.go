@@ -31,6 +31,9 @@ type Options struct {
 	// Notice is shown in the message line when the screen opens (what was
 	// mapped, rows skipped, a changed dataset…).
 	Notice string
+	// About says what is open (dataset, mapping, session file); the help
+	// overlay shows it.
+	About string
 	// Blind hides each verdict until the person has labelled the item,
 	// so that calibration labels are not anchored on the judge.
 	Blind bool
@@ -58,6 +61,7 @@ type Model struct {
 	store     Recorder
 	annotator string
 	dataset   string
+	about     string
 
 	items []judge.Item
 	index map[string]int
@@ -124,6 +128,7 @@ func New(o Options) Model {
 		cache:     &renderCache{},
 		statsFn:   o.Stats,
 		blind:     o.Blind,
+		about:     o.About,
 	}
 	for i, it := range o.Items {
 		m.index[it.ID] = i

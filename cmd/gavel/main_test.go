@@ -176,9 +176,13 @@ func TestReviewShowsImportedJudgments(t *testing.T) {
 	if code := execute(context.Background(), e, []string{"review", data, "--session", session}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
-	next, _ := (*shown)[0].Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	if s := ansi.Strip(next.(tui.Model).View().Content); !strings.Contains(s, "judge match (1/2)") || !strings.Contains(s, "imported 3 verdicts of 1 judge column") {
-		t.Errorf("the screen does not show the imported judge:\n%s", s)
+	m := send(t, (*shown)[0], tea.WindowSizeMsg{Width: 120, Height: 40})
+	if s := ansi.Strip(m.View().Content); !strings.Contains(s, "judge match (1/2)") || !strings.Contains(s, "mapped question=question,gold=answer,prediction=response") {
+		t.Errorf("the screen does not show the judges and the mapping:\n%s", s)
+	}
+	m = send(t, m, keyPress("J"))
+	if s := ansi.Strip(m.View().Content); !strings.Contains(s, "judge imported · gpt4_verdict (2/2)") || !strings.Contains(s, "judge YES") {
+		t.Errorf("J does not show the imported judge's verdicts:\n%s", s)
 	}
 	st, err := sessions.Open(session, sessions.Options{ReadOnly: true})
 	if err != nil {

@@ -139,7 +139,8 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 		Items:     rv.Items,
 		Runs:      runs,
 		History:   history,
-		Notice:    strings.Join(append(rv.Notices, datasetNotices(ds)...), " · "),
+		Notice:    strings.Join(append(datasetNotices(ds), rv.Notices...), " · "),
+		About:     fmt.Sprintf("%s · mapped %s · session %s", filepath.Base(ds.Name), dataset.FormatMap(ds.Mapping), o.session),
 		Stats:     statsOf(rv.Store),
 		Blind:     o.blind,
 	})
