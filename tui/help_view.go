@@ -36,7 +36,7 @@ func (m *Model) helpView() string {
 		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, line...))
 	}
 	body := strings.Join(rows, "\n\n")
-	title := st.App.Render("gavel") + st.Header.Render(" keys") + st.Muted.Render("  ·  press ? or esc to close")
+	title := st.App.Render("gavel") + st.Header.Render(" keys") + st.Muted.Render("  ·  ? or esc closes, j/k scroll")
 	content := title + "\n\n" + body
 	if m.about != "" {
 		about := wrapPlain(SanitizeLine(m.about), max(min(ansi.StringWidth(body), m.width-4), 20))
@@ -49,7 +49,8 @@ func (m *Model) helpView() string {
 	}
 	w = min(w+4, m.width)
 	h := min(len(lines)+2, m.height)
-	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, box(st, "Help", lines, 0, w, h, true))
+	off := clampOffset(m.helpScroll, len(lines), h-2)
+	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, box(st, "Help", lines, off, w, h, true))
 }
 
 func padRight(s string, n int) string {

@@ -90,13 +90,14 @@ type Model struct {
 	searching bool      // the search prompt is open
 	list      listState
 
-	screen   screen
-	stats    statsState
-	statsFn  func() (stats.Report, error)
-	showHelp bool
-	noting   bool
-	note     textinput.Model
-	query    textinput.Model // the search prompt
+	screen     screen
+	stats      statsState
+	statsFn    func() (stats.Report, error)
+	showHelp   bool
+	helpScroll int
+	noting     bool
+	note       textinput.Model
+	query      textinput.Model // the search prompt
 
 	save     saveQueue
 	quitting bool

@@ -194,6 +194,20 @@ func TestHelpListsEveryKey(t *testing.T) {
 	m := newTestModel(t, &fakeStore{}, testItems(2), []Run{{Info: matchInfo}}, nil, 200, 50)
 	m = press(t, m, "?")
 	s := plain(m)
+	// At 80×24 the help scrolls, and every key can be reached.
+	small := press(t, newTestModel(t, &fakeStore{}, testItems(2), []Run{{Info: matchInfo}}, nil, 80, 24), "?")
+	seen := plain(small)
+	for range 10 {
+		small = press(t, small, "pgdown")
+		seen += plain(small)
+	}
+	for _, g := range m.keys.FullHelp() {
+		for _, b := range g {
+			if !strings.Contains(seen, b.Help().Desc) {
+				t.Errorf("help at 80×24 never shows %q", b.Help().Desc)
+			}
+		}
+	}
 	for _, g := range m.keys.FullHelp() {
 		for _, b := range g {
 			if !strings.Contains(s, b.Help().Desc) {

@@ -154,6 +154,14 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, m.quit()
 		case key.Matches(msg, m.keys.Help, m.keys.Back, m.keys.Quit):
 			m.showHelp = false
+		case key.Matches(msg, m.keys.Down):
+			m.helpScroll++
+		case key.Matches(msg, m.keys.Up):
+			m.helpScroll = max(m.helpScroll-1, 0)
+		case key.Matches(msg, m.keys.PageDown):
+			m.helpScroll += max(m.height-3, 1)
+		case key.Matches(msg, m.keys.PageUp):
+			m.helpScroll = max(m.helpScroll-max(m.height-3, 1), 0)
 		}
 		return m, nil
 	}
@@ -163,6 +171,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, m.quit()
 	case key.Matches(msg, m.keys.Help):
 		m.showHelp = true
+		m.helpScroll = 0
 		return m, nil
 	}
 	if m.screen == screenList {
