@@ -55,52 +55,7 @@ type Action struct {
 // accept need a Dimension and a finite Value; note needs nothing more;
 // undo rows are Undo's to write.
 func (s *Store) Record(acts []Action) ([]Action, error) {
-	if len(acts) == 0 {
-		return nil, nil
-	}
-	for _, a := range acts {
-		if err := checkAction(a); err != nil {
-			return nil, fmt.Errorf("session %s: %w", s.path, err)
-		}
-	}
-	out := make([]Action, len(acts))
-	copy(out, acts)
-	err := s.write("saving the label", func(tx *sql.Tx) error {
-		group, err := nextGroup(tx)
-		if err != nil {
-			return err
-		}
-		known, err := tx.Prepare(`SELECT 1 FROM items WHERE item_id = ?`)
-		if err != nil {
-			return err
-		}
-		defer known.Close()
-		ins, err := prepareInsertAction(tx)
-		if err != nil {
-			return err
-		}
-		defer ins.Close()
-		at := now()
-		for i := range out {
-			a := &out[i]
-			a.Group, a.Annotator, a.At, a.Undoes = group, s.annotator, at, 0
-			var one int
-			if err := known.QueryRow(a.ItemID).Scan(&one); err != nil {
-				if errors.Is(err, sql.ErrNoRows) {
-					return fmt.Errorf("unknown item %q", a.ItemID)
-				}
-				return err
-			}
-			if a.ID, err = insertAction(ins, *a); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return s.RecordAs(s.annotator, acts)
 }
 
 func checkAction(a Action) error {

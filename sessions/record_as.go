@@ -23,6 +23,9 @@ func (s *Store) RecordAs(annotator string, acts []Action) ([]Action, error) {
 // transaction (all or none), each group numbered as one key press would
 // be. Empty groups are dropped. It returns the recorded copies.
 func (s *Store) recordGroups(annotator string, groups [][]Action) ([][]Action, error) {
+	if _, err := s.writable(); err != nil {
+		return nil, err
+	}
 	annotator = strings.TrimSpace(annotator)
 	if annotator == "" {
 		return nil, fmt.Errorf("session %s: actions need an annotator name", s.path)

@@ -24,7 +24,17 @@ func (d *datasetFlags) add(f *pflag.FlagSet) {
 
 // load reads the dataset; a bad --map is a usage error.
 func (d datasetFlags) load(path string) (*dataset.Dataset, error) {
-	opts := dataset.Options{SkipBad: d.skipBad, Format: d.format}
+	return d.read(path, nil)
+}
+
+// loadAny reads a dataset that need not have predictions (for sampling).
+func (d datasetFlags) loadAny(path string) (*dataset.Dataset, error) {
+	return d.read(path, []string{})
+}
+
+// read loads the dataset requiring the given roles (nil: a prediction).
+func (d datasetFlags) read(path string, require []string) (*dataset.Dataset, error) {
+	opts := dataset.Options{SkipBad: d.skipBad, Format: d.format, Require: require}
 	if d.mapping != "" {
 		m, err := dataset.ParseMap(d.mapping)
 		if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/judge/catalog"
 	"github.com/gavel-dev/gavel/sessions"
-	"github.com/gavel-dev/gavel/sessions/dataset"
 )
 
 // importAnnotator is the name `gavel import` holds the session's lock
@@ -158,19 +157,6 @@ func importParser(name string) (*sessions.OutputParser, error) {
 			return cat.ParseOutput(entry.Name, raw)
 		},
 	}, nil
-}
-
-// loadAny reads a dataset that need not have predictions (for sampling).
-func (d datasetFlags) loadAny(path string) (*dataset.Dataset, error) {
-	opts := dataset.Options{SkipBad: d.skipBad, Format: d.format, Require: []string{}}
-	if d.mapping != "" {
-		m, err := dataset.ParseMap(d.mapping)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		opts.Map = m
-	}
-	return dataset.Load(path, opts)
 }
 
 // count writes "1 run", "2 runs".
