@@ -1,4 +1,5 @@
 package tui
+
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
