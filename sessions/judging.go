@@ -24,7 +24,7 @@ type Batch struct {
 	Verdicts []judge.Verdict
 	// Done counts verdicts received, Total the tasks, Errors the received
 	// verdicts that are not ok, Tokens the prompt and completion tokens
-	// of the received verdicts.
+	// spent on the received verdicts (answers from the cache cost none).
 	Done, Total, Errors, Tokens int
 	// Err is a commit failure. Judging stops at the first one; the
 	// verdicts concerned are retried once when the pool has drained and,
@@ -137,7 +137,11 @@ func (c *committer) receive(v judge.Verdict) {
 	if !v.OK() {
 		c.errors++
 	}
-	c.tokens += v.PromptTokens + v.CompletionTokens
+	// An answer from the response cache cost nothing this time, though it
+	// keeps the token counts of the call that first made it.
+	if cached, _ := v.Extra["cached"].(bool); !cached {
+		c.tokens += v.PromptTokens + v.CompletionTokens
+	}
 }
 
 // flush commits the pending verdicts. After a failure it stops the run and
