@@ -297,3 +297,19 @@ func TestVerdictsLoadAfterTheFirstFrame(t *testing.T) {
 		t.Errorf("verdicts not shown after loading:\n%s", s)
 	}
 }
+
+// With several judges, the verdict pane compares the others on the item.
+func TestOtherJudgesAreCompared(t *testing.T) {
+	items := testItems(2)
+	other := judge.Info{Name: "docqa", Model: "m", Dimensions: matchInfo.Dimensions}
+	theirs := verdictsFor(items)
+	theirs[0].Values = map[string]float64{"correct": 0} // match says YES on q1
+	m := newTestModel(t, &fakeStore{}, items, []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}, {Info: other, Verdicts: theirs}}, nil, 120, 40)
+	if s := plain(m); !strings.Contains(s, "also docqa · m  NO ≠") {
+		t.Errorf("the other judge is not compared:\n%s", s)
+	}
+	m = press(t, m, "J")
+	if s := plain(m); !strings.Contains(s, "also match  YES ≠") || !strings.Contains(s, "judge docqa · m (2/2)") {
+		t.Errorf("after J:\n%s", s)
+	}
+}

@@ -51,6 +51,10 @@ func (m *Model) verdictLines(inner int) []string {
 			lines = append(lines, field(st, "before", "re-judged; the earlier verdict was "+verdictSummary(old, rw), inner)...)
 		}
 	}
+	if others := m.otherJudges(rows[sel]); len(others) > 0 {
+		lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
+		lines = append(lines, others...)
+	}
 	if note := m.labels.note(m.cur); note != "" {
 		lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
 		lines = append(lines, field(st, "note", Sanitize(note), inner)...)
@@ -272,4 +276,37 @@ func meanOf(xs []float64) string {
 		sum += x
 	}
 	return strconv.FormatFloat(sum/float64(len(xs)), 'f', 2, 64)
+}
+
+// otherJudges compares the session's other judges on the selected row:
+// one line each with its value (or status), marked when it differs from
+// the active judge. Hidden in blind mode until the item is labelled.
+func (m *Model) otherJudges(rw row) []string {
+	if len(m.runs) < 2 || m.hidden(m.cur) {
+		return nil
+	}
+	st := m.styles
+	mine, hasMine := m.run().judgeValue(m.cur, rw)
+	var out []string
+	for k, r := range m.runs {
+		if k == m.act {
+			continue
+		}
+		if _, ok := r.info.Dimension(rw.dim.Name); !ok || (rw.crit > 0) != r.info.PerCriterion {
+			continue
+		}
+		text := st.Muted.Render("…")
+		if v, ok := r.verdict(m.cur, rw.crit); ok {
+			if x, ok := v.Values[rw.dim.Name]; ok && v.OK() {
+				text = m.valueStyle(rw.dim.Scale, x).Render(rw.dim.Scale.Format(x))
+				if hasMine && x != mine {
+					text += st.Disagree.Render(" ≠")
+				}
+			} else {
+				text = st.Error.Render(string(v.Status))
+			}
+		}
+		out = append(out, st.Muted.Render("also ")+SanitizeLine(r.name())+"  "+text)
+	}
+	return out
 }
