@@ -215,7 +215,6 @@ func (m *Model) reselect() {
 	if len(sel.items) > 0 {
 		m.goTo(sel.items[sel.pos])
 	}
-	m.via = m.provenance()
 }
 
 // provenance is how items are being reached, recorded with each label.

@@ -22,7 +22,6 @@ func (m *Model) applyBatch(msg batchMsg) tea.Cmd {
 		delete(r.streams, msg.stream)
 		if r.stopped != nil {
 			if err := r.stopped(); err != nil {
-				r.failure = err
 				m.setError(fmt.Sprintf("%s stopped judging: %v", r.name(), err))
 			}
 		}
@@ -31,7 +30,6 @@ func (m *Model) applyBatch(msg batchMsg) tea.Cmd {
 	b := msg.batch
 	st.last = b
 	if b.Err != nil {
-		r.failure = b.Err
 		m.setError(fmt.Sprintf("Could not save %d verdicts of %s: %v", len(b.Unsaved), r.name(), b.Err))
 	}
 	for _, v := range b.Verdicts {
@@ -116,7 +114,6 @@ func (m *Model) runLoaded(msg loadedMsg) tea.Cmd {
 	r := m.runs[msg.run]
 	r.loading = false
 	if msg.err != nil {
-		r.failure = msg.err
 		m.setError(fmt.Sprintf("Could not read the verdicts of %s: %v", r.name(), msg.err))
 		return nil
 	}

@@ -19,7 +19,7 @@ func (m *Model) labelSelected(value float64, kind sessions.ActionKind) tea.Cmd {
 	}
 	rw := rows[min(m.row, len(rows)-1)]
 	if !rw.dim.Scale.Valid(value) {
-		m.setError(fmt.Sprintf("%s is not a %s value for %q: %s.", formatValue(rw.dim.Scale, value), rw.dim.Scale, rw.dim.Name, scaleKeys(rw.dim.Scale)))
+		m.setError(fmt.Sprintf("%s is not a %s value for %q: %s.", rw.dim.Scale.Format(value), rw.dim.Scale, rw.dim.Name, scaleKeys(rw.dim.Scale)))
 		return nil
 	}
 	return m.record([]sessions.Action{m.action(kind, rw, value)})
@@ -88,7 +88,7 @@ func (m *Model) action(kind sessions.ActionKind, rw row, v float64) sessions.Act
 		Criterion: rw.crit,
 		Dimension: rw.dim.Name,
 		Value:     v,
-		Via:       m.via,
+		Via:       m.provenance(),
 	}
 }
 
@@ -156,7 +156,7 @@ func (m Model) noteKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if text == m.labels.note(m.cur) {
 			return m, nil
 		}
-		a := sessions.Action{Kind: sessions.KindNote, ItemID: m.items[m.cur].ID, Note: text, Via: m.via}
+		a := sessions.Action{Kind: sessions.KindNote, ItemID: m.items[m.cur].ID, Note: text, Via: m.provenance()}
 		k, e := keyOf(a, m.cur)
 		m.labels.apply([]lkey{k}, []entry{e})
 		m.cache.clear()
@@ -177,5 +177,3 @@ func scaleKeys(s judge.Scale) string {
 	}
 	return "y or n"
 }
-
-func formatValue(s judge.Scale, v float64) string { return s.Format(v) }

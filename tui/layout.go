@@ -129,11 +129,7 @@ func (m *Model) paneRows(p pane) int {
 	return max(m.layout()[p].h-2, 0)
 }
 
-// paneLen is how many lines a pane's content has at its current width.
-func (m *Model) paneLen(p pane) int {
-	return m.paneLenAt(p, m.layout()[p].w-4)
-}
-
+// paneLenAt is how many lines a pane's content has at an inner width.
 func (m *Model) paneLenAt(p pane, inner int) int {
 	return len(m.paneLines(p, inner))
 }

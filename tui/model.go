@@ -84,7 +84,6 @@ type Model struct {
 	focus     pane // the pane that scrolls
 	scroll    [numPanes]int
 	showThink bool
-	via       string    // how items are being reached, recorded with labels
 	sel       selection // the filter and order items are reviewed in
 	blind     bool      // hide verdicts until the item is labelled
 	searching bool      // the search prompt is open
@@ -121,7 +120,6 @@ func New(o Options) Model {
 		dataset:   o.Dataset,
 		items:     o.Items,
 		index:     make(map[string]int, len(o.Items)),
-		via:       "order",
 		focus:     panePrediction,
 		flash:     o.Notice,
 		note:      textinput.New(),

@@ -81,9 +81,6 @@ type runView struct {
 	// was holds the verdict a re-judge replaced, for items re-judged
 	// since the screen opened, so the pane can say what changed.
 	was map[vkey]judge.Verdict
-	// failure is the last reason judging failed: a commit error or a
-	// stop reported by Stopped.
-	failure error
 	// load, until it has run, reads the verdicts; loading is true
 	// meanwhile.
 	load    func() (Loaded, error)

@@ -36,8 +36,8 @@ func TestFilterDisagreementsRecordsProvenance(t *testing.T) {
 		t.Errorf("after labelling, on item index %d, want 2 (the next disagreement)", m.cur)
 	}
 	m = press(t, m, "F", "F") // back to all items: labels are in order again
-	if m.sel.filter.id != "all" || m.via != "order" {
-		t.Errorf("filter %q, via %q", m.sel.filter.id, m.via)
+	if m.sel.filter.id != "all" || m.provenance() != "order" {
+		t.Errorf("filter %q, via %q", m.sel.filter.id, m.provenance())
 	}
 }
 
@@ -48,8 +48,8 @@ func TestRandomOrderIsReproducible(t *testing.T) {
 		return press(t, m, "o", "o")
 	}
 	a, b := open(), open()
-	if a.sel.order != orderRandom || a.via != "random" {
-		t.Fatalf("order %v, via %q", a.sel.order, a.via)
+	if a.sel.order != orderRandom || a.provenance() != "random" {
+		t.Fatalf("order %v, via %q", a.sel.order, a.provenance())
 	}
 	if strings.Join(ids(a), ",") != strings.Join(ids(b), ",") {
 		t.Error("two random orders of the same session differ")

@@ -27,7 +27,6 @@ type lkey struct {
 type entry struct {
 	value float64
 	text  string
-	kind  sessions.ActionKind
 }
 
 // group is the keys one key press changed; undo reverts a whole group.
@@ -133,7 +132,7 @@ func replay(history []sessions.Action, index map[string]int) labelState {
 
 func keyOf(a sessions.Action, item int) (lkey, entry) {
 	if a.Kind == sessions.KindNote {
-		return lkey{item: item, note: true}, entry{text: a.Note, kind: a.Kind}
+		return lkey{item: item, note: true}, entry{text: a.Note}
 	}
-	return lkey{item: item, crit: a.Criterion, dim: a.Dimension}, entry{value: a.Value, kind: a.Kind}
+	return lkey{item: item, crit: a.Criterion, dim: a.Dimension}, entry{value: a.Value}
 }

@@ -15,12 +15,11 @@ type statsMsg struct {
 // statsState is the statistics screen: the last report and where the
 // screen is scrolled to.
 type statsState struct {
-	report   *stats.Report
-	err      error
-	loading  bool
-	stale    bool // labels changed while computing: compute again
-	scroll   int
-	segments bool
+	report  *stats.Report
+	err     error
+	loading bool
+	stale   bool // labels changed while computing: compute again
+	scroll  int
 }
 
 // computeStats asks for a fresh report. The statistics are computed from

@@ -178,7 +178,8 @@ func (m Model) reviewKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.List, k.Filter, k.FilterBack, k.Order, k.Search, k.Blind):
 		return m.selectionKey(msg)
 	}
-	m.scroll[m.focus] = clampOffset(m.scroll[m.focus], m.paneLen(m.focus), m.paneRows(m.focus))
+	rc := m.layout()[m.focus]
+	m.scroll[m.focus] = clampOffset(m.scroll[m.focus], m.paneLenAt(m.focus, rc.w-4), rc.h-2)
 	return m, nil
 }
 
