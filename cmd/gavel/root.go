@@ -53,6 +53,7 @@ kept in your state directory.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.Flags().StringVar(&o.annotator, "annotator", "", "your name in the session (default: your OS user name)")
 	root.Flags().StringVar(&o.session, "session", "", "the demo's session file (default: in your state directory)")
+	root.Flags().BoolVar(&o.blind, "blind", false, "hide each verdict until you have labelled the item (b toggles)")
 	root.AddCommand(newReviewCmd(e), newRunCmd(e), newJudgesCmd(e), newStatsCmd(e),
 		newImportCmd(e), newExportCmd(e), newMergeCmd(e), newSampleCmd(e))
 	return root
