@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -14,33 +15,32 @@ type PoolOptions struct {
 
 // RunPool judges every task with up to opts.Concurrency calls at once and
 // sends each verdict on the returned channel as soon as it is ready, in
-// completion order. The channel is closed when every task is done or, after
-// ctx is cancelled, when the calls in flight have returned.
+// completion order. Tasks start in the order given. The channel is closed
+// when every task is done or, after ctx is cancelled, when the calls in
+// flight have returned.
 //
 // After cancellation no new task starts; a verdict that was already
 // received is still delivered, while one that failed only because of the
 // cancellation is dropped (the task was not judged, so it stays to do).
 // The caller must read until the channel is closed.
 func RunPool(ctx context.Context, j Judge, tasks []Task, opts PoolOptions) <-chan Verdict {
+	return RunQueue(ctx, j, &Queue{tasks: tasks}, opts)
+}
+
+// RunQueue is RunPool over a Queue, whose order may change while it runs:
+// a task starts when a call is free, taking the queue's next task at that
+// moment (see Queue.Prioritize). A Queue serves one run.
+func RunQueue(ctx context.Context, j Judge, q *Queue, opts PoolOptions) <-chan Verdict {
 	n := max(opts.Concurrency, 1)
 	out := make(chan Verdict, n)
-	next := make(chan Task)
-
-	go func() {
-		defer close(next)
-		for _, t := range tasks {
-			select {
-			case next <- t:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			for t := range next {
+			for ctx.Err() == nil {
+				t, ok := q.pop()
+				if !ok {
+					return
+				}
 				v := j.Judge(ctx, t)
 				if ctx.Err() != nil && !v.OK() {
 					continue
@@ -54,4 +54,101 @@ func RunPool(ctx context.Context, j Judge, tasks []Task, opts PoolOptions) <-cha
 		close(out)
 	}()
 	return out
+}
+
+// Queue holds the tasks of a run in the order they start: the tasks of
+// the items last prioritised first, then the others in the order given.
+// It is safe for concurrent use.
+type Queue struct {
+	mu    sync.Mutex
+	tasks []Task
+	// next is the next task in the order given; those before it have
+	// started.
+	next int
+	// The rest serves Prioritize and is nil in a queue made by RunPool.
+	// started marks the tasks taken, in whatever order.
+	started []bool
+	// first is the index of an item's first task, same[i] that of the
+	// next task of the same item after task i (-1 after the last), so
+	// that an item's tasks are found without a scan.
+	first map[string]int
+	same  []int
+	// front is a stack of tasks put first by Prioritize, the next one
+	// last. It may hold tasks already taken (an item prioritised twice),
+	// which are skipped; its top never is one.
+	front []int
+}
+
+// NewQueue makes a queue of tasks in the order given, indexed by item so
+// that Prioritize costs only the item's own tasks, however many are
+// queued. The queue keeps tasks: do not change the slice afterwards.
+func NewQueue(tasks []Task) *Queue {
+	q := &Queue{
+		tasks:   tasks,
+		started: make([]bool, len(tasks)),
+		first:   make(map[string]int, len(tasks)),
+		same:    make([]int, len(tasks)),
+	}
+	for i := len(tasks) - 1; i >= 0; i-- {
+		id := tasks[i].Item.ID
+		q.same[i] = -1
+		if f, ok := q.first[id]; ok {
+			q.same[i] = f
+		}
+		q.first[id] = i
+	}
+	return q
+}
+
+// Prioritize moves the tasks of an item that have not started to the
+// front of the queue, in their own order, ahead of any item prioritised
+// before: the item on screen is judged next. It does nothing for an item
+// whose tasks have all started, or that has no task in the queue. It
+// takes the time of the item's own tasks, never of the whole queue, and
+// may be called from any goroutine at any time.
+func (q *Queue) Prioritize(itemID string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	i, ok := q.first[itemID]
+	if !ok {
+		return
+	}
+	if n := len(q.front); n > 0 && q.tasks[q.front[n-1]].Item.ID == itemID {
+		// Already first: its tasks not started lie under the top, in order.
+		return
+	}
+	from := len(q.front)
+	for ; i >= 0; i = q.same[i] {
+		if !q.started[i] {
+			q.front = append(q.front, i)
+		}
+	}
+	slices.Reverse(q.front[from:])
+}
+
+// pop takes the next task; false when none is left.
+func (q *Queue) pop() (Task, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if n := len(q.front); n > 0 {
+		i := q.front[n-1]
+		q.started[i] = true
+		q.front = q.front[:n-1]
+		for n := len(q.front); n > 0 && q.started[q.front[n-1]]; n-- {
+			q.front = q.front[:n-1]
+		}
+		return q.tasks[i], true
+	}
+	for q.next < len(q.tasks) {
+		i := q.next
+		q.next++
+		if q.started == nil {
+			return q.tasks[i], true
+		}
+		if !q.started[i] {
+			q.started[i] = true
+			return q.tasks[i], true
+		}
+	}
+	return Task{}, false
 }
