@@ -36,7 +36,11 @@ type Verdict struct {
 	PromptTokens     int           `json:"prompt_tokens,omitempty"`
 	CompletionTokens int           `json:"completion_tokens,omitempty"`
 	Latency          time.Duration `json:"latency,omitempty"`
-	At               time.Time     `json:"at"`
+	// Retries counts the requests the judge had to repeat for this
+	// verdict (rate limits, server errors, timeouts), over all its
+	// samples. It feeds the live counters and is not kept in a session.
+	Retries int       `json:"retries,omitempty"`
+	At      time.Time `json:"at"`
 	// Confidence is the probability the model gave its answer, from
 	// logprobs, when the server returned them.
 	Confidence *float64 `json:"confidence,omitempty"`

@@ -95,8 +95,8 @@ func TestFaultsRetriedThenJudged(t *testing.T) {
 			if !v.OK() || v.Values["correct"] != 1 {
 				t.Fatalf("verdict %+v, want YES after two faults", v)
 			}
-			if v.Extra[ExtraTries] != 3 {
-				t.Errorf("tries = %v, want 3", v.Extra[ExtraTries])
+			if v.Extra[ExtraTries] != 3 || v.Retries != 2 {
+				t.Errorf("tries = %v, retries = %d; want 3 tries, 2 retries", v.Extra[ExtraTries], v.Retries)
 			}
 		})
 	}
@@ -121,8 +121,8 @@ func TestFaultsEndInAPIError(t *testing.T) {
 			if v.Status != judge.StatusAPIError || !strings.Contains(v.Error, wants[name]) {
 				t.Errorf("verdict %s %q, want api_error with %q", v.Status, v.Error, wants[name])
 			}
-			if fs.hits.Load() != 3 {
-				t.Errorf("server hit %d times, want 3 tries", fs.hits.Load())
+			if fs.hits.Load() != 3 || v.Retries != 2 {
+				t.Errorf("server hit %d times, %d retries; want 3 tries, 2 retries", fs.hits.Load(), v.Retries)
 			}
 			if v.ItemID != "1" || v.Model != "judge-model" || v.At.IsZero() {
 				t.Errorf("verdict lacks its identity: %+v", v)
@@ -166,8 +166,8 @@ func TestRetryAfterBeyondLimitGivesUp(t *testing.T) {
 	if v.Status != judge.StatusAPIError || !strings.Contains(v.Error, "the server asks to wait 1h0m0s before retrying (Retry-After)") {
 		t.Errorf("verdict %s %q", v.Status, v.Error)
 	}
-	if fs.hits.Load() != 1 {
-		t.Errorf("hits = %d, want 1", fs.hits.Load())
+	if fs.hits.Load() != 1 || v.Retries != 0 {
+		t.Errorf("hits = %d, retries = %d; want 1 hit, no retry", fs.hits.Load(), v.Retries)
 	}
 }
 

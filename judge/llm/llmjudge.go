@@ -95,8 +95,8 @@ func (j *Judge) Messages(t judge.Task) ([]Message, error) {
 // Judge rates one task. It never fails: an unreadable output gives a
 // parse_error verdict with the raw text, a server that gives no usable
 // answer an api_error verdict. With Config.Samples > 1 the task is judged
-// that many times and the majority wins. Tokens add up over samples;
-// Latency is the wall time, retries included.
+// that many times and the majority wins. Tokens and Retries add up over
+// samples; Latency is the wall time, retries included.
 func (j *Judge) Judge(ctx context.Context, t judge.Task) judge.Verdict {
 	start := time.Now()
 	v := j.judge(ctx, t)
@@ -113,10 +113,13 @@ func (j *Judge) judge(ctx context.Context, t judge.Task) judge.Verdict {
 	}
 	n := j.client.cfg.Samples
 	samples := make([]judge.Verdict, 0, n)
+	retries := 0
 	for k := range n {
 		s, stop := j.sample(ctx, msgs, k)
+		retries += s.Retries
 		if stop {
 			// A fatal error or a cancelled run: no partial majority.
+			s.Retries = retries
 			return s
 		}
 		samples = append(samples, s)
@@ -124,12 +127,15 @@ func (j *Judge) judge(ctx context.Context, t judge.Task) judge.Verdict {
 	if n == 1 {
 		return samples[0]
 	}
-	return combineSamples(j.info.Dimensions, samples)
+	v := combineSamples(j.info.Dimensions, samples)
+	v.Retries = retries
+	return v
 }
 
 // sample judges once; stop is set when no further sample should be tried.
 func (j *Judge) sample(ctx context.Context, msgs []Message, k int) (v judge.Verdict, stop bool) {
 	a, err := j.client.complete(ctx, call{messages: msgs, json: j.def.json, logprobs: j.def.binary(), sample: k})
+	v.Retries = max(a.tries-1, 0)
 	if err != nil {
 		v.Status = judge.StatusAPIError
 		v.Error = err.Error()

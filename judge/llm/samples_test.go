@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"net/http"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -98,5 +99,30 @@ func TestSamplesEndToEnd(t *testing.T) {
 	again := j.Judge(context.Background(), judge.Task{Item: testItem("1")})
 	if fs.hits.Load() != 3 || again.Extra[ExtraAgreement] != 2.0/3 {
 		t.Errorf("re-run: %d requests, agreement %v", fs.hits.Load(), again.Extra[ExtraAgreement])
+	}
+}
+
+// The retries of every sample add up on the verdict; an answer from the
+// cache took none.
+func TestSamplesAddUpRetries(t *testing.T) {
+	answers := []string{"YES", "NO", "YES"}
+	var ok atomic.Int64
+	fs := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, req chatRequest, n int) {
+		if n == 0 || n == 2 || n == 3 {
+			writeError(w, http.StatusInternalServerError, "server_error", "The server had an error")
+			return
+		}
+		writeCompletion(w, req.Model, completion{content: answers[ok.Add(1)-1]})
+	})
+	cfg := testConfig(fs)
+	cfg.Samples = 3
+	cfg.Cache = newMapCache()
+	j := mustJudge(t, "same-event", cfg)
+	v := j.Judge(context.Background(), judge.Task{Item: testItem("1")})
+	if !v.OK() || fs.hits.Load() != 6 || v.Retries != 3 {
+		t.Fatalf("verdict %s with %d retries after %d requests; want ok, 3 retries, 6 requests", v.Status, v.Retries, fs.hits.Load())
+	}
+	if again := j.Judge(context.Background(), judge.Task{Item: testItem("1")}); again.Retries != 0 {
+		t.Errorf("cached verdict has %d retries", again.Retries)
 	}
 }
