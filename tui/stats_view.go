@@ -4,6 +4,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gavel-dev/gavel/sessions/stats"
+	"github.com/gavel-dev/gavel/sessions/stats/render"
 )
 
 // statsMsg carries a freshly computed report.
@@ -75,9 +76,9 @@ func (m *Model) statsLines(width int) []string {
 	if r == nil {
 		return []string{st.Muted.Render("No judge in this session.")}
 	}
-	part := StatsReportFor(*m.stats.report, []string{r.key})
+	part := render.Select(*m.stats.report, []string{r.key})
 	if len(part.Judges) == 0 {
 		return []string{st.Muted.Render("No figures for this judge yet.")}
 	}
-	return StatsLines(st, part, width)
+	return styledStatsLines(st, part, width)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/stats"
+	"github.com/gavel-dev/gavel/sessions/stats/render"
 )
 
 var (
@@ -265,78 +266,25 @@ func TestStatsScreenScrolls(t *testing.T) {
 	}
 }
 
-func TestStatsReportFor(t *testing.T) {
-	r := stats.Compute(statsFixture(), stats.Options{Seed: 1, Resamples: -1})
-	tests := []struct {
-		keys               []string
-		judges, pairs, hum int
-	}{
-		{nil, 3, 1, 2},
-		{[]string{"match"}, 1, 1, 1},
-		{[]string{"likert"}, 1, 0, 1},
-		{[]string{"likert", "docqa · gpt-4o"}, 2, 1, 2},
-		{[]string{"nobody"}, 0, 0, 0},
-	}
-	for _, tc := range tests {
-		got := StatsReportFor(r, tc.keys)
-		if len(got.Judges) != tc.judges || len(got.JudgePairs) != tc.pairs || len(got.Humans) != tc.hum {
-			t.Errorf("StatsReportFor(%q): %d judges, %d pairs, %d humans; want %d, %d, %d", tc.keys,
-				len(got.Judges), len(got.JudgePairs), len(got.Humans), tc.judges, tc.pairs, tc.hum)
-		}
-		if got.Judges == nil || got.JudgePairs == nil || got.Humans == nil {
-			t.Errorf("StatsReportFor(%q) has a nil list, which JSON would write as null", tc.keys)
-		}
-	}
-}
-
-// PlainStyles draw no escape sequence, so `gavel stats` text is clean.
-func TestStatsLinesPlain(t *testing.T) {
+// The screen draws the renderer's lines: without its styles they are
+// the text `gavel stats` prints, line for line.
+func TestStyledStatsLinesAreTheText(t *testing.T) {
 	r := stats.Compute(statsFixture(), stats.Options{Seed: 1})
-	for _, l := range StatsLines(PlainStyles(), r, StatsTextWidth) {
-		if strings.Contains(l, "\x1b") {
-			t.Fatalf("escape sequence in plain line %q", l)
-		}
-		if w := ansi.StringWidth(l); w > StatsTextWidth {
-			t.Errorf("line %d cells wide: %q", w, l)
-		}
+	styled := styledStatsLines(NewStyles(true), r, render.TextWidth)
+	lines := render.Lines(r, render.TextWidth)
+	if len(styled) != len(lines) {
+		t.Fatalf("%d styled lines, %d in the text", len(styled), len(lines))
 	}
-	colour := StatsLines(NewStyles(true), r, StatsTextWidth)
-	plainLines := StatsLines(PlainStyles(), r, StatsTextWidth)
-	if len(colour) != len(plainLines) {
-		t.Fatalf("%d coloured lines, %d plain", len(colour), len(plainLines))
-	}
-	for i := range colour {
-		if ansi.Strip(colour[i]) != plainLines[i] {
-			t.Errorf("line %d: coloured %q, plain %q", i, ansi.Strip(colour[i]), plainLines[i])
+	for i := range styled {
+		if got := ansi.Strip(styled[i]); got != lines[i].Plain() {
+			t.Errorf("line %d: styled %q, text %q", i, got, lines[i].Plain())
 		}
 	}
 }
 
-func TestFitLines(t *testing.T) {
-	tests := []struct {
-		in    string
-		width int
-		want  []string
-	}{
-		{"short", 20, []string{"short"}},
-		{"  one two three four five six", 16, []string{"  one two", "    three four", "    five six"}},
-		{"abcdefghijklmnopqrstuvwxyz", 12, []string{"abcdefghij", "  klmnopqrst", "  uvwxyz"}},
-	}
-	for _, tc := range tests {
-		got := fitLines([]string{tc.in}, tc.width)
-		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
-			t.Errorf("fitLines(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
-		}
-		for _, l := range got {
-			if ansi.StringWidth(l) > tc.width {
-				t.Errorf("line %q wider than %d", l, tc.width)
-			}
-		}
-	}
-}
-
-// Names from the session cannot take over the terminal or break a table.
-func TestStatsHostileNames(t *testing.T) {
+// Names from the session cannot take over the terminal: the only escape
+// sequences on the screen are the styles'.
+func TestStatsScreenHostileNames(t *testing.T) {
 	in := statsFixture()
 	in.Judges[0].Key = "ma\x1b[31mtch|x"
 	for i := range in.Units {
@@ -348,64 +296,12 @@ func TestStatsHostileNames(t *testing.T) {
 		}
 	}
 	r := stats.Compute(in, stats.Options{Seed: 1, Resamples: -1})
-	for _, l := range StatsLines(PlainStyles(), r, StatsTextWidth) {
-		if strings.ContainsAny(l, "\x1b\x07") {
-			t.Errorf("control character reaches the text: %q", l)
+	for _, l := range styledStatsLines(NewStyles(true), r, 76) {
+		if p := ansi.Strip(l); strings.ContainsAny(p, "\x1b\x07") {
+			t.Errorf("control character reaches the screen: %q", p)
 		}
-	}
-	md := StatsMarkdown(r)
-	if strings.ContainsAny(md, "\x1b\x07") {
-		t.Error("control character reaches the Markdown")
-	}
-	checkMarkdownTables(t, md)
-}
-
-// checkMarkdownTables checks that every table row has as many cells as
-// its header, so a name with "|" cannot shift the columns.
-func checkMarkdownTables(t *testing.T, md string) {
-	t.Helper()
-	cells := func(l string) int { return strings.Count(strings.ReplaceAll(l, `\|`, ""), "|") - 1 }
-	want := -1
-	tables := 0
-	for _, l := range strings.Split(md, "\n") {
-		if !strings.HasPrefix(l, "|") {
-			want = -1
-			continue
-		}
-		if want < 0 {
-			want = cells(l)
-			tables++
-			continue
-		}
-		if got := cells(l); got != want {
-			t.Errorf("table row with %d cells, header has %d: %q", got, want, l)
-		}
-	}
-	if tables == 0 {
-		t.Error("no table in the Markdown")
-	}
-}
-
-func TestStatsMarkdown(t *testing.T) {
-	r := stats.Compute(statsFixture(), stats.Options{Seed: 1})
-	md := StatsMarkdown(r)
-	checkMarkdownTables(t, md)
-	for _, want := range []string{
-		"# Agreement statistics", "## match · correct (binary)", "## likert · quality (likert)",
-		"### Judge vs human (n = ", "| Statistic | Value | 95% interval | Note |", "| Cohen's kappa |",
-		"| Quadratic weighted kappa |", "| Kendall's tau-b |", "### Judge as a classifier", "| False-pass rate |",
-		"### Corrected pass rate", "> **Warning:** 75% of the labelled items", "### Unbiased part", "### Consistency",
-		"### By segment", "| category=a |", "## Judge against judge", "## Between annotators", "| ana | bob |",
-		"(1000 resamples, seed 1)", "(leniency)",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("Markdown lacks %q", want)
-		}
-	}
-	for name, in := range edgeInputs() {
-		md := StatsMarkdown(stats.Compute(in, stats.Options{Seed: 1}))
-		if strings.Contains(md, "NaN") || strings.Contains(md, "Inf") {
-			t.Errorf("%s: Markdown shows NaN or Inf:\n%s", name, md)
+		if strings.Contains(l, "\x07") || strings.Contains(l, "\x1b]") || strings.Contains(l, "\x1b[31m") {
+			t.Errorf("a name's escape sequence reaches the screen: %q", l)
 		}
 	}
 }

@@ -10,12 +10,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/stats"
-	"github.com/gavel-dev/gavel/tui"
+	"github.com/gavel-dev/gavel/sessions/stats/render"
 )
 
 // statsFlags are the flags of `gavel stats`.
@@ -106,7 +105,7 @@ func runStats(e env, path string, o statsFlags) error {
 	if o.resamples == 0 {
 		opts.Resamples = -1 // stats.Options reads 0 as the default
 	}
-	rep := tui.StatsReportFor(stats.Compute(in, opts), keys)
+	rep := render.Select(stats.Compute(in, opts), keys)
 	out, err := renderStats(rep, o.format)
 	if err != nil {
 		return err
@@ -127,10 +126,9 @@ func renderStats(rep stats.Report, format string) ([]byte, error) {
 		}
 		return append(b, '\n'), nil
 	case "markdown", "md":
-		return []byte(tui.StatsMarkdown(rep)), nil
+		return []byte(render.Markdown(rep)), nil
 	}
-	lines := tui.StatsLines(tui.PlainStyles(), rep, tui.StatsTextWidth)
-	return []byte(ansi.Strip(strings.Join(lines, "\n")) + "\n"), nil
+	return []byte(render.Text(rep)), nil
 }
 
 // demoSessionPath is the demo's session, which `gavel` with no arguments

@@ -1,4 +1,4 @@
-package tui
+package render
 
 import (
 	"fmt"
@@ -8,13 +8,13 @@ import (
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
-// StatsMarkdown renders a report as Markdown for papers and CI summaries:
-// the same figures as StatsLines, written the same way (percentages with
-// one decimal, coefficients with three, "—" for undefined values with the
+// Markdown renders a report as Markdown for papers and CI summaries: the
+// same figures as Lines, written the same way (percentages with one
+// decimal, coefficients with three, "—" for undefined values with the
 // reason beside them), as tables. Text from the session (judge, segment
 // and annotator names) is sanitised and escaped so that it cannot break a
 // table.
-func StatsMarkdown(r stats.Report) string {
+func Markdown(r stats.Report) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Agreement statistics\n\n")
@@ -55,7 +55,7 @@ func StatsMarkdown(r stats.Report) string {
 
 // mdText makes session text safe inside Markdown (and a table cell).
 func mdText(s string) string {
-	s = SanitizeLine(s)
+	s = sanitizeLine(s)
 	var b strings.Builder
 	for _, r := range s {
 		if strings.ContainsRune("\\`*_[]<>|#", r) {

@@ -1,11 +1,9 @@
-package tui
+package render
 
 import (
 	"fmt"
-	"image/color"
 	"strings"
 
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -13,7 +11,7 @@ import (
 )
 
 // How figures are written on the statistics screen, in `gavel stats` text
-// and in its Markdown: proportions as percentages with one decimal,
+// and in its Markdown and HTML: proportions as percentages with one decimal,
 // coefficients with three, undefined values as stats.Undefined followed by
 // the reason. Every number goes through stats.FormatNumber or
 // stats.FormatPercent, so NaN is never written.
@@ -140,35 +138,11 @@ func fixWidth(s string, n int) string {
 	return s + strings.Repeat(" ", max(n-ansi.StringWidth(s), 0))
 }
 
-// colored is a style with a foreground colour, or no style at all when
-// the colour is nil (PlainStyles).
-func colored(c color.Color) lipgloss.Style {
-	if c == nil {
-		return lipgloss.NewStyle()
+// padRight pads s to n cells, or adds one space when it is already as
+// wide, so that a label never touches its value.
+func padRight(s string, n int) string {
+	if w := ansi.StringWidth(s); w < n {
+		return s + strings.Repeat(" ", n-w)
 	}
-	return lipgloss.NewStyle().Foreground(c)
-}
-
-// fitLines word-wraps every line wider than width, indenting the
-// continuation lines under the line's own indentation, so that nothing the
-// statistics say is cut off on a narrow screen.
-func fitLines(lines []string, width int) []string {
-	out := make([]string, 0, len(lines))
-	for _, l := range lines {
-		if ansi.StringWidth(l) <= width {
-			out = append(out, l)
-			continue
-		}
-		plain := ansi.Strip(l)
-		lead := len(plain) - len(strings.TrimLeft(plain, " "))
-		ind := min(lead+2, width/2)
-		parts := strings.Split(ansi.Wrap(l, max(width-ind, 10), ""), "\n")
-		for i, p := range parts {
-			if i > 0 {
-				p = strings.Repeat(" ", ind) + strings.TrimLeft(p, " ")
-			}
-			out = append(out, strings.TrimRight(p, " "))
-		}
-	}
-	return out
+	return s + " "
 }

@@ -1,0 +1,73 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// judgePairLines compares judges with each other, dimension by dimension.
+func judgePairLines(r stats.Report) []Line {
+	out := []Line{text(RoleStrong, "Judge against judge")}
+	if len(r.JudgePairs) == 0 {
+		return append(out, text(RoleMuted, "  No other judge in this session rates the same dimensions: run another judge on this dataset to compare them."))
+	}
+	for i, p := range r.JudgePairs {
+		if i > 0 {
+			out = append(out, nil)
+		}
+		a := p.Agreement
+		judgeName, refName := sanitizeLine(p.Judge), sanitizeLine(p.Reference)
+		out = append(out, text(RoleHeader, fmt.Sprintf("%s vs %s · %s (%s)  (n = %d)", judgeName, refName, sanitizeLine(p.Dimension), p.Scale, a.N)))
+		if a.N == 0 {
+			out = append(out, text(RoleMuted, "  No item has an ok verdict from both judges yet."))
+			continue
+		}
+		out = append(out, agreementRows(p.Scale, a, "reference")...)
+		out = append(out, statRow(biasWhat(p.Scale)+" bias", plain(signedInterval(p.Scale, a.ScoreBias)), muted("  "+judgeName+" − "+refName)))
+		out = append(out, nil)
+		out = append(out, confusionLines(p.Scale, a.Confusion, refName, judgeName)...)
+	}
+	return out
+}
+
+// humanLines is the agreement between annotators on each dimension.
+func humanLines(hs []stats.HumanAgreement) []Line {
+	row := func(name, value string) Line { return statRow(name, plain(value)) }
+	var out []Line
+	for i, h := range hs {
+		if i > 0 {
+			out = append(out, nil)
+		}
+		out = append(out, text(RoleStrong, fmt.Sprintf("Between annotators · %s (%s)", sanitizeLine(h.Dimension), h.Scale)))
+		if len(h.Annotators) == 0 {
+			out = append(out, text(RoleMuted, "  Nobody has labelled this yet."))
+			continue
+		}
+		names := make([]string, len(h.Annotators))
+		for k, a := range h.Annotators {
+			names[k] = sanitizeLine(a)
+		}
+		out = append(out,
+			row("annotators", strings.Join(names, ", ")),
+			row("labelled", fmt.Sprintf("%s · %d by two or more · %d tied", plural(h.Labelled, "item", "items"), h.Pairable, h.MajorityTies)),
+		)
+		if len(h.Annotators) < 2 {
+			out = append(out, text(RoleMuted, "  Agreement between annotators needs a second one: label the same items with another --annotator."))
+			continue
+		}
+		out = append(out, statRow("Krippendorff's alpha", plain(estimate(h.AlphaNominal, 3)), muted("  nominal")))
+		if h.Scale.Ordinal() {
+			out = append(out, row("alpha ordinal/interval", estimate(h.AlphaOrdinal, 3)+" / "+estimate(h.AlphaInterval, 3)))
+		}
+		out = append(out, row("Fleiss' kappa", estimate(h.FleissKappa, 3)))
+		out = append(out, text(RoleMuted, fmt.Sprintf("  %-24s %5s  %-24s %s", "pair", "n", "agreement", "Cohen's kappa")))
+		for _, p := range h.Pairs {
+			out = append(out, text(RolePlain, fmt.Sprintf("  %s %5d  %s %s", fixWidth(sanitizeLine(p.A)+" – "+sanitizeLine(p.B), 24), p.N,
+				fixWidth(bare(interval(p.PercentAgreement, true)), 24), bare(estimate(p.CohenKappa, 3)))))
+		}
+		out = append(out, text(RoleMuted, "  The judge vs the annotators' majority: \"Judge vs human\" above."))
+	}
+	return out
+}

@@ -1,0 +1,150 @@
+package render
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Role says what a piece of a line is, so that the screen can style it
+// (a muted label, a section title, a shaded cell) while `gavel stats`
+// prints the same text plain.
+type Role int
+
+const (
+	RolePlain   Role = iota // figures and prose: no style
+	RoleMuted               // labels, units, explanations
+	RoleStrong              // section titles
+	RoleHeader              // a judge and dimension heading
+	RoleWarning             // warnings and notes
+	// RoleCell is a confusion-matrix count, shaded by Span.Share, its
+	// share of the items compared.
+	RoleCell
+	// RoleCellDiagonal is a count on the matrix's diagonal, where judge
+	// and reference agree: shaded like RoleCell, and bold.
+	RoleCellDiagonal
+	RoleBarFull  // the filled part of a distribution bar
+	RoleBarEmpty // the rest of the bar
+)
+
+var roleNames = [...]string{
+	RolePlain: "plain", RoleMuted: "muted", RoleStrong: "strong", RoleHeader: "header", RoleWarning: "warning",
+	RoleCell: "cell", RoleCellDiagonal: "cell-diagonal", RoleBarFull: "bar-full", RoleBarEmpty: "bar-empty",
+}
+
+// String is the role's name, the class of its HTML span.
+func (r Role) String() string {
+	if r < 0 || int(r) >= len(roleNames) {
+		return "plain"
+	}
+	return roleNames[r]
+}
+
+// Span is a piece of a line with one role. Share is the cell's share of
+// the items (0 to 1) for RoleCell and RoleCellDiagonal, and 0 otherwise.
+type Span struct {
+	Text  string
+	Role  Role
+	Share float64
+}
+
+// Line is one line of the text report.
+type Line []Span
+
+// Plain is the line's text without roles.
+func (l Line) Plain() string {
+	var b strings.Builder
+	for _, s := range l {
+		b.WriteString(s.Text)
+	}
+	return b.String()
+}
+
+// Width is how many terminal cells the line takes.
+func (l Line) Width() int { return ansi.StringWidth(l.Plain()) }
+
+func plain(s string) Span  { return Span{Text: s} }
+func muted(s string) Span  { return Span{Text: s, Role: RoleMuted} }
+func strong(s string) Span { return Span{Text: s, Role: RoleStrong} }
+
+// text is a line of one span.
+func text(role Role, s string) Line { return Line{{Text: s, Role: role}} }
+
+// Wrap word-wraps one line of text wider than width, indenting the
+// continuation lines under the line's own indentation, so that nothing
+// the statistics say is cut off on a narrow screen. It measures cells,
+// not bytes, and keeps ANSI escape sequences whole, so the screen can
+// wrap its own styled messages the same way as the report's lines.
+func Wrap(s string, width int) []string {
+	if ansi.StringWidth(s) <= width {
+		return []string{s}
+	}
+	plain := ansi.Strip(s)
+	lead := len(plain) - len(strings.TrimLeft(plain, " "))
+	ind := min(lead+2, width/2)
+	parts := strings.Split(ansi.Wrap(s, max(width-ind, 10), ""), "\n")
+	for i, p := range parts {
+		if i > 0 {
+			p = strings.Repeat(" ", ind) + strings.TrimLeft(p, " ")
+		}
+		parts[i] = strings.TrimRight(p, " ")
+	}
+	return parts
+}
+
+// fit wraps every line wider than width as Wrap does, keeping each
+// piece's role.
+func fit(lines []Line, width int) []Line {
+	out := make([]Line, 0, len(lines))
+	for _, l := range lines {
+		if l.Width() <= width {
+			out = append(out, l)
+			continue
+		}
+		out = append(out, split(l, Wrap(l.Plain(), width))...)
+	}
+	return out
+}
+
+// split cuts l into the lines Wrap made of its text. Wrap only drops
+// spaces and adds indentation, so each wrapped line's text is found in
+// l's text after the previous one; the spans are cut at the same places.
+func split(l Line, wrapped []string) []Line {
+	full := l.Plain()
+	out := make([]Line, 0, len(wrapped))
+	at := 0
+	for _, w := range wrapped {
+		body := strings.TrimLeft(w, " ")
+		indent := w[:len(w)-len(body)]
+		var line Line
+		if indent != "" && body != "" {
+			line = append(line, plain(indent))
+		}
+		k := strings.Index(full[at:], body)
+		if k < 0 || strings.Trim(full[at:at+k], " ") != "" {
+			// Not where it should be (a wrapping rule this code does not
+			// know): keep the text, lose the roles.
+			out = append(out, append(line, plain(body)))
+			continue
+		}
+		start := at + k
+		at = start + len(body)
+		out = append(out, append(line, cut(l, start, at)...))
+	}
+	return out
+}
+
+// cut is the part of l's spans between two byte offsets of its text.
+func cut(l Line, from, to int) Line {
+	var out Line
+	pos := 0
+	for _, s := range l {
+		n := len(s.Text)
+		if a, b := max(from, pos), min(to, pos+n); a < b {
+			s.Text = s.Text[a-pos : b-pos]
+			out = append(out, s)
+		}
+		pos += n
+	}
+	return out
+}

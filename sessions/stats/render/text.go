@@ -1,0 +1,372 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// Text is a report as `gavel stats --format text` prints it: Lines at
+// TextWidth, without roles, one per line of output.
+func Text(r stats.Report) string {
+	var b strings.Builder
+	for _, l := range Lines(r, TextWidth) {
+		b.WriteString(l.Plain())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Lines renders a whole report as the statistics screen shows it: each
+// judge's figures per dimension, judge against judge, agreement between
+// annotators, the report's notes and the bootstrap settings. Every line
+// fits in width cells (long ones are wrapped). Pass a report cut down
+// with Select to show some judges only.
+func Lines(r stats.Report, width int) []Line {
+	var out []Line
+	if len(r.Judges) == 0 {
+		out = append(out, text(RoleMuted, "No judge in this session yet: run one with `gavel review` or `gavel run`."))
+	}
+	for _, jr := range r.Judges {
+		for _, d := range jr.Dimensions {
+			out = append(out, dimensionLines(jr.Judge, d, width)...)
+			out = append(out, nil)
+		}
+		if len(jr.Extras) > 0 {
+			out = append(out, extrasLines(jr)...)
+			out = append(out, nil)
+		}
+	}
+	if len(r.Judges) > 0 {
+		out = append(out, judgePairLines(r)...)
+		out = append(out, nil)
+		out = append(out, humanLines(r.Humans)...)
+		out = append(out, nil)
+	}
+	for _, n := range r.Notes {
+		out = append(out, Line{{Text: "note: ", Role: RoleWarning}, plain(sanitizeLine(n))})
+	}
+	boot := fmt.Sprintf("Intervals are 95%%: Wilson, or bootstrap with %d resamples and seed %d.", r.Resamples, r.Seed)
+	if r.Resamples == 0 {
+		boot = "Intervals are 95%: Wilson; the bootstrap is off (biases and corrected rates have none)."
+	}
+	out = append(out, text(RoleMuted, boot))
+	return fit(out, width)
+}
+
+// dimensionLines renders one judge's figures on one dimension: what was
+// judged and labelled, the agreement table (with the ordinal figures on
+// ternary and Likert scales), the confusion matrix as a shaded grid, the
+// binary classifier figures, judge and human score distributions as bars,
+// the corrected pass rate, the figures over the unbiased part when the
+// labels were mostly reached through a filter, the judge's flip rates and
+// the per-segment table. Lines may be wider than width; Lines wraps them.
+func dimensionLines(judgeName string, d stats.DimensionReport, width int) []Line {
+	f := d.Overall
+	a := f.VsHumans
+	var out []Line
+	add := func(l ...Line) { out = append(out, l...) }
+
+	add(text(RoleHeader, fmt.Sprintf("%s · %s (%s)", sanitizeLine(judgeName), sanitizeLine(d.Dimension), d.Scale)))
+	add(coverageLines(f)...)
+	if w := f.Selection.Warning; w != "" {
+		add(text(RoleWarning, "⚠ "+sanitizeLine(w)))
+	}
+	add(nil)
+	add(text(RoleStrong, fmt.Sprintf("Judge vs human  (n = %d)", a.N)))
+	if a.N == 0 {
+		add(text(RoleMuted, "  No item has both an ok verdict and a human label yet: label some items first."))
+	} else {
+		add(agreementRows(d.Scale, a, "human")...)
+		add(nil)
+		add(confusionLines(d.Scale, a.Confusion, "human", "judge")...)
+		if b := a.Binary; b != nil {
+			add(nil)
+			add(classifierLines(b)...)
+		}
+		add(nil)
+		add(distributionLines(d.Scale, a, width)...)
+	}
+	if c := f.Corrected; c != nil && c.Judged > 0 {
+		add(nil)
+		add(correctedLines(c)...)
+	}
+	if p := f.Selection.UnbiasedPart; p != nil {
+		add(nil)
+		add(unbiasedLines(d.Scale, f.Selection, p)...)
+	}
+	add(nil)
+	add(flipLines(d)...)
+	if len(d.Segments) > 0 {
+		add(nil)
+		add(segmentLines(d.Scale, d.Segments)...)
+	}
+	return out
+}
+
+// statRow is a row of a figures table: a muted name in a 24-cell column,
+// then the value.
+func statRow(name string, value ...Span) Line {
+	return append(Line{plain("  "), muted(padRight(name, 24))}, value...)
+}
+
+// coverageLines says how much was judged and labelled, errors apart.
+func coverageLines(f stats.Figures) []Line {
+	j := f.Judging
+	out := []Line{
+		text(RoleMuted, fmt.Sprintf("labelled %d of %d (%s) · judged %d · ok %d · no value %d",
+			f.Labelled, f.Units, stats.FormatPercent(f.Coverage.Value, 1), j.Judged, j.OK, j.NoValue)),
+		text(RoleMuted, fmt.Sprintf("parse errors %d (%s) · API errors %d (%s), kept out of agreement",
+			j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1))),
+	}
+	if f.HumanTies > 0 {
+		out = append(out, text(RoleMuted, fmt.Sprintf("%s with annotators tied on the value: no majority, left out",
+			plural(f.HumanTies, "labelled item", "labelled items"))))
+	}
+	return out
+}
+
+// agreementRows is the agreement table of a judge against a reference
+// (the humans, or another judge), with the ordinal figures on ordinal
+// scales.
+func agreementRows(scale judge.Scale, a stats.Agreement, ref string) []Line {
+	out := []Line{
+		statRow("percent agreement", plain(interval(a.PercentAgreement, true)), muted("  Wilson 95%")),
+		statRow("Cohen's kappa", plain(estimate(a.CohenKappa, 3))),
+		statRow("Gwet's AC1", plain(estimate(a.GwetAC1, 3))),
+		statRow("Krippendorff's alpha", plain(estimate(a.AlphaNominal, 3)), muted("  nominal")),
+	}
+	if o := a.Ordinal; o != nil {
+		out = append(out,
+			statRow("alpha ordinal/interval", plain(estimate(o.AlphaOrdinal, 3)+" / "+estimate(o.AlphaInterval, 3))),
+			statRow("weighted kappa", plain("linear "+estimate(o.LinearKappa, 3)+" · quadratic "+estimate(o.QuadraticKappa, 3))),
+			statRow("Spearman / Kendall τb", plain(estimate(o.Spearman, 3)+" / "+estimate(o.KendallTauB, 3))),
+			statRow("MAE / signed diff.", plain(estimate(o.MeanAbsoluteError, 3)+" / "+signed(o.MeanSignedDifference)), muted("  judge − "+ref)),
+			statRow("within one step", plain(interval(o.WithinOne, true)), muted("  step "+stats.FormatNumber(o.Step, 1))),
+		)
+	}
+	return out
+}
+
+// confusionLines draws the confusion matrix: rows the reference, columns
+// the judge, each cell tagged with its share of n so the screen can shade
+// it, the diagonal apart.
+func confusionLines(scale judge.Scale, c stats.Confusion, rowName, colName string) []Line {
+	out := []Line{text(RoleStrong, fmt.Sprintf("Confusion  (rows: %s, columns: %s)", sanitizeLine(rowName), sanitizeLine(colName)))}
+	n := max(c.N(), 1)
+	const cw = 7
+	head := "  " + strings.Repeat(" ", 10)
+	for _, v := range c.Categories {
+		head += padLeft(scale.Format(v), cw)
+	}
+	out = append(out, text(RoleMuted, head))
+	prefix := "ref "
+	if rowName == "human" {
+		prefix = "human "
+	}
+	for i, hv := range c.Categories {
+		line := Line{plain("  "), muted(padRight(prefix+scale.Format(hv), 10))}
+		for j := range c.Categories {
+			count := c.Counts[i][j]
+			role := RoleCell
+			if i == j {
+				role = RoleCellDiagonal
+			}
+			line = append(line, plain(" "), Span{Text: padLeft(fmt.Sprint(count), cw-1), Role: role, Share: float64(count) / float64(n)})
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// classifierLines are the binary figures with the human as truth.
+func classifierLines(b *stats.BinaryAgreement) []Line {
+	return []Line{
+		text(RoleStrong, "Judge as a classifier  (human = truth)"),
+		statRow("precision", plain(interval(b.Precision, true))),
+		statRow("recall", plain(interval(b.Recall, true))),
+		statRow("specificity", plain(interval(b.Specificity, true))),
+		statRow("F1 · balanced acc.", plain(estimate(b.F1, 3)+" · "+stats.FormatPercent(b.BalancedAccuracy.Value, 1))),
+		statRow("false-pass rate", plain(interval(b.FalsePassRate, true)), muted("  judge YES, human NO")),
+		statRow("false-fail rate", plain(interval(b.FalseFailRate, true)), muted("  judge NO, human YES")),
+	}
+}
+
+// distributionLines shows how often judge and human gave each value, as
+// bars, and the score bias between them.
+func distributionLines(scale judge.Scale, a stats.Agreement, width int) []Line {
+	c := a.Confusion
+	k := len(c.Categories)
+	judgeCount, humanCount := make([]int, k), make([]int, k)
+	for i := range k {
+		for j := range k {
+			humanCount[i] += c.Counts[i][j]
+			judgeCount[j] += c.Counts[i][j]
+		}
+	}
+	n := max(c.N(), 1)
+	barW := max(min(width-34, 30), 5)
+	out := []Line{text(RoleStrong, "Scores on the items both rated")}
+	for i, v := range c.Categories {
+		for _, who := range []struct {
+			name  string
+			count int
+		}{{"judge", judgeCount[i]}, {"human", humanCount[i]}} {
+			share := float64(who.count) / float64(n)
+			fill := int(share*float64(barW) + 0.5)
+			out = append(out, Line{
+				plain(fmt.Sprintf("  %s %s ", padRight(scale.Format(v), 4), padRight(who.name, 6))),
+				{Text: strings.Repeat("█", fill), Role: RoleBarFull},
+				{Text: strings.Repeat("░", barW-fill), Role: RoleBarEmpty},
+				plain(" " + stats.FormatPercent(share, 0)),
+			})
+		}
+	}
+	what := biasWhat(scale)
+	bias := a.ScoreBias
+	out = append(out, text(RolePlain, fmt.Sprintf("  %s: judge %s, human %s, bias %s", what, meanText(scale, a.JudgeMean), meanText(scale, a.ReferenceMean), signedInterval(scale, bias))))
+	if bias.Defined() && bias.Value != 0 {
+		verb := "inflates"
+		if bias.Value < 0 {
+			verb = "deflates"
+		}
+		out = append(out, text(RoleMuted, fmt.Sprintf("  the judge %s the %s", verb, what)))
+	}
+	return out
+}
+
+// correctedLines: the judge's pass rate over every judged item, and what
+// a human would say it is.
+func correctedLines(c *stats.Corrected) []Line {
+	return []Line{
+		text(RoleStrong, fmt.Sprintf("Corrected pass rate over all %d judged items", c.Judged)),
+		statRow("the judge says", plain(interval(c.ObservedPassRate, true))),
+		statRow("a human would say", plain(interval(c.PassRate, true)), muted("  Rogan–Gladen, bootstrap 95%")),
+		statRow("from", plain("sensitivity "+estimatePercent(c.Sensitivity)+" · specificity "+estimatePercent(c.Specificity))),
+	}
+}
+
+func estimatePercent(e stats.Estimate) string {
+	if !e.Defined() {
+		return stats.Undefined + reason(e.Reason)
+	}
+	return stats.FormatPercent(e.Value, 1)
+}
+
+// unbiasedLines shows the figures over the labelled items reached in
+// order or at random alone: the ones that stand for the whole dataset.
+func unbiasedLines(scale judge.Scale, sel stats.Selection, p *stats.UnbiasedPart) []Line {
+	a := p.VsHumans
+	out := []Line{
+		text(RoleStrong, fmt.Sprintf("Unbiased part  (%s reached in order or at random; n = %d)", plural(sel.Unbiased, "labelled item", "labelled items"), a.N)),
+		text(RoleMuted, fmt.Sprintf("  labels reached by %s (%s of items filtered)", provenanceText(sel.ByProvenance), stats.FormatPercent(sel.FilteredShare.Value, 0))),
+	}
+	if a.N == 0 {
+		return append(out, text(RoleMuted, "  No unbiased item has both an ok verdict and a label: label some in order (or at random) first."))
+	}
+	out = append(out,
+		statRow("percent agreement", plain(interval(a.PercentAgreement, true))),
+		statRow("Cohen's kappa", plain(estimate(a.CohenKappa, 3))),
+		statRow("Gwet's AC1", plain(estimate(a.GwetAC1, 3))),
+	)
+	if o := a.Ordinal; o != nil {
+		out = append(out,
+			statRow("quadratic kappa", plain(estimate(o.QuadraticKappa, 3))),
+			statRow("MAE / signed diff.", plain(estimate(o.MeanAbsoluteError, 3)+" / "+signed(o.MeanSignedDifference))),
+		)
+	}
+	if b := a.Binary; b != nil {
+		out = append(out,
+			statRow("false-pass rate", plain(interval(b.FalsePassRate, true))),
+			statRow("false-fail rate", plain(interval(b.FalseFailRate, true))),
+		)
+	}
+	out = append(out, statRow(biasWhat(scale)+" bias", plain(signedInterval(scale, a.ScoreBias))))
+	if c := p.Corrected; c != nil && c.Judged > 0 {
+		out = append(out, statRow("corrected pass rate", plain(interval(c.PassRate, true))))
+	}
+	return out
+}
+
+// provenanceText lists label counts by how the items were reached.
+func provenanceText(by map[string]int) string {
+	if len(by) == 0 {
+		return stats.Undefined
+	}
+	keys := make([]string, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", sanitizeLine(k), by[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// flipLines: how often the judge disagreed with itself.
+func flipLines(d stats.DimensionReport) []Line {
+	flip := func(f stats.Flips, what string) string {
+		if f.Units == 0 {
+			return interval(f.Rate, true)
+		}
+		return fmt.Sprintf("%s  (%d of %s)", interval(f.Rate, true), f.Flipped, plural(f.Units, what, what+"s"))
+	}
+	return []Line{
+		text(RoleStrong, "Consistency  (flip rate: the judge changed its value)"),
+		statRow("across re-judges", plain(flip(d.Rejudges, "re-judged item"))),
+		statRow("across samples", plain(flip(d.Samples, "sampled verdict"))),
+	}
+}
+
+// segmentLines is the per-segment table.
+func segmentLines(scale judge.Scale, segs []stats.SegmentFigures) []Line {
+	out := []Line{
+		text(RoleStrong, "By segment"),
+		text(RoleMuted, fmt.Sprintf("  %-22s %6s %8s %6s %9s %7s %10s", "segment", "items", "labelled", "n", "agreement", "kappa", "bias")),
+	}
+	for _, s := range segs {
+		f := s.Figures
+		a := f.VsHumans
+		bias := stats.Undefined
+		if a.ScoreBias.Defined() {
+			f, unit := signedPart(scale)
+			bias = f(a.ScoreBias.Value) + unit
+		}
+		out = append(out, text(RolePlain, fmt.Sprintf("  %s %6d %8d %6d %9s %7s %10s", fixWidth(segmentName(s), 22), f.Units, f.Labelled, a.N,
+			stats.FormatPercent(a.PercentAgreement.Value, 0), stats.FormatNumber(a.CohenKappa.Value, 2), bias)))
+	}
+	return out
+}
+
+// segmentName is "field=value", or "field (none)" for units without the
+// field.
+func segmentName(s stats.SegmentFigures) string {
+	if s.Value == "" {
+		return sanitizeLine(s.Field) + " (none)"
+	}
+	return sanitizeLine(s.Field + "=" + s.Value)
+}
+
+// extrasLines counts what a judge reported beside its verdicts: bbh's
+// error types and reasoning scores, the match judge's rules.
+func extrasLines(jr stats.JudgeReport) []Line {
+	out := []Line{text(RoleStrong, fmt.Sprintf("What %s reported beside its verdicts", sanitizeLine(jr.Judge)))}
+	for _, e := range jr.Extras {
+		out = append(out, Line{plain("  "), muted(padRight(sanitizeLine(e.Field), 22)), plain(sanitizeLine(extraCounts(e)))})
+	}
+	return out
+}
+
+// extraCounts is "none 40 · wrong_logic 12 · hallucination 3".
+func extraCounts(e stats.ExtraField) string {
+	parts := make([]string, len(e.Values))
+	for i, v := range e.Values {
+		parts[i] = fmt.Sprintf("%s %d", v.Value, v.Count)
+	}
+	return strings.Join(parts, " · ")
+}
