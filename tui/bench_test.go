@@ -11,7 +11,7 @@ import (
 
 // benchModel is a review screen over n items, each with a verdict, at
 // 200×50.
-func benchModel(b *testing.B, n int) Model {
+func benchModel(b *testing.B, n int) *Model {
 	b.Helper()
 	items := make([]judge.Item, n)
 	vs := make([]judge.Verdict, n)
@@ -25,7 +25,7 @@ func benchModel(b *testing.B, n int) Model {
 	}
 	m := New(Options{Store: &fakeStore{}, Dataset: "bench.jsonl", Items: items, Runs: []Run{{Info: matchInfo, Verdicts: vs}}})
 	next, _ := m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
-	return next.(Model)
+	return next.(*Model)
 }
 
 // BenchmarkView draws one frame, moving to the next item each time so no
@@ -37,7 +37,7 @@ func BenchmarkView(b *testing.B) {
 			right := keyMsg("right")
 			for b.Loop() {
 				next, _ := m.Update(right)
-				m = next.(Model)
+				m = next.(*Model)
 				_ = m.View()
 			}
 		})
@@ -53,10 +53,10 @@ func BenchmarkKeyPress(b *testing.B) {
 			yes := keyMsg("y")
 			for b.Loop() {
 				if m.cur == len(m.items)-1 {
-					m.goTo(0)
+					m.show(0)
 				}
 				next, _ := m.Update(yes)
-				m = next.(Model)
+				m = next.(*Model)
 				_ = m.View()
 			}
 		})

@@ -70,3 +70,12 @@ func box(st Styles, title string, lines []string, offset, width, height int, foc
 func clampOffset(offset, n, rows int) int {
 	return max(min(offset, n-rows), 0)
 }
+
+// padRight pads s with spaces to n cells, and always ends it with at
+// least one space, for table columns.
+func padRight(s string, n int) string {
+	if w := ansi.StringWidth(s); w < n {
+		return s + strings.Repeat(" ", n-w)
+	}
+	return s + " "
+}

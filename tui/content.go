@@ -23,6 +23,7 @@ type cacheKey struct {
 	p           pane
 	think       bool
 	hidden      bool // blind mode hides the highlight too
+	run         int  // the highlight is the active judge's
 }
 
 func (c *renderCache) clear() { c.entries = nil }
@@ -41,55 +42,57 @@ func (c *renderCache) get(k cacheKey, build func() []string) []string {
 
 // paneLines returns a pane's content as styled lines of at most inner
 // cells.
-func (m *Model) paneLines(p pane, inner int) []string {
-	if len(m.items) == 0 || inner < 1 {
+func (s *reviewScreen) paneLines(p pane, inner int) []string {
+	if len(s.items) == 0 || inner < 1 {
 		return nil
 	}
 	if p == paneVerdict {
-		return m.verdictLines(inner)
+		return s.verdictLines(inner)
 	}
-	k := cacheKey{item: m.cur, width: inner, p: p, think: m.showThink, hidden: m.hidden(m.cur)}
-	return m.cache.get(k, func() []string {
-		it := m.items[m.cur]
+	k := cacheKey{item: s.cur, width: inner, p: p, think: s.showThink, hidden: s.hidden(s.cur), run: s.act}
+	return s.cache.get(k, func() []string {
+		it := s.items[s.cur]
 		switch p {
 		case paneQuestion:
-			return m.textLines(it.Question, inner)
+			return s.textLines(it.Question, inner)
 		case paneGold:
-			return m.goldLines(it, inner)
+			return s.goldLines(it, inner)
 		default:
-			return m.predictionLines(it, inner)
+			return s.predictionLines(it, inner)
 		}
 	})
 }
 
 // shown sanitises a field and cuts it to maxShownBytes.
-func shown(s string) (string, int) {
-	cut := 0
-	if len(s) > maxShownBytes {
-		cut = len(s) - maxShownBytes
-		s = s[:maxShownBytes]
-	}
-	return Sanitize(s), cut
+func shown(field string) (string, int) {
+	return shownUpTo(field, maxShownBytes)
 }
 
-func (m *Model) textLines(s string, inner int) []string {
-	text, cut := shown(s)
+// shownUpTo sanitises at most n bytes of a field and says how many bytes
+// were left out.
+func shownUpTo(field string, n int) (string, int) {
+	c := clipText(field, n)
+	return Sanitize(c), len(field) - len(c)
+}
+
+func (s *reviewScreen) textLines(field string, inner int) []string {
+	text, cut := shown(field)
 	if strings.TrimSpace(text) == "" {
-		return []string{m.styles.Muted.Render("(empty)")}
+		return []string{s.styles.Muted.Render("(empty)")}
 	}
 	lines := wrapPlain(text, inner)
 	if cut > 0 {
-		lines = append(lines, m.styles.Muted.Render(fmt.Sprintf("… %s more not shown", byteSize(cut))))
+		lines = append(lines, s.styles.Muted.Render(fmt.Sprintf("… %s more not shown", byteSize(cut))))
 	}
 	return lines
 }
 
-func (m *Model) goldLines(it judge.Item, inner int) []string {
-	lines := m.textLines(it.Gold, inner)
+func (s *reviewScreen) goldLines(it judge.Item, inner int) []string {
+	lines := s.textLines(it.Gold, inner)
 	if len(it.Rubric) == 0 {
 		return lines
 	}
-	lines = append(lines, "", m.styles.Strong.Render("Rubric"))
+	lines = append(lines, "", s.styles.Strong.Render("Rubric"))
 	for k, c := range it.Rubric {
 		prefix := fmt.Sprintf("%d. ", k+1)
 		for j, l := range wrapPlain(Sanitize(c), max(inner-len(prefix), 1)) {
@@ -106,35 +109,35 @@ func (m *Model) goldLines(it judge.Item, inner int) []string {
 // predictionLines draws the prediction: <think> traces dimmed and, unless
 // unfolded, folded into one line; the answer the judge extracted
 // highlighted where it appears in the final text.
-func (m *Model) predictionLines(it judge.Item, inner int) []string {
+func (s *reviewScreen) predictionLines(it judge.Item, inner int) []string {
 	think, final := judge.SplitThink(it.Prediction)
 	var lines []string
 	if strings.TrimSpace(think) != "" {
 		t, cut := shown(strings.TrimSpace(think))
 		wrapped := wrapPlain(t, inner)
-		if m.showThink {
+		if s.showThink {
 			for _, l := range wrapped {
-				lines = append(lines, m.styles.Think.Render(l))
+				lines = append(lines, s.styles.Think.Render(l))
 			}
 			if cut > 0 {
-				lines = append(lines, m.styles.Muted.Render(fmt.Sprintf("… %s more not shown", byteSize(cut))))
+				lines = append(lines, s.styles.Muted.Render(fmt.Sprintf("… %s more not shown", byteSize(cut))))
 			}
-			lines = append(lines, m.styles.Muted.Render("──── end of <think> (t folds it) ────"))
+			lines = append(lines, s.styles.Muted.Render("──── end of <think> (t folds it) ────"))
 		} else {
-			lines = append(lines, m.styles.Think.Render(fmt.Sprintf("▸ <think> %d lines folded — t unfolds", len(wrapped))))
+			lines = append(lines, s.styles.Think.Render(fmt.Sprintf("▸ <think> %d lines folded — t unfolds", len(wrapped))))
 		}
 	}
 	text, cut := shown(strings.TrimSpace(final))
 	if text == "" {
-		lines = append(lines, m.styles.Muted.Render("(no final answer after the trace)"))
+		lines = append(lines, s.styles.Muted.Render("(no final answer after the trace)"))
 		return lines
 	}
-	hl := m.highlightSpan(text)
+	hl := s.highlightSpan(text)
 	for _, sp := range wrapSpans(text, inner) {
-		lines = append(lines, m.highlightLine(text, sp, hl))
+		lines = append(lines, s.highlightLine(text, sp, hl))
 	}
 	if cut > 0 {
-		lines = append(lines, m.styles.Muted.Render(fmt.Sprintf("… %s more not shown", byteSize(cut))))
+		lines = append(lines, s.styles.Muted.Render(fmt.Sprintf("… %s more not shown", byteSize(cut))))
 	}
 	return lines
 }
@@ -142,12 +145,12 @@ func (m *Model) predictionLines(it judge.Item, inner int) []string {
 // highlightSpan finds the extracted answer of the active judge's verdict
 // in the final text: its last occurrence, since judges take the last
 // definitive statement. Returns an empty span when there is none.
-func (m *Model) highlightSpan(text string) span {
-	r := m.run()
-	if r == nil || m.hidden(m.cur) {
+func (s *reviewScreen) highlightSpan(text string) span {
+	r := s.run()
+	if r == nil || s.hidden(s.cur) {
 		return span{}
 	}
-	v, ok := r.verdict(m.cur, 0)
+	v, ok := r.verdict(s.cur, 0)
 	if !ok {
 		return span{}
 	}
@@ -170,12 +173,12 @@ func (m *Model) highlightSpan(text string) span {
 
 // highlightLine renders one wrapped line, styling the part that overlaps
 // the highlight.
-func (m *Model) highlightLine(text string, sp, hl span) string {
-	s, e := max(sp.start, hl.start), min(sp.end, hl.end)
-	if hl.end <= hl.start || s >= e {
+func (s *reviewScreen) highlightLine(text string, sp, hl span) string {
+	a, b := max(sp.start, hl.start), min(sp.end, hl.end)
+	if hl.end <= hl.start || a >= b {
 		return text[sp.start:sp.end]
 	}
-	return text[sp.start:s] + m.styles.Highlight.Render(text[s:e]) + text[e:sp.end]
+	return text[sp.start:a] + s.styles.Highlight.Render(text[a:b]) + text[b:sp.end]
 }
 
 func byteSize(n int) string {

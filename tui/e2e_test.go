@@ -24,7 +24,7 @@ import (
 // openDemo opens the demo in a session file the way `gavel` does and
 // returns the screen, ready to run, with a function that stops judging and
 // closes the session.
-func openDemo(t *testing.T, path string) (Model, func()) {
+func openDemo(t *testing.T, path string) (*Model, func()) {
 	t.Helper()
 	ds, err := dataset.LoadBytes(demo.Name, demo.JSONL, dataset.Options{})
 	if err != nil {
@@ -121,7 +121,7 @@ func TestDemoEndToEnd(t *testing.T) {
 		waitSession(t, path, "label "+k, labelCount(i+1))
 	}
 	tm.Type("q")
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
 	if n, err := final.Unsaved(); n != 0 {
 		t.Fatalf("%d actions unsaved: %v", n, err)
 	}
@@ -153,7 +153,7 @@ func TestDemoEndToEnd(t *testing.T) {
 }
 
 // waitStats runs the statistics command until its report arrives.
-func waitStats(t *testing.T, m Model) Model {
+func waitStats(t *testing.T, m *Model) *Model {
 	t.Helper()
 	for range 100 {
 		if m.stats.report != nil || m.stats.err != nil {

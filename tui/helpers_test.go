@@ -49,26 +49,30 @@ func (f *fakeStore) Undo() ([]sessions.Action, error) {
 	return g, nil
 }
 
-// labels returns the fake store's current labels as "item=value" strings.
+// labels returns the fake store's current labels, derived by
+// sessions.LabelState as the store derives them, as "item=value" strings
+// in the order they were first set ("item/k=value" for rubric criterion
+// k, with ".dimension" after the item for dimensions other than
+// "correct"). A group the store would refuse shows as "refused: …".
 func (f *fakeStore) labels() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	cur := map[string]float64{}
-	var order []string
+	var st sessions.LabelState
+	var out []string
 	for _, g := range f.groups {
-		for _, a := range g {
-			if a.Kind == sessions.KindNote {
-				continue
-			}
-			if _, ok := cur[a.ItemID]; !ok {
-				order = append(order, a.ItemID)
-			}
-			cur[a.ItemID] = a.Value
+		if err := st.Apply(g); err != nil {
+			out = append(out, fmt.Sprintf("refused: %v", err))
 		}
 	}
-	out := make([]string, len(order))
-	for i, id := range order {
-		out[i] = fmt.Sprintf("%s=%v", id, cur[id])
+	for k, v := range st.All() {
+		name := k.ItemID
+		if k.Dimension != "correct" {
+			name += "." + k.Dimension
+		}
+		if k.Criterion != 0 {
+			name += fmt.Sprintf("/%d", k.Criterion)
+		}
+		out = append(out, fmt.Sprintf("%s=%v", name, v))
 	}
 	return out
 }
@@ -108,7 +112,7 @@ func verdictsFor(items []judge.Item) []judge.Verdict {
 	return vs
 }
 
-func newTestModel(t *testing.T, store Recorder, items []judge.Item, runs []Run, history []sessions.Action, w, h int) Model {
+func newTestModel(t *testing.T, store Recorder, items []judge.Item, runs []Run, history []sessions.Action, w, h int) *Model {
 	t.Helper()
 	m := New(Options{Store: store, Annotator: "tester", Dataset: "test.jsonl", Items: items, Runs: runs, History: history})
 	return update(t, m, tea.WindowSizeMsg{Width: w, Height: h})
@@ -117,14 +121,14 @@ func newTestModel(t *testing.T, store Recorder, items []judge.Item, runs []Run, 
 // update sends one message and runs the commands it returns to
 // completion, feeding their messages back, as the Bubble Tea runtime
 // would. Commands that wait on a channel are not run.
-func update(t *testing.T, m Model, msg tea.Msg) Model {
+func update(t *testing.T, m *Model, msg tea.Msg) *Model {
 	t.Helper()
 	next, cmd := m.Update(msg)
-	m = next.(Model)
+	m = next.(*Model)
 	return runCmd(t, m, cmd, 0)
 }
 
-func runCmd(t *testing.T, m Model, cmd tea.Cmd, depth int) Model {
+func runCmd(t *testing.T, m *Model, cmd tea.Cmd, depth int) *Model {
 	t.Helper()
 	if cmd == nil || depth > 20 {
 		return m
@@ -149,12 +153,12 @@ func runCmd(t *testing.T, m Model, cmd tea.Cmd, depth int) Model {
 		return m
 	}
 	next, c := m.Update(msg)
-	return runCmd(t, next.(Model), c, depth+1)
+	return runCmd(t, next.(*Model), c, depth+1)
 }
 
 // press sends key presses: single characters, or names like "right",
 // "space", "enter", "esc", "tab", "ctrl+c".
-func press(t *testing.T, m Model, keys ...string) Model {
+func press(t *testing.T, m *Model, keys ...string) *Model {
 	t.Helper()
 	for _, k := range keys {
 		m = update(t, m, keyMsg(k))
@@ -186,7 +190,7 @@ func keyMsg(k string) tea.KeyPressMsg {
 }
 
 // plain renders the model as plain text.
-func plain(m Model) string {
+func plain(m *Model) string {
 	return ansi.Strip(m.View().Content)
 }
 

@@ -8,7 +8,8 @@ import (
 	"github.com/gavel-dev/gavel/judge"
 )
 
-// applyBatch shows newly committed verdicts and keeps listening.
+// applyBatch shows newly committed verdicts and keeps listening; when a
+// stream ends it logs the run's summary, or why it stopped.
 func (m *Model) applyBatch(msg batchMsg) tea.Cmd {
 	if msg.run >= len(m.runs) {
 		return nil
@@ -20,39 +21,79 @@ func (m *Model) applyBatch(msg batchMsg) tea.Cmd {
 	}
 	if msg.closed {
 		delete(r.streams, msg.stream)
-		if r.stopped != nil {
-			if err := r.stopped(); err != nil {
-				m.setError(fmt.Sprintf("%s stopped judging: %v", r.name(), err))
-			}
-		}
+		m.judgingEnded(r, st)
 		return nil
 	}
 	b := msg.batch
 	st.last = b
 	if b.Err != nil {
-		m.setError(fmt.Sprintf("Could not save %d verdicts of %s: %v", len(b.Unsaved), r.name(), b.Err))
+		m.fail(fmt.Sprintf("Could not save %d verdicts of %s: %v", len(b.Unsaved), SanitizeLine(r.name()), b.Err))
 	}
 	for _, v := range b.Verdicts {
 		if i := r.put(m.index, v, true); i >= 0 && msg.run == m.act {
 			m.refresh(i)
+			if i == m.cur {
+				m.review.cache.clear() // the highlight follows the new verdict
+			}
 		}
 	}
 	return waitBatch(msg.run, msg.stream, st.ch)
 }
 
-// startRejudge asks the active judge again about tasks, bypassing cached
-// answers; the earlier verdicts stay in the session as history.
-func (m *Model) startRejudge(tasks []judge.Task) tea.Cmd {
-	r := m.run()
-	if r == nil || len(tasks) == 0 {
+// judgingEnded says how a stream of a run ended: a fatal error with its
+// whole advice, or a summary of what was judged.
+func (m *Model) judgingEnded(r *runView, st *stream) {
+	if r.stopped != nil {
+		if err := r.stopped(); err != nil {
+			m.fail(fmt.Sprintf("%s stopped judging: %s", SanitizeLine(r.name()), SanitizeLine(err.Error())))
+			return
+		}
+	}
+	b := st.last
+	if b.Total == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%s finished judging: %d of %s judged", SanitizeLine(r.name()), b.Done, plural(b.Total, "task", "tasks"))
+	if b.Errors > 0 {
+		msg += fmt.Sprintf(", %s", plural(b.Errors, "error", "errors"))
+	}
+	if b.Tokens > 0 {
+		msg += fmt.Sprintf(", %s tokens", compact(b.Tokens))
+	}
+	msg += "."
+	if b.Errors > 0 {
+		m.warn(msg + " f shows the errors (filter \"parse or API errors\"); r re-judges one.")
+	} else {
+		m.note(msg)
+	}
+}
+
+// rejudgeTasksMsg asks to judge tasks again (sent by the confirmation of
+// R, or at once by r).
+type rejudgeTasksMsg struct {
+	run   int
+	tasks []judge.Task
+	what  string // what is re-judged, for the messages
+}
+
+// rejudgeNow judges tasks of a run again.
+func (w *workspace) rejudgeNow(run int, tasks []judge.Task, what string) tea.Cmd {
+	return func() tea.Msg { return rejudgeTasksMsg{run: run, tasks: tasks, what: what} }
+}
+
+// startRejudge asks a judge again about tasks, bypassing cached answers;
+// the earlier verdicts stay in the session as history.
+func (m *Model) startRejudge(run int, tasks []judge.Task, what string) tea.Cmd {
+	if run >= len(m.runs) || len(tasks) == 0 {
 		return nil
 	}
+	r := m.runs[run]
 	if r.rejudge == nil {
-		m.setError(fmt.Sprintf("%s cannot re-judge from here: reopen the session with --judge %s (and its --model and server flags).", r.name(), r.info.Name))
+		m.fail(fmt.Sprintf("%s cannot re-judge from here: reopen the session with --judge %s (and its --model and server flags).", SanitizeLine(r.name()), SanitizeLine(r.info.Name)))
 		return nil
 	}
-	run, rejudge := m.act, r.rejudge
-	m.setFlash(fmt.Sprintf("Re-judging %d tasks with %s…", len(tasks), r.name()))
+	rejudge := r.rejudge
+	m.tell(fmt.Sprintf("Re-judging %s (%s) with %s…", what, plural(len(tasks), "task", "tasks"), SanitizeLine(r.name())))
 	return func() tea.Msg {
 		j, err := rejudge(tasks)
 		return rejudgeMsg{run: run, judging: j, tasks: len(tasks), err: err}
@@ -61,7 +102,7 @@ func (m *Model) startRejudge(tasks []judge.Task) tea.Cmd {
 
 func (m *Model) rejudgeStarted(msg rejudgeMsg) tea.Cmd {
 	if msg.err != nil {
-		m.setError("Could not re-judge: " + msg.err.Error())
+		m.fail("Could not re-judge: " + SanitizeLine(msg.err.Error()))
 		return nil
 	}
 	if msg.judging == nil || msg.run >= len(m.runs) {
@@ -72,37 +113,36 @@ func (m *Model) rejudgeStarted(msg rejudgeMsg) tea.Cmd {
 	return waitBatch(msg.run, id, r.streams[id].ch)
 }
 
-// switchJudge makes the next run active.
-func (m *Model) switchJudge() {
-	if len(m.runs) < 2 {
-		m.setFlash("This session has one judge. Name more with --judge to compare them.")
-		return
-	}
-	m.act = (m.act + 1) % len(m.runs)
-	m.recount()
-	m.row = m.firstOpenRow(m.cur)
-	m.cache.clear()
-	m.setFlash(fmt.Sprintf("Judge %d of %d: %s", m.act+1, len(m.runs), m.run().name()))
-}
-
-// askRejudgeAll confirms before re-judging every item: it may cost money.
-func (m *Model) askRejudgeAll() tea.Cmd {
-	r := m.run()
+// askRejudgeAll confirms before re-judging every item of the filter: it
+// may cost money.
+func (s *reviewScreen) askRejudgeAll() dialog {
+	r := s.run()
 	if r == nil {
 		return nil
 	}
 	var tasks []judge.Task
-	for _, i := range m.sel.items {
-		tasks = append(tasks, judge.Tasks(r.info, m.items[i])...)
+	for _, i := range s.sel.items {
+		tasks = append(tasks, judge.Tasks(r.info, s.items[i])...)
 	}
 	if len(tasks) == 0 {
+		s.refuse("Nothing to re-judge here.")
 		return nil
 	}
-	m.confirm = &confirmation{
-		question: fmt.Sprintf("Re-judge the %d tasks of %s with %s, asking the model again? y to confirm, any other key to cancel", len(tasks), m.sel.filter.name, r.name()),
-		onYes:    func() tea.Cmd { return m.startRejudge(tasks) },
+	what := fmt.Sprintf("the %s of %s", itemCount(len(s.sel.items)), s.sel.filter.name)
+	q := fmt.Sprintf("Re-judge %s with %s (%s, asking the model again)? y yes · any other key no",
+		what, SanitizeLine(r.name()), plural(len(tasks), "task", "tasks"))
+	return newConfirmDialog(q, rejudgeTasksMsg{run: s.act, tasks: tasks, what: what})
+}
+
+// switchJudge makes the next run active.
+func (w *workspace) switchJudge() {
+	if len(w.runs) < 2 {
+		w.refuse("This session has one judge. Name more with --judge to compare them.")
+		return
 	}
-	return nil
+	w.act = (w.act + 1) % len(w.runs)
+	w.recount()
+	w.tell(fmt.Sprintf("Judge %d of %d: %s", w.act+1, len(w.runs), SanitizeLine(w.run().name())))
 }
 
 // runLoaded shows a run's verdicts once read, and starts following its
@@ -114,7 +154,7 @@ func (m *Model) runLoaded(msg loadedMsg) tea.Cmd {
 	r := m.runs[msg.run]
 	r.loading = false
 	if msg.err != nil {
-		m.setError(fmt.Sprintf("Could not read the verdicts of %s: %v", r.name(), msg.err))
+		m.fail(fmt.Sprintf("Could not read the verdicts of %s: %s", SanitizeLine(r.name()), SanitizeLine(msg.err.Error())))
 		return nil
 	}
 	for _, v := range msg.loaded.Verdicts {
@@ -122,8 +162,8 @@ func (m *Model) runLoaded(msg loadedMsg) tea.Cmd {
 	}
 	if msg.run == m.act {
 		m.recount()
-		m.row = m.firstOpenRow(m.cur)
-		m.cache.clear()
+		m.review.row = m.review.firstOpenRow(m.cur)
+		m.review.cache.clear()
 	}
 	if msg.loaded.Judging == nil {
 		return nil

@@ -10,33 +10,33 @@ import (
 	"github.com/gavel-dev/gavel/sessions"
 )
 
-// labelSelected labels the selected row.
-func (m *Model) labelSelected(value float64, kind sessions.ActionKind) tea.Cmd {
-	rows := m.rows(m.cur)
-	if len(rows) == 0 {
-		m.setFlash("The active judge has nothing to label on this item.")
+// yesNo labels the selected row YES (1) or NO (0). Only YES/NO rows take
+// y and n: on a 1–5 item, y must not quietly save a 1, the worst score.
+func (s *reviewScreen) yesNo(value float64) tea.Cmd {
+	rw, ok := s.selectedRow()
+	if !ok {
+		s.refuse("The active judge has nothing to label on this item.")
 		return nil
 	}
-	rw := rows[min(m.row, len(rows)-1)]
-	if !rw.dim.Scale.Valid(value) {
-		m.setError(fmt.Sprintf("%s is not a %s value for %q: %s.", rw.dim.Scale.Format(value), rw.dim.Scale, rw.dim.Name, scaleKeys(rw.dim.Scale)))
+	if rw.dim.Scale != judge.Binary {
+		s.refuse(fmt.Sprintf("y and n label YES/NO items; %q is scored %s: press %s.", SanitizeLine(rw.dim.Name), scaleRange(rw.dim.Scale), scaleKeys(rw.dim.Scale)))
 		return nil
 	}
-	return m.record([]sessions.Action{m.action(kind, rw, value)})
+	return s.labelRow(rw, value, sessions.KindLabel)
 }
 
 // score turns a digit key into a value on the selected row's scale.
-func (m *Model) score(digit string) tea.Cmd {
-	rows := m.rows(m.cur)
-	if len(rows) == 0 {
+func (s *reviewScreen) score(digit string) tea.Cmd {
+	rw, ok := s.selectedRow()
+	if !ok {
+		s.refuse("The active judge has nothing to label on this item.")
 		return nil
 	}
-	rw := rows[min(m.row, len(rows)-1)]
 	d := float64(digit[0] - '0')
 	switch rw.dim.Scale {
 	case judge.Binary:
 		if d > 1 {
-			m.setError("This is a YES/NO label: press y or n (or 1 / 0).")
+			s.refuse("This is a YES/NO label: press y or n (or 1 / 0).")
 			return nil
 		}
 	case judge.Ternary:
@@ -44,127 +44,138 @@ func (m *Model) score(digit string) tea.Cmd {
 			d = 0.5
 		}
 	}
-	return m.labelSelected(d, sessions.KindLabel)
+	if !rw.dim.Scale.Valid(d) {
+		s.refuse(fmt.Sprintf("%s is not a score of %q, scored %s: press %s.", digit, SanitizeLine(rw.dim.Name), scaleRange(rw.dim.Scale), scaleKeys(rw.dim.Scale)))
+		return nil
+	}
+	return s.labelRow(rw, d, sessions.KindLabel)
+}
+
+// labelRow labels one row of the item on screen.
+func (s *reviewScreen) labelRow(rw row, value float64, kind sessions.ActionKind) tea.Cmd {
+	return s.record([]sessions.Action{s.action(kind, rw, value)})
 }
 
 // accept labels every row of the item with the judge's value.
-func (m *Model) accept() tea.Cmd {
-	r := m.run()
+func (s *reviewScreen) accept() tea.Cmd {
+	r := s.run()
 	if r == nil {
+		s.refuse("This session has no judge: label the item yourself.")
 		return nil
 	}
-	if m.hidden(m.cur) {
-		m.setFlash("Blind mode: label this item yourself; the verdict shows afterwards.")
+	if s.hidden(s.cur) {
+		s.refuse("Blind mode: label this item yourself; the verdict shows afterwards.")
 		return nil
 	}
+	rows := s.rows(s.cur)
 	var acts []sessions.Action
 	missing := 0
-	for _, rw := range m.rows(m.cur) {
-		v, ok := r.judgeValue(m.cur, rw)
+	for _, rw := range rows {
+		v, ok := r.judgeValue(s.cur, rw)
 		if !ok {
 			missing++
 			continue
 		}
-		acts = append(acts, m.action(sessions.KindAccept, rw, v))
+		acts = append(acts, s.action(sessions.KindAccept, rw, v))
 	}
 	if len(acts) == 0 {
-		if vd, ok := r.verdict(m.cur, 0); ok && !vd.OK() {
-			m.setFlash(fmt.Sprintf("The verdict is a %s: there is nothing to accept. Label it yourself (%s).", vd.Status, scaleKeys(m.rows(m.cur)[0].dim.Scale)))
-		} else {
-			m.setFlash("No verdict yet for this item: label it yourself, or wait for the judge.")
+		switch vd, ok := r.verdict(s.cur, 0); {
+		case len(rows) == 0:
+			s.refuse("The active judge has nothing to label on this item.")
+		case ok && !vd.OK():
+			s.refuse(fmt.Sprintf("The verdict is a %s: there is nothing to accept. Label it yourself (%s).", vd.Status, scaleKeys(rows[0].dim.Scale)))
+		default:
+			s.refuse("No verdict yet for this item: label it yourself, or wait for the judge.")
 		}
 		return nil
 	}
-	if missing > 0 {
-		m.setFlash(fmt.Sprintf("Accepted %d verdicts; %d have no usable verdict and still need your label.", len(acts), missing))
+	cmd := s.record(acts)
+	if missing > 0 && cmd != nil {
+		s.warn(fmt.Sprintf("Accepted %d on %s; %d have no usable verdict and still need your label.",
+			len(acts), SanitizeLine(s.items[s.cur].ID), missing))
 	}
-	return m.record(acts)
+	return cmd
 }
 
-func (m *Model) action(kind sessions.ActionKind, rw row, v float64) sessions.Action {
+func (s *reviewScreen) action(kind sessions.ActionKind, rw row, v float64) sessions.Action {
 	return sessions.Action{
 		Kind:      kind,
-		ItemID:    m.items[m.cur].ID,
+		ItemID:    s.items[s.cur].ID,
 		Criterion: rw.crit,
 		Dimension: rw.dim.Name,
 		Value:     v,
-		Via:       m.provenance(),
+		Via:       s.provenance(),
 	}
 }
 
 // record applies a group of label actions on screen, queues them for the
 // store, and moves on: to the next open row of the item, or, when the item
-// is fully labelled, to the next item.
-func (m *Model) record(acts []sessions.Action) tea.Cmd {
-	item := m.cur
+// is fully labelled, to the next item. A label is only made through a
+// filter the item is in, so that its recorded provenance is true.
+func (s *reviewScreen) record(acts []sessions.Action) tea.Cmd {
+	item := s.cur
+	if !s.inSelection(item) {
+		s.refuse(fmt.Sprintf("%s is no longer in the filter %q, so a label made here would say it was reached through it: press F or f for another filter.",
+			SanitizeLine(s.items[item].ID), s.sel.filter.name))
+		return nil
+	}
 	keys := make([]lkey, len(acts))
 	entries := make([]entry, len(acts))
 	for i, a := range acts {
 		keys[i], entries[i] = keyOf(a, item)
 	}
-	m.labels.apply(keys, entries)
-	m.refresh(item)
-	cmd := m.push(saveOp{item: item, acts: acts})
-	if m.reviewed[item] {
-		if m.sel.pos+1 < len(m.sel.items) {
-			m.step(1)
+	s.labels.apply(keys, entries)
+	s.refresh(item)
+	cmd := s.push(saveOp{item: item, acts: acts})
+	if s.reviewed[item] {
+		if s.sel.pos+1 < len(s.sel.items) {
+			s.step(1)
 		} else {
-			m.setFlash("That was the last item here. Press g for any item still unreviewed, s for statistics.")
+			s.hint("That was the last item here. Press g for any item still unreviewed, s for statistics.")
 		}
 	} else {
-		m.row = m.firstOpenRow(item)
+		s.row = s.firstOpenRow(item)
 	}
 	return cmd
 }
 
 // undo reverts the latest group of actions and shows its item.
-func (m *Model) undo() tea.Cmd {
-	keys := m.labels.undo()
+func (s *reviewScreen) undo() tea.Cmd {
+	keys := s.labels.undo()
 	if keys == nil {
-		m.setFlash("Nothing to undo.")
+		s.hint("Nothing to undo.")
 		return nil
 	}
 	item := keys[0].item
-	m.refresh(item)
-	m.goTo(item)
-	m.setFlash(fmt.Sprintf("Undone on %s.", SanitizeLine(m.items[item].ID)))
-	return m.push(saveOp{item: item, undo: true})
+	s.refresh(item)
+	s.show(item)
+	s.hint(fmt.Sprintf("Undone on %s.", SanitizeLine(s.items[item].ID)))
+	return s.push(saveOp{item: item, undo: true})
 }
 
-// startNote opens the note editor on the current item's note.
-func (m *Model) startNote() tea.Cmd {
-	if len(m.items) == 0 {
+// noteMsg is a note written in the note dialog, for an item.
+type noteMsg struct {
+	item int
+	text string
+}
+
+// saveNote applies a note on screen and queues it for the store.
+func (m *Model) saveNote(msg noteMsg) tea.Cmd {
+	text := strings.TrimSpace(msg.text)
+	if msg.item < 0 || msg.item >= len(m.items) || text == m.labels.note(msg.item) {
 		return nil
 	}
-	m.noting = true
-	m.note.SetValue(m.labels.note(m.cur))
-	m.note.CursorEnd()
-	m.note.SetWidth(max(m.width-12, 10))
-	return m.note.Focus()
-}
-
-func (m Model) noteKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	switch msg.String() {
-	case "esc":
-		m.noting = false
-		m.note.Blur()
-		return m, nil
-	case "enter":
-		m.noting = false
-		m.note.Blur()
-		text := strings.TrimSpace(m.note.Value())
-		if text == m.labels.note(m.cur) {
-			return m, nil
-		}
-		a := sessions.Action{Kind: sessions.KindNote, ItemID: m.items[m.cur].ID, Note: text, Via: m.provenance()}
-		k, e := keyOf(a, m.cur)
-		m.labels.apply([]lkey{k}, []entry{e})
-		m.cache.clear()
-		return m, m.push(saveOp{item: m.cur, acts: []sessions.Action{a}})
+	id := m.items[msg.item].ID
+	a := sessions.Action{Kind: sessions.KindNote, ItemID: id, Note: text, Via: m.provenance()}
+	k, e := keyOf(a, msg.item)
+	m.labels.apply([]lkey{k}, []entry{e})
+	m.review.cache.clear()
+	if text == "" {
+		m.tell(fmt.Sprintf("Note removed from %s.", SanitizeLine(id)))
+	} else {
+		m.tell(fmt.Sprintf("Note saved on %s: %s", SanitizeLine(id), SanitizeLine(text)))
 	}
-	var cmd tea.Cmd
-	m.note, cmd = m.note.Update(msg)
-	return m, cmd
+	return m.push(saveOp{item: msg.item, acts: []sessions.Action{a}})
 }
 
 // scaleKeys says which keys label a scale.
@@ -177,3 +188,24 @@ func scaleKeys(s judge.Scale) string {
 	}
 	return "y or n"
 }
+
+// scaleRange names a scale's values.
+func scaleRange(s judge.Scale) string {
+	switch s {
+	case judge.Ternary:
+		return "0 / 0.5 / 1"
+	case judge.Likert:
+		return "1–5"
+	}
+	return "YES / NO"
+}
+
+// plural is "1 item", "2 items".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func itemCount(n int) string { return plural(n, "item", "items") }

@@ -1,8 +1,12 @@
 package tui
 
 import (
-	"charm.land/bubbles/v2/textinput"
+	"fmt"
+	"strings"
+
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
@@ -28,9 +32,13 @@ type Options struct {
 	// History is this annotator's actions, oldest first, from which the
 	// current labels and notes are derived.
 	History []sessions.Action
-	// Notice is shown in the message line when the screen opens (what was
-	// mapped, rows skipped, a changed dataset…).
-	Notice string
+	// Others are the current labels of every other annotator of the
+	// session (imported ones included), shown beside the verdict.
+	Others []sessions.Label
+	// Notices are what the message log says when the screen opens (how
+	// the dataset was mapped, rows skipped, a changed dataset…); the last
+	// one also shows on the hint line.
+	Notices []string
 	// About says what is open (dataset, mapping, session file); the help
 	// overlay shows it.
 	About string
@@ -43,112 +51,89 @@ type Options struct {
 	Stats func() (stats.Report, error)
 }
 
-type screen int
+// screenID names the screens the root routes between.
+type screenID int
 
 const (
-	screenReview screen = iota
-	screenStats
+	screenReview screenID = iota
 	screenList
+	screenStats
 )
 
-// Model is the root model: it owns routing between screens, focus, and the
-// in-memory view of the session.
+// Model is the root model. It owns the terminal's size, routes each
+// message to the one part that handles it, and keeps the dialogs on a
+// stack above the screens: a key goes to quit, then the top dialog, then
+// the keys every screen shares, then the screen on display.
 type Model struct {
-	keys      KeyMap
-	styles    Styles
-	width     int
-	height    int
-	store     Recorder
-	annotator string
-	dataset   string
-	about     string
-
-	items []judge.Item
-	index map[string]int
-	runs  []*runView
-	act   int // the active run
-
-	labels labelState
-	// Derived per item for the active run, kept up to date by refresh so
-	// that drawing a frame never scans the dataset.
-	reviewed   []bool
-	agreement  []int8 // -1 not comparable, 0 disagrees, 1 agrees
-	applicable []bool // the active judge has something to label here
-	nReviewed  int
-	nAgree     int
-	nCompared  int
-	nApplic    int
-
-	cur       int  // the item on screen
-	row       int  // the selected row (criterion × dimension) of the item
-	focus     pane // the pane that scrolls
-	scroll    [numPanes]int
-	showThink bool
-	sel       selection // the filter and order items are reviewed in
-	blind     bool      // hide verdicts until the item is labelled
-	searching bool      // the search prompt is open
-	list      listState
-
-	screen     screen
-	stats      statsState
-	statsFn    func() (stats.Report, error)
-	showHelp   bool
-	helpScroll int
-	noting     bool
-	note       textinput.Model
-	query      textinput.Model // the search prompt
-
-	save     saveQueue
+	*workspace
+	keys    appKeys
+	width   int
+	height  int
+	screen  screenID
+	review  *reviewScreen
+	list    *listScreen
+	stats   *statsScreen
+	dialogs []dialog
+	// quitting is set once quit was asked while labels were still being
+	// saved: the program ends when the last one is committed.
 	quitting bool
-	// confirm, when set, asks a yes/no question in the hint line before
-	// an expensive action; y runs onYes.
-	confirm *confirmation
-
-	flash      string
-	flashError bool
-
-	cache *renderCache
 }
 
 // New builds the review screen. It opens on the first unreviewed item.
-func New(o Options) Model {
-	m := Model{
-		keys:      DefaultKeyMap(),
+func New(o Options) *Model {
+	w := &workspace{
 		styles:    NewStyles(true),
 		store:     o.Store,
 		annotator: o.Annotator,
 		dataset:   o.Dataset,
+		about:     o.About,
 		items:     o.Items,
 		index:     make(map[string]int, len(o.Items)),
-		focus:     panePrediction,
-		flash:     o.Notice,
-		note:      textinput.New(),
-		query:     textinput.New(),
-		cache:     &renderCache{},
-		statsFn:   o.Stats,
 		blind:     o.Blind,
-		about:     o.About,
+		statsFn:   o.Stats,
 	}
 	for i, it := range o.Items {
-		m.index[it.ID] = i
+		w.index[it.ID] = i
 	}
 	for _, r := range o.Runs {
-		m.runs = append(m.runs, newRunView(r, m.index, len(o.Items)))
+		w.runs = append(w.runs, newRunView(r, w.index, len(o.Items)))
 	}
-	m.labels = replay(o.History, m.index)
-	m.save.pending = map[int]int{}
-	m.note.Placeholder = "what a reader of this label should know"
-	m.note.CharLimit = 2000
-	m.recount()
-	m.sel.filter = staticFilters[0]
-	m.cur = m.firstUnreviewed(0)
-	m.reselect()
+	w.labels = replay(o.History, w.index)
+	w.others = newOtherLabels(o.Others, w.index)
+	w.save.pending = map[int]int{}
+	var notices []string
+	for _, n := range o.Notices {
+		if strings.TrimSpace(n) != "" {
+			w.tell(n)
+			notices = append(notices, n)
+		}
+	}
+	// The first notice (how the dataset was mapped) is the first thing
+	// said; when there are more, the status line counts them as unread.
+	if len(notices) == 1 {
+		w.log.read = 1
+	} else if len(notices) > 1 {
+		w.hint(fmt.Sprintf("%s · %s more in the messages (m)", notices[0], plural(len(notices)-1, "notice", "notices")))
+		w.log.flashKept = true
+	}
+	w.recount()
+	w.sel.filter = staticFilters[0]
+	w.cur = w.firstUnreviewed(0)
+	w.reselect()
+	m := &Model{
+		workspace: w,
+		keys:      defaultAppKeys(),
+		review:    newReviewScreen(w),
+		list:      &listScreen{workspace: w, keys: defaultListKeys()},
+		stats:     &statsScreen{workspace: w, keys: defaultStatsKeys()},
+	}
+	m.review.follow()
 	return m
 }
 
 // Init asks the terminal for its background colour (to pick light or dark
 // styles) and starts listening for verdicts.
-func (m Model) Init() tea.Cmd {
+func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	for i, r := range m.runs {
 		for id, st := range r.streams {
@@ -161,155 +146,41 @@ func (m Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// run returns the active run, or nil when the session has no judge.
-func (m *Model) run() *runView {
-	if m.act < len(m.runs) {
-		return m.runs[m.act]
-	}
-	return nil
-}
-
-// rows lists the rows of an item for the active judge.
-func (m *Model) rows(item int) []row {
-	if r := m.run(); r != nil && item < len(m.items) {
-		return r.rows(m.items[item])
-	}
-	return nil
-}
-
-// recount derives the per-item review state for every item; used when the
-// screen opens or the active judge changes.
-func (m *Model) recount() {
-	n := len(m.items)
-	m.reviewed = make([]bool, n)
-	m.agreement = make([]int8, n)
-	m.applicable = make([]bool, n)
-	m.nReviewed, m.nAgree, m.nCompared, m.nApplic = 0, 0, 0, 0
-	for i := range n {
-		m.agreement[i] = -1
-		m.refresh(i)
-	}
-}
-
-// refresh re-derives one item's review state after its labels or verdicts
-// changed, adjusting the running counts.
-func (m *Model) refresh(i int) {
-	if i < 0 || i >= len(m.items) {
-		return
-	}
-	if m.applicable[i] {
-		m.nApplic--
-	}
-	if m.reviewed[i] {
-		m.nReviewed--
-	}
-	if m.agreement[i] >= 0 {
-		m.nCompared--
-		if m.agreement[i] == 1 {
-			m.nAgree--
-		}
-	}
-	rows := m.rows(i)
-	m.applicable[i] = len(rows) > 0
-	reviewed := len(rows) > 0
-	agree, compared := true, false
-	for _, rw := range rows {
-		h, ok := m.labels.label(lkey{item: i, crit: rw.crit, dim: rw.dim.Name})
-		if !ok {
-			reviewed = false
-			continue
-		}
-		if j, ok := m.run().judgeValue(i, rw); ok {
-			compared = true
-			agree = agree && j == h
-		}
-	}
-	m.reviewed[i] = reviewed
-	m.agreement[i] = -1
-	if compared {
-		m.agreement[i] = 0
-		if agree {
-			m.agreement[i] = 1
-		}
-	}
-	if m.applicable[i] {
-		m.nApplic++
-	}
-	if reviewed {
-		m.nReviewed++
-	}
-	if compared {
-		m.nCompared++
-		if agree {
-			m.nAgree++
-		}
-	}
-}
-
-// firstUnreviewed returns the first item at or after from (wrapping) that
-// still needs a label, or from when every item is reviewed.
-func (m *Model) firstUnreviewed(from int) int {
-	n := len(m.items)
-	for k := range n {
-		i := (from + k) % n
-		if m.applicable[i] && !m.reviewed[i] {
-			return i
-		}
-	}
-	return min(from, max(n-1, 0))
-}
-
-// nextUnreviewed returns the position in the selection of the first item
-// at or after position from (wrapping) that still needs a label, or -1.
-func (m *Model) nextUnreviewed(from int) int {
-	n := len(m.sel.items)
-	for k := range n {
-		p := (from + k) % n
-		if i := m.sel.items[p]; m.applicable[i] && !m.reviewed[i] {
-			return p
-		}
-	}
-	return -1
-}
-
-// goTo shows another item, keeping the selection's position in step.
-func (m *Model) goTo(i int) {
-	if len(m.items) == 0 {
-		return
-	}
-	i = max(min(i, len(m.items)-1), 0)
-	if i != m.cur {
-		m.scroll = [numPanes]int{}
-	}
-	m.cur = i
-	m.row = m.firstOpenRow(i)
-	if p := m.sel.pos; p < len(m.sel.items) && m.sel.items[p] == i {
-		return
-	}
-	for p, j := range m.sel.items {
-		if j == i {
-			m.sel.pos = p
-			return
-		}
-	}
-}
-
 // Progress reports how many items are reviewed for the active judge, out
 // of the items it has something to label on.
-func (m Model) Progress() (reviewed, total int) { return m.nReviewed, m.nApplic }
+func (m *Model) Progress() (reviewed, total int) { return m.nReviewed, m.nApplic }
 
-// confirmation is a pending yes/no question.
-type confirmation struct {
-	question string
-	onYes    func() tea.Cmd
+// current is the screen on display.
+func (m *Model) current() screen {
+	switch m.screen {
+	case screenList:
+		return m.list
+	case screenStats:
+		return m.stats
+	}
+	return m.review
 }
 
-// firstOpenRow returns the first row of an item without a label, or 0.
-func (m *Model) firstOpenRow(item int) int {
-	for k, rw := range m.rows(item) {
-		if _, ok := m.labels.label(lkey{item: item, crit: rw.crit, dim: rw.dim.Name}); !ok {
-			return k
-		}
+// View draws the whole screen. Only the root model returns a tea.View; the
+// screens and dialogs below it return strings.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.WindowTitle = "gavel · " + SanitizeLine(m.dataset)
+	return v
+}
+
+func (m *Model) render() string {
+	if m.width == 0 || m.height == 0 {
+		return ""
 	}
-	return 0
+	if m.width < minWidth || m.height < minHeight {
+		msg := fmt.Sprintf("The terminal is %d×%d; Gavel needs at least %d×%d.\nMake the window larger, or press q to quit.", m.width, m.height, minWidth, minHeight)
+		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, ansi.Wordwrap(msg, m.width, ""))
+	}
+	if d, ok := m.top().(overlay); ok {
+		return d.overlay(m.styles, m.width, m.height)
+	}
+	body := m.current().view(m.width, m.height-chromeRows)
+	return strings.Join([]string{m.headerLine(), body, m.statusLine(), m.hintLine()}, "\n")
 }

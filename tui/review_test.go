@@ -40,7 +40,7 @@ func TestLabelAdvancesAndSaves(t *testing.T) {
 		}
 	}
 	// Back to q1: the disagreement is visible.
-	m = press(t, m, "home")
+	m = press(t, m, "<")
 	if s := plain(m); !strings.Contains(s, "you NO ✗ disagree") {
 		t.Errorf("q1 does not show the disagreement:\n%s", s)
 	}
@@ -201,14 +201,15 @@ func TestHelpListsEveryKey(t *testing.T) {
 		small = press(t, small, "pgdown")
 		seen += plain(small)
 	}
-	for _, g := range m.keys.FullHelp() {
+	every := append(m.review.FullHelp(), m.keys.all())
+	for _, g := range every {
 		for _, b := range g {
 			if !strings.Contains(seen, b.Help().Desc) {
 				t.Errorf("help at 80×24 never shows %q", b.Help().Desc)
 			}
 		}
 	}
-	for _, g := range m.keys.FullHelp() {
+	for _, g := range every {
 		for _, b := range g {
 			if !strings.Contains(s, b.Help().Desc) {
 				t.Errorf("help lacks %q", b.Help().Desc)
@@ -216,7 +217,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 		}
 	}
 	m = press(t, m, "esc")
-	if m.showHelp {
+	if m.top() != nil {
 		t.Error("esc did not close the help")
 	}
 }
@@ -261,8 +262,8 @@ func TestRubricRowsAndItemScore(t *testing.T) {
 	// 1 labels the first criterion, 5 (= 0.5) the second, 0 the third;
 	// the item is then reviewed and the screen moves on.
 	m = press(t, m, "1")
-	if m.row != 1 || m.cur != 0 {
-		t.Fatalf("after the first criterion: row %d item %d", m.row, m.cur)
+	if m.review.row != 1 || m.cur != 0 {
+		t.Fatalf("after the first criterion: row %d item %d", m.review.row, m.cur)
 	}
 	m = press(t, m, "5", "0")
 	if m.cur != 1 {
@@ -272,8 +273,8 @@ func TestRubricRowsAndItemScore(t *testing.T) {
 		t.Errorf("recorded %+v", st.groups)
 	}
 	// y on a ternary scale is an error message, not a label.
-	m = press(t, m, "home", "3")
-	if !strings.Contains(plain(m), "not a ternary value") {
+	m = press(t, m, "<", "3")
+	if !strings.Contains(plain(m), "3 is not a score") {
 		t.Errorf("3 on a ternary scale gave no message:\n%s", plain(m))
 	}
 }

@@ -41,21 +41,21 @@ type retrySaveMsg struct{}
 
 // push queues an operation and returns the command that writes it, if
 // nothing is being written already.
-func (m *Model) push(op saveOp) tea.Cmd {
-	m.save.queue = append(m.save.queue, op)
-	m.save.pending[op.item]++
-	return m.flush()
+func (w *workspace) push(op saveOp) tea.Cmd {
+	w.save.queue = append(w.save.queue, op)
+	w.save.pending[op.item]++
+	return w.flush()
 }
 
 // flush starts writing everything queued, unless a write is in flight.
-func (m *Model) flush() tea.Cmd {
-	if m.save.inflight || len(m.save.queue) == 0 || m.store == nil {
+func (w *workspace) flush() tea.Cmd {
+	if w.save.inflight || len(w.save.queue) == 0 || w.store == nil {
 		return nil
 	}
-	ops := m.save.queue
-	m.save.queue = nil
-	m.save.inflight = true
-	store := m.store
+	ops := w.save.queue
+	w.save.queue = nil
+	w.save.inflight = true
+	store := w.store
 	return func() tea.Msg {
 		for i, op := range ops {
 			var err error
@@ -83,6 +83,9 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 		}
 	}
 	if msg.err != nil {
+		if m.save.err == nil {
+			m.fail("Could not save your labels: " + SanitizeLine(msg.err.Error()) + " — retrying every 2 seconds; the labels on screen are not in the session until this clears.")
+		}
 		m.save.err = msg.err
 		m.save.queue = append(msg.rest, m.save.queue...)
 		if m.quitting {
@@ -90,8 +93,9 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 		}
 		return tea.Tick(2*time.Second, func(time.Time) tea.Msg { return retrySaveMsg{} })
 	}
-	if len(msg.done) > 0 {
+	if len(msg.done) > 0 && m.save.err != nil {
 		m.save.err = nil
+		m.tell("Saving works again: every label on screen is in the session.")
 	}
 	if m.quitting && len(m.save.queue) == 0 {
 		return tea.Quit
@@ -101,7 +105,7 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 
 // Unsaved reports how many actions were made on screen but never committed
 // (non-zero only when the store kept failing until quit) and the last error.
-func (m Model) Unsaved() (int, error) {
+func (m *Model) Unsaved() (int, error) {
 	n := 0
 	for _, op := range m.save.queue {
 		n += max(len(op.acts), 1)

@@ -22,7 +22,7 @@ func TestFilterDisagreementsRecordsProvenance(t *testing.T) {
 		t.Fatalf("filter %q holds %d items, want the 2 disagreements", m.sel.filter.id, got)
 	}
 	if m.cur != 0 {
-		m = press(t, m, "home")
+		m = press(t, m, "<")
 	}
 	if s := plain(m); !strings.Contains(s, "1/2 judge ≠ you") {
 		t.Errorf("header does not show the filter:\n%s", s)
@@ -43,7 +43,7 @@ func TestFilterDisagreementsRecordsProvenance(t *testing.T) {
 
 func TestRandomOrderIsReproducible(t *testing.T) {
 	items := testItems(30)
-	open := func() Model {
+	open := func() *Model {
 		m := newTestModel(t, &fakeStore{}, items, []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}}, nil, 120, 40)
 		return press(t, m, "o", "o")
 	}
@@ -63,7 +63,7 @@ func TestRandomOrderIsReproducible(t *testing.T) {
 	}
 }
 
-func ids(m Model) []string {
+func ids(m *Model) []string {
 	var out []string
 	for _, i := range m.sel.items {
 		out = append(out, m.items[i].ID)
@@ -118,7 +118,7 @@ func TestBlindModeHidesTheVerdictUntilLabelled(t *testing.T) {
 	if len(st.groups) != 0 || !strings.Contains(plain(m), "Blind mode") {
 		t.Errorf("accept worked in blind mode: %+v", st.groups)
 	}
-	m = press(t, m, "n", "home")
+	m = press(t, m, "n", "<")
 	if s := plain(m); !strings.Contains(s, "judge YES") || !strings.Contains(s, "✗ disagree") {
 		t.Errorf("verdict not shown after labelling:\n%s", s)
 	}

@@ -59,7 +59,7 @@ func statsFixture() stats.Input {
 // statsModel opens the review screen on items with the given runs (the
 // first active), its statistics computed from in, and shows the
 // statistics screen.
-func statsModel(t *testing.T, in stats.Input, runs []Run, w, h int) Model {
+func statsModel(t *testing.T, in stats.Input, runs []Run, w, h int) *Model {
 	t.Helper()
 	items := testItems(max(len(in.Units), 1))
 	m := New(Options{Store: &fakeStore{}, Annotator: "tester", Dataset: "test.jsonl", Items: items, Runs: runs,
@@ -75,7 +75,7 @@ func statsModel(t *testing.T, in stats.Input, runs []Run, w, h int) Model {
 // scrollAll pages through the statistics screen from the top to the
 // bottom, checking that every frame fits the terminal, and returns every
 // line the screen showed.
-func scrollAll(t *testing.T, m Model, w, h int) []string {
+func scrollAll(t *testing.T, m *Model, w, h int) []string {
 	t.Helper()
 	m = press(t, m, "pgup", "pgup", "pgup")
 	var seen []string
@@ -115,7 +115,7 @@ func TestStatsScreenShowsEverything(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
 			m := statsModel(t, statsFixture(), threeRuns(), w, h)
 			seen := strings.Join(scrollAll(t, m, w, h), "\n")
-			for _, l := range m.statsLines(w - 4) {
+			for _, l := range m.stats.lines(w - 4) {
 				if l = strings.TrimRight(ansi.Strip(l), " "); !strings.Contains(seen, l) {
 					t.Errorf("line never shown: %q", l)
 				}
@@ -253,7 +253,7 @@ func TestStatsScreenScrolls(t *testing.T) {
 	for range 50 {
 		m = press(t, m, "pgdown")
 	}
-	n := len(m.statsLines(76))
+	n := len(m.stats.lines(76))
 	if want := n - (24 - chromeRows - 2); m.stats.scroll != want {
 		t.Errorf("paged past the end: offset %d, want %d", m.stats.scroll, want)
 	}

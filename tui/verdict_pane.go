@@ -11,33 +11,43 @@ import (
 	"github.com/gavel-dev/gavel/judge"
 )
 
-// verdictLines draws the verdict pane: for each row of the item the
-// judge's value and the person's label side by side, then the selected
-// row's verdict in full (status, reason, extracted answer and other extra
-// fields, the raw output of an unreadable verdict), then the note.
-func (m *Model) verdictLines(inner int) []string {
-	st := m.styles
-	r := m.run()
-	if r == nil {
-		return []string{st.Muted.Render("No judge in this session.")}
-	}
-	rows := m.rows(m.cur)
-	if len(rows) == 0 {
-		return []string{st.Muted.Render(fmt.Sprintf("%s has nothing to judge on this item (it needs rubric criteria).", r.info.Name))}
-	}
+// verdictFieldBytes caps each text of the verdict pane (reason, extra
+// fields, raw output, note): the pane is drawn on every frame, and a 10 MB
+// reason must not slow every key press on its item.
+const verdictFieldBytes = 16 << 10
+
+// verdictLines draws the verdict pane: the person's note first, then for
+// each row of the item the judge's value and the person's label side by
+// side, then the selected row's verdict in full (status, reason, extracted
+// answer and other extra fields, the raw output of an unreadable verdict),
+// the other annotators' labels and the other judges' verdicts.
+func (s *reviewScreen) verdictLines(inner int) []string {
+	st := s.styles
 	var lines []string
-	sel := min(m.row, len(rows)-1)
+	if note := s.labels.note(s.cur); note != "" {
+		lines = append(lines, capped(st, "note", note, inner)...)
+		lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
+	}
+	r := s.run()
+	if r == nil {
+		return append(lines, st.Muted.Render("No judge in this session."))
+	}
+	rows := s.rows(s.cur)
+	if len(rows) == 0 {
+		return append(lines, wrapPlain(fmt.Sprintf("%s has nothing to judge on this item (it needs rubric criteria).", SanitizeLine(r.info.Name)), inner)...)
+	}
+	sel := min(s.row, len(rows)-1)
 	for k, rw := range rows {
-		lines = append(lines, m.rowLine(rw, k == sel && len(rows) > 1, inner))
+		lines = append(lines, s.rowLine(rw, k == sel && len(rows) > 1, len(rows) > 1, inner))
 	}
 	if r.info.PerCriterion && len(rows) > 1 {
-		lines = append(lines, m.itemScoreLine(rows))
+		lines = append(lines, ansi.Truncate(s.itemScoreLine(rows), inner, "…"))
 	}
 	rw := rows[sel]
-	vd, has := r.verdict(m.cur, rw.crit)
+	vd, has := r.verdict(s.cur, rw.crit)
 	lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
 	switch {
-	case m.hidden(m.cur):
+	case s.hidden(s.cur):
 		lines = append(lines, wrapPlain("Blind mode: the judge's verdict shows once you have labelled this item (b turns blind mode off).", inner)...)
 	case !has && r.loading:
 		lines = append(lines, st.Muted.Render("Reading verdicts…"))
@@ -46,64 +56,87 @@ func (m *Model) verdictLines(inner int) []string {
 	case !has:
 		lines = append(lines, st.Muted.Render("No verdict."))
 	default:
-		lines = append(lines, m.verdictDetail(vd, inner)...)
-		if old, ok := r.was[vkey{m.cur, rw.crit}]; ok {
+		lines = append(lines, s.verdictDetail(vd, inner)...)
+		if old, ok := r.was[vkey{s.cur, rw.crit}]; ok {
 			lines = append(lines, field(st, "before", "re-judged; the earlier verdict was "+verdictSummary(old, rw), inner)...)
 		}
 	}
-	if others := m.otherJudges(rows[sel]); len(others) > 0 {
+	if people := s.otherAnnotators(rw, inner); len(people) > 0 {
+		lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
+		lines = append(lines, people...)
+	}
+	if others := s.otherJudges(rw, inner); len(others) > 0 {
 		lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
 		lines = append(lines, others...)
 	}
-	if note := m.labels.note(m.cur); note != "" {
-		lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
-		lines = append(lines, field(st, "note", Sanitize(note), inner)...)
+	return lines
+}
+
+// capped is a field of the verdict pane, cut to verdictFieldBytes.
+func capped(st Styles, name, value string, inner int) []string {
+	text, cut := shownUpTo(value, verdictFieldBytes)
+	lines := field(st, name, text, inner)
+	if cut > 0 {
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("… %s more not shown", byteSize(cut))))
 	}
 	return lines
 }
 
 // rowLine is "judge YES   you NO ✗" for one row, named by its criterion
-// or dimension when the item has several rows.
-func (m *Model) rowLine(rw row, selected bool, inner int) string {
-	st := m.styles
-	r := m.run()
+// or dimension when the item has several rows. The values are laid out
+// first and the name gets what is left, so a narrow pane cuts the
+// criterion's text, never the scores.
+func (s *reviewScreen) rowLine(rw row, selected, named bool, inner int) string {
+	st := s.styles
+	r := s.run()
 	jv := st.Muted.Render("…")
-	if v, ok := r.verdict(m.cur, rw.crit); ok && m.hidden(m.cur) {
+	if v, ok := r.verdict(s.cur, rw.crit); ok && s.hidden(s.cur) {
 		jv = st.Muted.Render("hidden")
 	} else if ok {
 		if x, ok := v.Values[rw.dim.Name]; ok && v.OK() {
-			jv = m.valueStyle(rw.dim.Scale, x).Render(rw.dim.Scale.Format(x))
+			jv = s.valueStyle(rw.dim.Scale, x).Render(rw.dim.Scale.Format(x))
 		} else if !v.OK() {
 			jv = st.Error.Render(string(v.Status))
 		}
 	}
 	hv := st.Muted.Render("—")
-	mark := ""
-	k := lkey{item: m.cur, crit: rw.crit, dim: rw.dim.Name}
-	if x, ok := m.labels.label(k); ok {
-		hv = m.valueStyle(rw.dim.Scale, x).Render(rw.dim.Scale.Format(x))
-		if j, ok := r.judgeValue(m.cur, rw); ok {
+	long, brief := "", ""
+	if x, ok := s.label(s.cur, rw); ok {
+		hv = s.valueStyle(rw.dim.Scale, x).Render(rw.dim.Scale.Format(x))
+		if j, ok := r.judgeValue(s.cur, rw); ok {
 			if j == x {
-				mark = st.Agree.Render(" ✓ agree")
+				long, brief = st.Agree.Render(" ✓ agree"), st.Agree.Render(" ✓")
 			} else {
-				mark = st.Disagree.Render(" ✗ disagree")
+				long, brief = st.Disagree.Render(" ✗ disagree"), st.Disagree.Render(" ✗")
 			}
 		}
-		if m.save.pending[m.cur] > 0 {
-			mark += st.Pending.Render(" saving…")
+		if s.save.pending[s.cur] > 0 {
+			long += st.Pending.Render(" saving…")
+			brief += st.Pending.Render(" …")
 		}
 	}
-	name := ""
-	if len(m.rows(m.cur)) > 1 {
-		name = rowName(m.items[m.cur], rw)
-		prefix := "  "
-		if selected {
-			prefix = "▸ "
-		}
-		w := max(inner/2, 8)
-		name = prefix + padRight(ansi.Truncate(SanitizeLine(name), w, "…"), w) + " "
+	values := st.Muted.Render("judge ") + jv + st.Muted.Render("   you ") + hv + long
+	if !named {
+		return values
 	}
-	return name + st.Muted.Render("judge ") + jv + st.Muted.Render("   you ") + hv + mark
+	prefix := "  "
+	if selected {
+		prefix = "▸ "
+	}
+	vw := ansi.StringWidth(values)
+	if vw+len(prefix)+8 > inner {
+		// Narrow: the scores in fewer cells, so the criterion keeps some.
+		values = st.Muted.Render("judge ") + jv + st.Muted.Render(" you ") + hv + brief
+		vw = ansi.StringWidth(values)
+	}
+	nameW := max(inner-vw-len(prefix)-1, 1)
+	name := ansi.Truncate(SanitizeLine(clipText(rowName(s.items[s.cur], rw), 512)), nameW, "…")
+	return prefix + padTo(name, nameW) + " " + values
+}
+
+// padTo pads a string with spaces to exactly n cells (it is never longer).
+func padTo(text string, n int) string {
+	return text + strings.Repeat(" ", max(n-ansi.StringWidth(text), 0))
 }
 
 func rowName(it judge.Item, rw row) string {
@@ -113,17 +146,17 @@ func rowName(it judge.Item, rw row) string {
 	return rw.dim.Name
 }
 
-func (m *Model) verdictDetail(vd judge.Verdict, inner int) []string {
-	st := m.styles
+func (s *reviewScreen) verdictDetail(vd judge.Verdict, inner int) []string {
+	st := s.styles
 	var lines []string
 	if !vd.OK() {
 		lines = append(lines, st.Error.Render(string(vd.Status)))
 		if vd.Error != "" {
-			lines = append(lines, field(st, "error", Sanitize(vd.Error), inner)...)
+			lines = append(lines, capped(st, "error", vd.Error, inner)...)
 		}
 	}
 	if vd.Reason != "" {
-		lines = append(lines, field(st, "reason", Sanitize(vd.Reason), inner)...)
+		lines = append(lines, capped(st, "reason", vd.Reason, inner)...)
 	}
 	keys := make([]string, 0, len(vd.Extra))
 	for k, v := range vd.Extra {
@@ -133,18 +166,21 @@ func (m *Model) verdictDetail(vd judge.Verdict, inner int) []string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		lines = append(lines, field(st, k, Sanitize(extraText(vd.Extra[k])), inner)...)
+		lines = append(lines, capped(st, SanitizeLine(clipText(k, 64)), extraText(vd.Extra[k]), inner)...)
 	}
 	if vd.Confidence != nil {
 		lines = append(lines, field(st, "confidence", fmt.Sprintf("%.0f%%", *vd.Confidence*100), inner)...)
 	}
 	if vd.Model != "" {
-		lines = append(lines, field(st, "model", Sanitize(vd.Model), inner)...)
+		lines = append(lines, capped(st, "model", vd.Model, inner)...)
 	}
 	if !vd.OK() && vd.Raw != "" {
 		lines = append(lines, st.Muted.Render("raw output:"))
-		raw, _ := shown(vd.Raw)
+		raw, cut := shownUpTo(vd.Raw, verdictFieldBytes)
 		lines = append(lines, wrapPlain(raw, inner)...)
+		if cut > 0 {
+			lines = append(lines, st.Muted.Render(fmt.Sprintf("… %s more not shown", byteSize(cut))))
+		}
 	}
 	return lines
 }
@@ -199,17 +235,17 @@ func extraText(v any) string {
 
 // valueStyle colours a value: top of the scale green, bottom red, middle
 // amber.
-func (m *Model) valueStyle(s judge.Scale, v float64) lipglossStyle {
-	vals := s.Values()
+func (s *reviewScreen) valueStyle(sc judge.Scale, v float64) lipglossStyle {
+	vals := sc.Values()
 	switch {
 	case len(vals) == 0:
-		return m.styles.Strong
+		return s.styles.Strong
 	case v == vals[len(vals)-1]:
-		return m.styles.Yes
+		return s.styles.Yes
 	case v == vals[0]:
-		return m.styles.No
+		return s.styles.No
 	}
-	return m.styles.Partial
+	return s.styles.Partial
 }
 
 // hiddenExtra reports extra fields that mean nothing to a reviewer: byte
@@ -236,9 +272,9 @@ func verdictSummary(v judge.Verdict, rw row) string {
 
 // itemScoreLine is a per-criterion judge's score for the whole item: the
 // mean over its criteria, for the judge and for the person, per dimension.
-func (m *Model) itemScoreLine(rows []row) string {
-	st := m.styles
-	r := m.run()
+func (s *reviewScreen) itemScoreLine(rows []row) string {
+	st := s.styles
+	r := s.run()
 	var parts []string
 	for _, d := range r.info.Dimensions {
 		var js, hs []float64
@@ -248,10 +284,10 @@ func (m *Model) itemScoreLine(rows []row) string {
 				continue
 			}
 			n++
-			if v, ok := r.judgeValue(m.cur, rw); ok {
+			if v, ok := r.judgeValue(s.cur, rw); ok {
 				js = append(js, v)
 			}
-			if v, ok := m.labels.label(lkey{item: m.cur, crit: rw.crit, dim: d.Name}); ok {
+			if v, ok := s.labels.label(lkey{item: s.cur, crit: rw.crit, dim: d.Name}); ok {
 				hs = append(hs, v)
 			}
 		}
@@ -280,25 +316,26 @@ func meanOf(xs []float64) string {
 
 // otherJudges compares the session's other judges on the selected row:
 // one line each with its value (or status), marked when it differs from
-// the active judge. Hidden in blind mode until the item is labelled.
-func (m *Model) otherJudges(rw row) []string {
-	if len(m.runs) < 2 || m.hidden(m.cur) {
+// the active judge. Hidden in blind mode until the item is labelled. The
+// judge's name is cut before its value.
+func (s *reviewScreen) otherJudges(rw row, inner int) []string {
+	if len(s.runs) < 2 || s.hidden(s.cur) {
 		return nil
 	}
-	st := m.styles
-	mine, hasMine := m.run().judgeValue(m.cur, rw)
+	st := s.styles
+	mine, hasMine := s.run().judgeValue(s.cur, rw)
 	var out []string
-	for k, r := range m.runs {
-		if k == m.act {
+	for k, r := range s.runs {
+		if k == s.act {
 			continue
 		}
 		if _, ok := r.info.Dimension(rw.dim.Name); !ok || (rw.crit > 0) != r.info.PerCriterion {
 			continue
 		}
 		text := st.Muted.Render("…")
-		if v, ok := r.verdict(m.cur, rw.crit); ok {
+		if v, ok := r.verdict(s.cur, rw.crit); ok {
 			if x, ok := v.Values[rw.dim.Name]; ok && v.OK() {
-				text = m.valueStyle(rw.dim.Scale, x).Render(rw.dim.Scale.Format(x))
+				text = s.valueStyle(rw.dim.Scale, x).Render(rw.dim.Scale.Format(x))
 				if hasMine && x != mine {
 					text += st.Disagree.Render(" ≠")
 				}
@@ -306,7 +343,38 @@ func (m *Model) otherJudges(rw row) []string {
 				text = st.Error.Render(string(v.Status))
 			}
 		}
-		out = append(out, st.Muted.Render("also ")+SanitizeLine(r.name())+"  "+text)
+		out = append(out, s.nameValue("also ", r.name(), text, inner))
 	}
 	return out
+}
+
+// otherAnnotators shows every other annotator's current label on the
+// selected row (teammates, and humans whose labels the dataset carried),
+// marked when it differs from this annotator's. Hidden in blind mode
+// until the item is labelled, like the verdict.
+func (s *reviewScreen) otherAnnotators(rw row, inner int) []string {
+	if s.hidden(s.cur) {
+		return nil
+	}
+	st := s.styles
+	mine, hasMine := s.label(s.cur, rw)
+	var out []string
+	for _, o := range s.others.on(s.cur) {
+		if o.Criterion != rw.crit || o.Dimension != rw.dim.Name {
+			continue
+		}
+		text := s.valueStyle(rw.dim.Scale, o.Value).Render(rw.dim.Scale.Format(o.Value))
+		if hasMine && o.Value != mine {
+			text += st.Disagree.Render(" ≠ you")
+		}
+		out = append(out, s.nameValue("human ", o.Annotator, text, inner))
+	}
+	return out
+}
+
+// nameValue is "label name  value" on one line of inner cells, the name
+// cut first.
+func (s *reviewScreen) nameValue(label, name, value string, inner int) string {
+	room := max(inner-ansi.StringWidth(label)-ansi.StringWidth(value)-2, 1)
+	return s.styles.Muted.Render(label) + ansi.Truncate(SanitizeLine(clipText(name, 256)), room, "…") + "  " + value
 }

@@ -106,7 +106,7 @@ func TestReviewCreatesTheSession(t *testing.T) {
 	if len(*shown) != 1 {
 		t.Fatal("the review screen was not shown")
 	}
-	s := (*shown)[0].(tui.Model)
+	s := (*shown)[0].(*tui.Model)
 	if _, total := s.Progress(); total != 2 {
 		t.Errorf("screen has %d items, want 2", total)
 	}

@@ -132,6 +132,10 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 	if err != nil {
 		return err
 	}
+	others, err := rv.Store.LabelsExcept(o.annotator)
+	if err != nil {
+		return err
+	}
 	m := tui.New(tui.Options{
 		Store:     rv.Store,
 		Annotator: o.annotator,
@@ -139,7 +143,8 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 		Items:     rv.Items,
 		Runs:      runs,
 		History:   history,
-		Notice:    strings.Join(append(datasetNotices(ds), rv.Notices...), " · "),
+		Others:    others,
+		Notices:   append(datasetNotices(ds), rv.Notices...),
 		About:     fmt.Sprintf("%s · mapped %s · session %s", filepath.Base(ds.Name), dataset.FormatMap(ds.Mapping), o.session),
 		Stats:     statsOf(rv.Store),
 		Blind:     o.blind,
@@ -150,7 +155,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 	}
 	cancel()
 	running.stop()
-	if fm, ok := final.(tui.Model); ok {
+	if fm, ok := final.(*tui.Model); ok {
 		if n, serr := fm.Unsaved(); n > 0 {
 			return fmt.Errorf("%d of your last actions could not be saved to %s: %v", n, o.session, serr)
 		}

@@ -109,7 +109,7 @@ func TestRunThenReview(t *testing.T) {
 		t.Fatalf("review exit %d: %s", code, errb)
 	}
 	next, _ := (*shown)[0].Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	s := next.(tui.Model).View().Content
+	s := next.(*tui.Model).View().Content
 	if !strings.Contains(s, "Verdict · docqa") || !strings.Contains(s, "compared with the standard answer") {
 		t.Errorf("the review screen does not show docqa's verdicts:\n%s", s)
 	}

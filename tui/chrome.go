@@ -1,0 +1,279 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/progress"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// The chrome is the three lines around every screen: the header (what is
+// open and where the reviewer is), the status line (progress, judging,
+// saving, unread messages) and the hint line (the keys of what takes keys
+// now, or the message of the last key).
+
+// headerLine: the dataset, the judge and the annotator on the left, the
+// item on the right. When space runs short the parts are given up in
+// order of what matters least: the segments, then the id's length, the
+// dataset's name, the annotator; the judge's name is cut last.
+func (m *Model) headerLine() string {
+	st := m.styles
+	w := m.width
+	app := st.App.Render("gavel") + " "
+	dataset := SanitizeLine(clipText(m.dataset, 256))
+	judgeName, count := "", ""
+	if r := m.run(); r != nil {
+		judgeName = SanitizeLine(r.name())
+		if len(m.runs) > 1 {
+			count = fmt.Sprintf(" (%d/%d)", m.act+1, len(m.runs))
+		}
+	}
+	annotator := SanitizeLine(clipText(m.annotator, 64))
+
+	// The right part: blind mode and the filter (warnings), the item.
+	var notice, where, id, segs, mark string
+	if m.blind {
+		notice = "blind · "
+	}
+	if m.filtered() || !m.hasItem() {
+		what := m.sel.filter.name
+		if m.sel.filter.id == "all" {
+			what = m.sel.order.String()
+		}
+		if m.hasItem() {
+			notice += fmt.Sprintf("%d/%d %s · ", m.sel.pos+1, len(m.sel.items), ansi.Truncate(what, 24, "…"))
+		} else if len(m.items) > 0 {
+			notice += "no item · " + ansi.Truncate(what, 24, "…")
+		}
+	}
+	if m.hasItem() {
+		it := m.items[m.cur]
+		where = fmt.Sprintf("item %d/%d · ", m.cur+1, len(m.items))
+		id = SanitizeLine(clipText(it.ID, 256))
+		segs = segmentText(it.Segments)
+		if m.reviewed[m.cur] {
+			mark = " ✓"
+		}
+	}
+
+	idW := ansi.StringWidth(id)
+	dsW := ansi.StringWidth(dataset)
+	showSegs, showAnnotator := segs != "", annotator != ""
+	width := func() int {
+		n := ansi.StringWidth(app) + dsW + ansi.StringWidth(notice+where) + idW + ansi.StringWidth(mark) + 1
+		if judgeName != "" {
+			n += len(" · judge ") + ansi.StringWidth(judgeName+count)
+		}
+		if showAnnotator {
+			n += 3 + ansi.StringWidth(annotator)
+		}
+		if showSegs {
+			n += 3 + ansi.StringWidth(segs)
+		}
+		return n
+	}
+	// Give up parts until the line fits.
+	for _, step := range []func() bool{
+		func() bool { ok := showSegs; showSegs = false; return ok },
+		func() bool { n := min(idW, 16); ok := n < idW; idW = n; return ok },
+		func() bool { n := min(dsW, 12); ok := n < dsW; dsW = n; return ok },
+		func() bool { ok := showAnnotator; showAnnotator = false; return ok },
+		func() bool { n := min(idW, 8); ok := n < idW; idW = n; return ok },
+		func() bool { ok := dsW > 0; dsW = 0; return ok },
+	} {
+		if width() <= w {
+			break
+		}
+		step()
+	}
+	left := app
+	if dsW > 0 {
+		left += st.Header.Render(ansi.Truncate(dataset, dsW, "…"))
+	}
+	if judgeName != "" {
+		room := w - (width() - ansi.StringWidth(judgeName+count))
+		left += st.Muted.Render(" · judge ") + ansi.Truncate(judgeName, max(room, 4), "…") + st.Muted.Render(count)
+	}
+	if showAnnotator {
+		left += st.Muted.Render(" · ") + annotator
+	}
+	right := st.Warning.Render(notice) + where + ansi.Truncate(id, idW, "…")
+	if showSegs {
+		right += st.Muted.Render(" · " + segs)
+	}
+	if mark != "" {
+		right += st.Agree.Render(mark)
+	}
+	return spread(left, right, w)
+}
+
+// segmentText is an item's segment values, sanitised and cut, sorted by
+// field name.
+func segmentText(segs map[string]string) string {
+	if len(segs) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(segs))
+	for k := range segs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = SanitizeLine(clipText(segs[k], 64))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// statusLine: review progress and running agreement on the left; on the
+// right each running judge's progress (whatever judge is on screen),
+// whether everything is saved, and the unread messages.
+func (m *Model) statusLine() string {
+	st := m.styles
+	frac := 0.0
+	if m.nApplic > 0 {
+		frac = float64(m.nReviewed) / float64(m.nApplic)
+	}
+	left := fmt.Sprintf("reviewed %d/%d ", m.nReviewed, m.nApplic) + m.bar(frac)
+	if m.nCompared > 0 {
+		left += fmt.Sprintf(" · agreement %d/%d = %.0f%%", m.nAgree, m.nCompared, 100*float64(m.nAgree)/float64(m.nCompared))
+	}
+	var right []string
+	for k, r := range m.runs {
+		name := ""
+		if len(m.runs) > 1 {
+			name = ansi.Truncate(SanitizeLine(r.info.Name), 12, "…") + " "
+			if k == m.act {
+				name = st.Strong.Render(name)
+			}
+		}
+		if r.loading {
+			right = append(right, st.Muted.Render(name+"reading verdicts…"))
+		}
+		if !r.judging() {
+			continue
+		}
+		p := r.progress()
+		f := 0.0
+		if p.Total > 0 {
+			f = float64(p.Done) / float64(p.Total)
+		}
+		s := name + fmt.Sprintf("judging %d/%d ", p.Done, p.Total) + m.bar(f)
+		if p.Errors > 0 {
+			s += st.Error.Render(" · " + plural(p.Errors, "error", "errors"))
+		}
+		if p.Tokens > 0 {
+			s += st.Muted.Render(" · " + compact(p.Tokens) + " tokens")
+		}
+		right = append(right, s)
+	}
+	switch {
+	case m.save.err != nil:
+		right = append(right, st.Error.Render("✗ not saved"))
+	case m.save.inflight || len(m.save.queue) > 0:
+		right = append(right, st.Pending.Render("saving…"))
+	case m.nReviewed > 0 || len(m.labels.groups) > 0:
+		right = append(right, st.Agree.Render("✓ saved"))
+	}
+	if n := m.log.unread(); n > 0 {
+		right = append(right, st.Warning.Render(fmt.Sprintf("● %s · m", plural(n, "message", "messages"))))
+	}
+	return spread(left, strings.Join(right, st.Muted.Render(" · ")), m.width)
+}
+
+// bar is a small progress bar for the status line.
+func (m *Model) bar(frac float64) string {
+	b := progress.New(progress.WithWidth(min(16, max(m.width/12, 5))), progress.WithoutPercentage(),
+		progress.WithColors(m.styles.BarFull), progress.WithFillCharacters('█', '░'))
+	return b.ViewAs(frac)
+}
+
+// hintLine shows the open prompt, the message of the last key, or the
+// keys of whatever takes keys now: the top dialog or the screen (with the
+// keys every screen shares last, always shown).
+func (m *Model) hintLine() string {
+	st := m.styles
+	if d, ok := m.top().(lineDialog); ok {
+		return ansi.Truncate(d.line(st, m.width), m.width, "…")
+	}
+	switch {
+	case m.top() != nil:
+	case m.save.err != nil && m.log.flash == "":
+		return ansi.Truncate(st.Error.Render("Not saved: "+SanitizeLine(m.save.err.Error())+" — retrying; labels on screen are not in the session yet."), m.width, "…")
+	case m.log.flash != "":
+		style := st.Warning
+		switch m.log.flashSev {
+		case sevInfo:
+			style = st.KeyDesc
+		case sevError:
+			style = st.Error
+		}
+		text := SanitizeLine(m.log.flash)
+		if m.log.flashKept && ansi.StringWidth(text) > m.width {
+			text = ansi.Truncate(text, m.width-9, "…") + " (m: all)"
+		}
+		return ansi.Truncate(style.Render(text), m.width, "…")
+	}
+	var bindings, tail []key.Binding
+	if d := m.top(); d != nil {
+		bindings = d.ShortHelp()
+	} else {
+		bindings = m.current().ShortHelp()
+		tail = m.keys.hints()
+	}
+	return keyHints(st, bindings, tail, m.width)
+}
+
+// keyHints lays out bindings as "key word" pairs on one line of width
+// cells: the tail always, the bindings in order while they fit.
+func keyHints(st Styles, bindings, tail []key.Binding, width int) string {
+	render := func(b key.Binding) string {
+		h := b.Help()
+		return st.Key.Render(h.Key) + " " + st.KeyDesc.Render(h.Desc)
+	}
+	sep := st.Muted.Render(" · ")
+	var tailParts []string
+	used := 0
+	for _, b := range tail {
+		p := render(b)
+		tailParts = append(tailParts, p)
+		used += ansi.StringWidth(p) + 3
+	}
+	var parts []string
+	for _, b := range bindings {
+		p := render(b)
+		if used+ansi.StringWidth(p)+3 > width {
+			break
+		}
+		used += ansi.StringWidth(p) + 3
+		parts = append(parts, p)
+	}
+	return ansi.Truncate(strings.Join(append(parts, tailParts...), sep), width, "…")
+}
+
+// spread puts left and right on one line of the given width, cutting the
+// left part first when they do not fit.
+func spread(left, right string, width int) string {
+	rw := ansi.StringWidth(right)
+	if rw > width {
+		return ansi.Truncate(right, width, "…")
+	}
+	left = ansi.Truncate(left, max(width-rw-1, 0), "…")
+	gap := width - ansi.StringWidth(left) - rw
+	return left + strings.Repeat(" ", max(gap, 0)) + right
+}
+
+func compact(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}

@@ -1,0 +1,67 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// logDialog shows the message log, newest last, each message whole.
+type logDialog struct {
+	log *messageLog
+	scroller
+}
+
+// newLogDialog opens the log at its end and marks every message read.
+func newLogDialog(l *messageLog) *logDialog {
+	l.read = len(l.entries)
+	return &logDialog{log: l, scroller: scroller{keys: defaultScrollKeys("m", "q"), offset: endOfPane}}
+}
+
+func (d *logDialog) update(msg tea.Msg) (tea.Cmd, bool) { return nil, d.scroll(msg) }
+
+func (d *logDialog) overlay(st Styles, width, height int) string {
+	inner := max(min(width, 120)-4, 20)
+	var lines []string
+	if len(d.log.entries) == 0 {
+		lines = []string{st.Muted.Render("Nothing said yet.")}
+	}
+	for _, e := range d.log.entries {
+		mark, style := "·", st.KeyDesc
+		switch e.sev {
+		case sevWarning:
+			mark, style = "!", st.Warning
+		case sevError:
+			mark, style = "✗", st.Error
+		}
+		prefix := e.at.Format("15:04:05") + " " + mark + " "
+		for i, l := range wrapPlain(Sanitize(e.text), inner-len(prefix)) {
+			if i == 0 {
+				lines = append(lines, st.Muted.Render(e.at.Format("15:04:05")+" ")+style.Render(mark)+" "+l)
+			} else {
+				lines = append(lines, "           "+l)
+			}
+		}
+	}
+	lines = padLines(lines, inner)
+	return d.framed(st, "Messages · esc closes", lines, width, height)
+}
+
+func (d *logDialog) ShortHelp() []key.Binding {
+	return []key.Binding{d.keys.Down, d.keys.Up, d.keys.Close}
+}
+
+func (d *logDialog) FullHelp() [][]key.Binding { return [][]key.Binding{d.bindings()} }
+
+// padLines makes the first line as wide as width, so that a framed box
+// takes the width the text was wrapped to.
+func padLines(lines []string, width int) []string {
+	if len(lines) > 0 {
+		if gap := width - ansi.StringWidth(lines[0]); gap > 0 {
+			lines[0] += strings.Repeat(" ", gap)
+		}
+	}
+	return lines
+}

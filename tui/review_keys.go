@@ -1,0 +1,152 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// reviewKeys are the review screen's keys.
+type reviewKeys struct {
+	// Labelling. Yes and No label YES/NO items; Score takes the digits of
+	// the other scales. Which of them the screen offers follows the scale
+	// of the row being labelled.
+	Yes    key.Binding
+	No     key.Binding
+	Score  key.Binding
+	Accept key.Binding
+	Note   key.Binding
+	Undo   key.Binding
+	// Judges.
+	Rejudge    key.Binding
+	RejudgeAll key.Binding
+	Switch     key.Binding
+	// Moving between items.
+	Next      key.Binding
+	Prev      key.Binding
+	Skip      key.Binding
+	First     key.Binding
+	FirstItem key.Binding
+	LastItem  key.Binding
+	NextRow   key.Binding
+	PrevRow   key.Binding
+	// Choosing what to review.
+	List       key.Binding
+	Filter     key.Binding
+	FilterBack key.Binding
+	Order      key.Binding
+	Search     key.Binding
+	Blind      key.Binding
+	// Reading.
+	Focus     key.Binding
+	FocusBack key.Binding
+	Down      key.Binding
+	Up        key.Binding
+	PageDown  key.Binding
+	PageUp    key.Binding
+	Top       key.Binding
+	Bottom    key.Binding
+	Zoom      key.Binding
+	Think     key.Binding
+	// Screens.
+	Stats key.Binding
+}
+
+func defaultReviewKeys() reviewKeys {
+	return reviewKeys{
+		Yes:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "label YES (YES/NO items)")),
+		No:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "label NO (YES/NO items)")),
+		Score:  key.NewBinding(key.WithKeys("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("0-9", "score: 0 · 5 · 1 on 0/0.5/1 items (5 = 0.5), 1–5 on Likert items")),
+		Accept: key.NewBinding(key.WithKeys("a", "enter"), key.WithHelp("a/enter", "accept the judge's verdict")),
+		Note:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "write a note on this item")),
+		Undo:   key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo your last action")),
+
+		Rejudge:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-judge this item (asks the model again)")),
+		RejudgeAll: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "re-judge every item of the filter (asks first)")),
+		Switch:     key.NewBinding(key.WithKeys("J"), key.WithHelp("J", "switch to the next judge")),
+
+		Next:      key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "next item")),
+		Prev:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "previous item")),
+		Skip:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "skip to the next unreviewed item")),
+		First:     key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "go to the first unreviewed item")),
+		FirstItem: key.NewBinding(key.WithKeys("<"), key.WithHelp("<", "first item")),
+		LastItem:  key.NewBinding(key.WithKeys(">"), key.WithHelp(">", "last item")),
+		NextRow:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next criterion / dimension")),
+		PrevRow:   key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous criterion / dimension")),
+
+		List:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "list of items")),
+		Filter:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "next filter: unreviewed, judge ≠ you, errors…")),
+		FilterBack: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "previous filter")),
+		Order:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "order: dataset, least confident, random")),
+		Search:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search the items' text")),
+		Blind:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blind mode: hide verdicts until labelled")),
+
+		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "focus the next pane")),
+		FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "focus the previous pane")),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll the focused pane down")),
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll the focused pane up")),
+		PageDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down in the focused pane")),
+		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up in the focused pane")),
+		Top:       key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top of the focused pane")),
+		Bottom:    key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G/end", "end of the focused pane")),
+		Zoom:      key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom the focused pane to the whole screen")),
+		Think:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "fold / unfold <think> traces")),
+
+		Stats: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "statistics")),
+	}
+}
+
+// scaleBindings are the label keys of one scale, as the hint line and the
+// help overlay show them for the row being labelled.
+func (k reviewKeys) scaleBindings(s judge.Scale) []key.Binding {
+	switch s {
+	case judge.Binary:
+		return []key.Binding{relabel(k.Yes, "y", "yes"), relabel(k.No, "n", "no")}
+	case judge.Ternary:
+		return []key.Binding{relabel(k.Score, "0 · 5 · 1", "score (5 = 0.5)")}
+	case judge.Likert:
+		return []key.Binding{relabel(k.Score, "1–5", "score")}
+	}
+	return nil
+}
+
+// ShortHelp is the hint line: the label keys of the row being labelled,
+// then the keys used on every item.
+func (s *reviewScreen) ShortHelp() []key.Binding {
+	k := s.keys
+	if !s.hasItem() {
+		return []key.Binding{short(k.Filter, "filter"), short(k.FilterBack, "back"), short(k.Search, "search"), short(k.List, "list"), short(k.Stats, "stats")}
+	}
+	var out []key.Binding
+	if rw, ok := s.selectedRow(); ok {
+		out = append(out, k.scaleBindings(rw.dim.Scale)...)
+	}
+	if len(s.rows(s.cur)) > 1 {
+		out = append(out, relabel(k.NextRow, "[ ]", "row"))
+	}
+	return append(out, relabel(k.Accept, "a", "accept"), relabel(k.Next, "→", "next"), relabel(k.Prev, "←", "prev"),
+		short(k.Undo, "undo"), short(k.Note, "note"), short(k.Skip, "skip"), short(k.Filter, "filter"),
+		short(k.List, "list"), short(k.Stats, "stats"), short(k.Focus, "pane"), short(k.Zoom, "zoom"))
+}
+
+// FullHelp is the help overlay, one column per group (named by groups).
+func (s *reviewScreen) FullHelp() [][]key.Binding {
+	k := s.keys
+	label := []key.Binding{k.Yes, k.No, k.Score}
+	if rw, ok := s.selectedRow(); ok {
+		label = k.scaleBindings(rw.dim.Scale)
+		for i, b := range label {
+			label[i] = relabel(b, b.Help().Key, "label this item: "+b.Help().Desc)
+		}
+	}
+	return [][]key.Binding{
+		append(label, k.Accept, k.Note, k.Undo, k.Rejudge, k.RejudgeAll, k.Switch),
+		{k.Next, k.Prev, k.Skip, k.First, k.FirstItem, k.LastItem, k.NextRow, k.PrevRow},
+		{k.List, k.Filter, k.FilterBack, k.Order, k.Search, k.Blind, k.Stats},
+		{k.Focus, k.FocusBack, k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom, k.Zoom, k.Think},
+	}
+}
+
+func (s *reviewScreen) groups() []string {
+	return []string{"Label and judge", "Move", "Choose", "Read"}
+}

@@ -1,0 +1,68 @@
+package tui
+
+import (
+	"sort"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// view draws the four panes where layout placed them, or says why there
+// is no item to show.
+func (s *reviewScreen) view(width, height int) string {
+	if !s.hasItem() {
+		msg := "No item: " + s.emptyAdvice()
+		if s.search.running {
+			msg = "Searching…"
+		}
+		return lipgloss.Place(width, height, lipgloss.Center, lipgloss.Center, ansi.Wordwrap(msg, max(width-4, 10), ""))
+	}
+	rects := s.layout(width, height)
+	type placed struct {
+		r     rect
+		lines []string
+	}
+	var ps []placed
+	for p := range numPanes {
+		rc := rects[p]
+		if rc.w < 4 || rc.h < 2 {
+			continue
+		}
+		inner := rc.w - 4
+		lines := s.paneLines(p, inner)
+		off := clampOffset(s.scroll[p], len(lines), rc.h-2)
+		b := box(s.styles, s.paneTitle(p, off, len(lines) > rc.h-2), lines, off, rc.w, rc.h, p == s.focus)
+		ps = append(ps, placed{rc, strings.Split(b, "\n")})
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].r.x < ps[j].r.x })
+	rows := make([]string, height)
+	for y := range rows {
+		var b strings.Builder
+		for _, p := range ps {
+			if sy := y - p.r.y; sy >= 0 && sy < len(p.lines) && sy < p.r.h {
+				b.WriteString(p.lines[sy])
+			}
+		}
+		rows[y] = b.String()
+	}
+	return strings.Join(rows, "\n")
+}
+
+// paneTitle names a pane; a pane whose text does not fit says where it is
+// (a few-shot question opens at its end: the title says so).
+func (s *reviewScreen) paneTitle(p pane, offset int, overflows bool) string {
+	title := paneTitles[p]
+	if p == paneVerdict {
+		if r := s.run(); r != nil {
+			title = "Verdict · " + SanitizeLine(r.info.Name)
+		}
+	}
+	switch {
+	case s.zoom && p == s.focus:
+		title += " · z unzooms"
+	case overflows && offset > 0 && p == paneQuestion:
+		title += " · ↑ " + plural(offset, "line", "lines") + " above (home)"
+	}
+	return title
+}

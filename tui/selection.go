@@ -1,0 +1,195 @@
+package tui
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// An order is how the filtered items follow each other.
+type order int
+
+const (
+	orderDataset order = iota
+	orderLeastConfident
+	orderRandom
+	numOrders
+)
+
+// randomSeed seeds the random order: the same session shows the same
+// sequence, and the provenance "random" is an honest random sample.
+const randomSeed = 1
+
+func (o order) String() string {
+	switch o {
+	case orderLeastConfident:
+		return "least confident first"
+	case orderRandom:
+		return fmt.Sprintf("random (seed %d)", randomSeed)
+	}
+	return "dataset order"
+}
+
+// selection is the current filter and order and the items they give, so
+// that moving between items never rescans the dataset.
+type selection struct {
+	filter filter
+	order  order
+	items  []int // indices into workspace.items
+	pos    int   // the position of the item on screen within items
+}
+
+// reselect recomputes the selection's items for a new filter or order,
+// keeping the current item on screen when it is still selected.
+func (w *workspace) reselect() {
+	items := w.sel.items[:0]
+	for i := range w.items {
+		if w.sel.filter.match == nil || w.sel.filter.match(w, i) {
+			items = append(items, i)
+		}
+	}
+	w.setSelection(items)
+}
+
+// setSelection orders a filter's items and moves to the item on screen,
+// or the first one when it is not among them.
+func (w *workspace) setSelection(items []int) {
+	sel := &w.sel
+	sel.items = items
+	switch sel.order {
+	case orderLeastConfident:
+		sort.SliceStable(sel.items, func(a, b int) bool {
+			ca, oka := w.confidence(sel.items[a])
+			cb, okb := w.confidence(sel.items[b])
+			if oka != okb {
+				return oka // items with a confidence first
+			}
+			return ca < cb
+		})
+	case orderRandom:
+		r := rand.New(rand.NewPCG(randomSeed, uint64(len(w.items))))
+		r.Shuffle(len(sel.items), func(a, b int) { sel.items[a], sel.items[b] = sel.items[b], sel.items[a] })
+	}
+	sel.pos = 0
+	for p, i := range sel.items {
+		if i == w.cur {
+			sel.pos = p
+			break
+		}
+	}
+	if len(sel.items) > 0 {
+		w.cur = sel.items[sel.pos]
+	}
+}
+
+// inSelection reports whether an item is in the filter in force now (not
+// only when the filter was chosen: labelling may have taken it out).
+func (w *workspace) inSelection(i int) bool {
+	return w.sel.filter.match == nil || w.sel.filter.match(w, i)
+}
+
+// show puts an item on screen, keeping the selection's position in step.
+func (w *workspace) show(i int) {
+	if len(w.items) == 0 {
+		return
+	}
+	w.cur = max(min(i, len(w.items)-1), 0)
+	if p := w.sel.pos; p < len(w.sel.items) && w.sel.items[p] == w.cur {
+		return
+	}
+	for p, j := range w.sel.items {
+		if j == w.cur {
+			w.sel.pos = p
+			return
+		}
+	}
+}
+
+// provenance is how items are being reached, recorded with each label.
+func (w *workspace) provenance() string {
+	switch {
+	case w.sel.filter.id != "" && w.sel.filter.id != "all":
+		return "filter:" + w.sel.filter.id
+	case w.sel.order == orderRandom:
+		return "random"
+	case w.sel.order == orderLeastConfident:
+		return "filter:least-confident"
+	}
+	return "order"
+}
+
+// filtered reports whether anything but the dataset's whole order is
+// shown, for the header.
+func (w *workspace) filtered() bool {
+	return (w.sel.filter.id != "" && w.sel.filter.id != "all") || w.sel.order != orderDataset
+}
+
+// emptyAdvice says what to do when the filter holds no item.
+func (w *workspace) emptyAdvice() string {
+	if len(w.items) == 0 {
+		return "the dataset has no items."
+	}
+	return fmt.Sprintf("no item matches the filter %s. Press f or F for another filter, / to search.", w.sel.filter.name)
+}
+
+// selectionKeys are the keys that choose which items are reviewed, shared
+// by the review and list screens (each shows them in its own key map).
+type selectionKeys struct {
+	Filter, FilterBack, Order, Search, Blind key.Binding
+}
+
+// selectionKey handles the keys that choose which items are reviewed, in
+// which order, and how.
+func (w *workspace) selectionKey(msg tea.KeyPressMsg, k selectionKeys) action {
+	switch {
+	case key.Matches(msg, k.Filter), key.Matches(msg, k.FilterBack):
+		fs := w.filters()
+		cur := 0
+		for i, f := range fs {
+			if f.id == w.sel.filter.id {
+				cur = i
+			}
+		}
+		step := 1
+		if key.Matches(msg, k.FilterBack) {
+			step = len(fs) - 1
+		}
+		w.sel.filter = fs[(cur+step)%len(fs)]
+		w.applySelection()
+	case key.Matches(msg, k.Order):
+		w.sel.order = (w.sel.order + 1) % numOrders
+		if w.sel.filter.id == "search" {
+			w.setSelection(w.sel.items)
+			w.saySelection()
+		} else {
+			w.applySelection()
+		}
+	case key.Matches(msg, k.Search):
+		return action{open: newSearchDialog()}
+	case key.Matches(msg, k.Blind):
+		w.blind = !w.blind
+		if w.blind {
+			w.tell("Blind mode: each verdict stays hidden until you have labelled the item.")
+		} else {
+			w.tell("Blind mode off: verdicts are shown.")
+		}
+	}
+	return action{}
+}
+
+// applySelection recomputes the selection and says what it holds.
+func (w *workspace) applySelection() {
+	w.reselect()
+	w.saySelection()
+}
+
+func (w *workspace) saySelection() {
+	if len(w.sel.items) == 0 {
+		w.refuse(fmt.Sprintf("No item matches %s: f or F picks another filter, / searches.", w.sel.filter.name))
+		return
+	}
+	w.hint(fmt.Sprintf("%d of %d items · %s · %s", len(w.sel.items), len(w.items), w.sel.filter.name, w.sel.order))
+}

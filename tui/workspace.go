@@ -1,0 +1,172 @@
+package tui
+
+import (
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// workspace is the session as every screen sees it: the items, the judges'
+// verdicts, the person's labels, the selection being reviewed, the save
+// queue and the message log. The root model and each screen hold the same
+// pointer, so a change made on one screen is what the next one shows; no
+// screen keeps a copy.
+type workspace struct {
+	styles    Styles
+	store     Recorder
+	annotator string
+	dataset   string
+	about     string
+
+	items []judge.Item
+	index map[string]int
+	runs  []*runView
+	act   int // the active run
+
+	labels labelState
+	others otherLabels // every other annotator's current labels
+	// Derived per item for the active run, kept up to date by refresh so
+	// that drawing a frame never scans the dataset.
+	reviewed   []bool
+	agreement  []int8 // -1 not comparable, 0 disagrees, 1 agrees
+	applicable []bool // the active judge has something to label here
+	nReviewed  int
+	nAgree     int
+	nCompared  int
+	nApplic    int
+
+	cur   int       // the item on screen
+	sel   selection // the filter and order items are reviewed in
+	blind bool      // hide verdicts until the item is labelled
+
+	save   saveQueue
+	log    messageLog
+	search searchState
+
+	statsFn func() (stats.Report, error)
+}
+
+// run returns the active run, or nil when the session has no judge.
+func (w *workspace) run() *runView {
+	if w.act < len(w.runs) {
+		return w.runs[w.act]
+	}
+	return nil
+}
+
+// rows lists the rows of an item for the active judge.
+func (w *workspace) rows(item int) []row {
+	if r := w.run(); r != nil && item >= 0 && item < len(w.items) {
+		return r.rows(w.items[item])
+	}
+	return nil
+}
+
+// hasItem reports whether an item is on screen: the dataset is not empty
+// and the filter in force holds at least one item.
+func (w *workspace) hasItem() bool {
+	return len(w.items) > 0 && len(w.sel.items) > 0
+}
+
+// recount derives the per-item review state for every item; used when the
+// screen opens or the active judge changes.
+func (w *workspace) recount() {
+	n := len(w.items)
+	w.reviewed = make([]bool, n)
+	w.agreement = make([]int8, n)
+	w.applicable = make([]bool, n)
+	w.nReviewed, w.nAgree, w.nCompared, w.nApplic = 0, 0, 0, 0
+	for i := range n {
+		w.agreement[i] = -1
+		w.refresh(i)
+	}
+}
+
+// refresh re-derives one item's review state after its labels or verdicts
+// changed, adjusting the running counts.
+func (w *workspace) refresh(i int) {
+	if i < 0 || i >= len(w.items) {
+		return
+	}
+	if w.applicable[i] {
+		w.nApplic--
+	}
+	if w.reviewed[i] {
+		w.nReviewed--
+	}
+	if w.agreement[i] >= 0 {
+		w.nCompared--
+		if w.agreement[i] == 1 {
+			w.nAgree--
+		}
+	}
+	rows := w.rows(i)
+	w.applicable[i] = len(rows) > 0
+	reviewed := len(rows) > 0
+	agree, compared := true, false
+	for _, rw := range rows {
+		h, ok := w.label(i, rw)
+		if !ok {
+			reviewed = false
+			continue
+		}
+		if j, ok := w.run().judgeValue(i, rw); ok {
+			compared = true
+			agree = agree && j == h
+		}
+	}
+	w.reviewed[i] = reviewed
+	w.agreement[i] = -1
+	if compared {
+		w.agreement[i] = 0
+		if agree {
+			w.agreement[i] = 1
+		}
+	}
+	if w.applicable[i] {
+		w.nApplic++
+	}
+	if reviewed {
+		w.nReviewed++
+	}
+	if compared {
+		w.nCompared++
+		if agree {
+			w.nAgree++
+		}
+	}
+}
+
+// label is the person's current label on a row of an item.
+func (w *workspace) label(item int, rw row) (float64, bool) {
+	return w.labels.label(lkey{item: item, crit: rw.crit, dim: rw.dim.Name})
+}
+
+// firstUnreviewed returns the first item at or after from (wrapping) that
+// still needs a label, or from when every item is reviewed.
+func (w *workspace) firstUnreviewed(from int) int {
+	n := len(w.items)
+	for k := range n {
+		i := (from + k) % n
+		if w.applicable[i] && !w.reviewed[i] {
+			return i
+		}
+	}
+	return min(from, max(n-1, 0))
+}
+
+// nextUnreviewed returns the position in the selection of the first item
+// at or after position from (wrapping) that still needs a label, or -1.
+func (w *workspace) nextUnreviewed(from int) int {
+	n := len(w.sel.items)
+	for k := range n {
+		p := (from + k) % n
+		if i := w.sel.items[p]; w.applicable[i] && !w.reviewed[i] {
+			return p
+		}
+	}
+	return -1
+}
+
+// hidden reports whether blind mode hides the judge's verdict on item i:
+// until the person has labelled it.
+func (w *workspace) hidden(i int) bool { return w.blind && !w.reviewed[i] }
