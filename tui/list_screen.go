@@ -60,8 +60,8 @@ func (s *listScreen) resize(width, height int) { s.width, s.height = width, heig
 
 func (s *listScreen) ShortHelp() []key.Binding {
 	k := s.keys
-	return []key.Binding{short(k.Open, "open"), relabel(k.Down, "↓↑", "move"), short(k.Filter, "filter"),
-		short(k.Order, "order"), short(k.Search, "search"), short(k.Back, "back"), short(k.Stats, "stats")}
+	return []key.Binding{short(k.Open, "open"), relabel(k.Down, "↓↑", "move"), short(k.Back, "back"), short(k.Filter, "filter"),
+		short(k.Search, "search"), short(k.Order, "order"), short(k.Stats, "stats")}
 }
 
 func (s *listScreen) FullHelp() [][]key.Binding {

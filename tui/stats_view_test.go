@@ -65,7 +65,7 @@ func statsModel(t *testing.T, in stats.Input, runs []Run, w, h int) *Model {
 	m := New(Options{Store: &fakeStore{}, Annotator: "tester", Dataset: "test.jsonl", Items: items, Runs: runs,
 		Stats: func() (stats.Report, error) { return stats.Compute(in, stats.Options{Seed: 1}), nil }})
 	m = update(t, m, tea.WindowSizeMsg{Width: w, Height: h})
-	m = press(t, m, "s")
+	m = waitStats(t, press(t, m, "s"))
 	if m.stats.report == nil {
 		t.Fatal("no report after pressing s")
 	}
