@@ -27,34 +27,7 @@ type Label struct {
 // Labels returns the current labels of annotator ("" means every
 // annotator) in item order, then criterion, dimension and annotator.
 func (s *Store) Labels(annotator string) ([]Label, error) {
-	var out []Label
-	err := s.read("reading labels", func(tx *sql.Tx) error {
-		rows, err := tx.Query(`SELECT l.item_id, l.criterion, l.dimension, l.value, l.annotator, l.via, l.at, l.action_id, l.accepted
-			FROM current_labels l
-			JOIN items i ON i.item_id = l.item_id
-			WHERE ? = '' OR l.annotator = ?
-			ORDER BY i.idx, l.criterion, l.dimension, l.annotator`, annotator, annotator)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var l Label
-			var at string
-			if err := rows.Scan(&l.ItemID, &l.Criterion, &l.Dimension, &l.Value, &l.Annotator, &l.Via, &at, &l.ActionID, &l.Accepted); err != nil {
-				return err
-			}
-			if l.At, err = parseStamp(at); err != nil {
-				return err
-			}
-			out = append(out, l)
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return s.currentLabels("reading labels", `? = '' OR l.annotator = ?`, annotator, annotator)
 }
 
 // Note is an annotator's current note on an item.
