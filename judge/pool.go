@@ -21,7 +21,9 @@ type PoolOptions struct {
 //
 // After cancellation no new task starts; a verdict that was already
 // received is still delivered, while one that failed only because of the
-// cancellation is dropped (the task was not judged, so it stays to do).
+// cancellation is dropped (the task was not judged, so it stays to do):
+// an api_error returned once ctx is done. A parse_error is an answer,
+// and is delivered.
 // The caller must read until the channel is closed.
 func RunPool(ctx context.Context, j Judge, tasks []Task, opts PoolOptions) <-chan Verdict {
 	return RunQueue(ctx, j, &Queue{tasks: tasks}, opts)
@@ -42,7 +44,7 @@ func RunQueue(ctx context.Context, j Judge, q *Queue, opts PoolOptions) <-chan V
 					return
 				}
 				v := j.Judge(ctx, t)
-				if ctx.Err() != nil && !v.OK() {
+				if ctx.Err() != nil && v.Status == StatusAPIError {
 					continue
 				}
 				out <- v

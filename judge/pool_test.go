@@ -281,6 +281,45 @@ func TestRunQueueConcurrentPrioritize(t *testing.T) {
 	}
 }
 
+// cancellingJudge cancels the run while judging, then returns status.
+type cancellingJudge struct {
+	cancel context.CancelFunc
+	status Status
+}
+
+func (c *cancellingJudge) Info() Info { return (&slowJudge{}).Info() }
+
+func (c *cancellingJudge) Judge(_ context.Context, t Task) Verdict {
+	c.cancel()
+	return Verdict{ItemID: t.Item.ID, Status: c.status}
+}
+
+// A verdict returned as the run is cancelled is delivered if it is an
+// answer, dropped if the call failed (it may have failed because of the
+// cancellation); no task starts after it.
+func TestRunPoolVerdictAtCancellation(t *testing.T) {
+	for _, tc := range []struct {
+		status    Status
+		delivered int
+	}{
+		{StatusOK, 1},
+		{StatusParseError, 1},
+		{StatusAPIError, 0},
+	} {
+		t.Run(string(tc.status), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			n := 0
+			for range RunPool(ctx, &cancellingJudge{cancel: cancel, status: tc.status}, tasksOf(5), PoolOptions{Concurrency: 1}) {
+				n++
+			}
+			if n != tc.delivered {
+				t.Errorf("%d verdicts delivered, want %d", n, tc.delivered)
+			}
+		})
+	}
+}
+
 // After cancellation no task starts, prioritised or not.
 func TestRunQueueCancellation(t *testing.T) {
 	g := &gateJudge{started: make(chan Task, len(queueTasks())), release: make(chan struct{})}
