@@ -23,9 +23,12 @@ type Batch struct {
 	// Verdicts were committed to the session, in arrival order.
 	Verdicts []judge.Verdict
 	// Done counts verdicts received, Total the tasks, Errors the received
-	// verdicts that are not ok, Tokens the prompt and completion tokens
-	// spent on the received verdicts (answers from the cache cost none).
-	Done, Total, Errors, Tokens int
+	// verdicts that are not ok, Retries the requests the received
+	// verdicts had to repeat (judge.Verdict.Retries: rate limits, server
+	// errors, timeouts), Tokens the prompt and completion tokens spent on
+	// the received verdicts (answers from the cache cost none). The last
+	// batch holds the run's final counts.
+	Done, Total, Errors, Retries, Tokens int
 	// Err is a commit failure. Judging stops at the first one; the
 	// verdicts concerned are retried once when the pool has drained and,
 	// if that fails too, handed back in Unsaved.
@@ -33,6 +36,14 @@ type Batch struct {
 	// Unsaved holds verdicts that were received but could not be
 	// committed.
 	Unsaved []judge.Verdict
+	// Stopped, set on the last batch only, says why the run ended before
+	// judging every task: the cause its context was cancelled with. For
+	// an LLM judge started under llm.StopOnFatal that is the
+	// *llm.FatalError (a refused API key, an unknown model…), whose
+	// Error() gives the problem and then the fix, in full. It is nil when
+	// every task was judged, after Stop, a commit failure (see Err) or a
+	// context cancelled without a cause.
+	Stopped error
 }
 
 // Judging is a judge run in progress; see StartJudging.
@@ -41,39 +52,63 @@ type Judging struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	stopOnce sync.Once
+	queue    *judge.Queue
 	c        *committer
 }
 
-// StartJudging judges tasks with j through judge.RunPool, commits the
-// verdicts to run in small batches as they arrive (at most ~64 per
-// transaction, or every ~100 ms, whichever first) and hands committed
-// batches to the caller through Batches.
+// StartJudging judges tasks with j through judge.RunQueue, in their
+// order unless Prioritize changes it, commits the verdicts to run in small
+// batches as they arrive (at most ~64 per transaction, or every ~100 ms,
+// whichever first) and hands committed batches to the caller through
+// Batches.
 //
 // It never blocks on the reader: when the reader falls behind, batches
 // waiting for it are merged into one, so a reader that stops reading
 // costs memory for the verdicts only, never a deadlock. Cancelling ctx
-// works like Stop without the wait.
+// works like Stop without the wait; cancelling it with a cause (as
+// llm.StopOnFatal does) reports the cause in the last batch's Stopped.
 func StartJudging(ctx context.Context, s *Store, run Run, j judge.Judge, tasks []judge.Task, opts judge.PoolOptions) *Judging {
 	ctx, cancel := context.WithCancel(ctx)
 	jg := &Judging{
 		out:    make(chan Batch, 1),
 		cancel: cancel,
 		done:   make(chan struct{}),
+		queue:  judge.NewQueue(tasks),
 	}
 	c := &committer{s: s, runID: run.ID, out: jg.out, cancel: cancel, total: len(tasks)}
 	jg.c = c
-	verdicts := judge.RunPool(ctx, j, tasks, opts)
+	verdicts := judge.RunQueue(ctx, j, jg.queue, opts)
 	go func() {
 		defer close(jg.done)
 		defer close(jg.out)
 		defer cancel()
-		c.loop(verdicts)
+		c.loop(ctx, verdicts)
 	}()
 	return jg
 }
 
-// Batches returns the committed batches. It is closed after the last one.
+// Batches returns the committed batches. It is closed after the last one,
+// which always comes, even from a run that committed nothing, and holds
+// the final counts and Stopped.
 func (jg *Judging) Batches() <-chan Batch { return jg.out }
+
+// Prioritize has the tasks of an item that have not started judged next,
+// ahead of the rest and of items prioritised before (the item on screen
+// first). It does nothing for an item already judged or under way, or
+// not in this run. It costs the item's own tasks, however many are
+// queued, never waits for the judge, and may be called from any
+// goroutine at any time, after the run's end too.
+func (jg *Judging) Prioritize(itemID string) { jg.queue.Prioritize(itemID) }
+
+// Summary returns the counts so far, without verdicts, and in Err every
+// commit failure met; once Done is closed, the final counts and Stopped,
+// as the last batch holds them. It never blocks.
+func (jg *Judging) Summary() Batch {
+	c := jg.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Batch{Done: c.done, Total: c.total, Errors: c.errors, Retries: c.retries, Tokens: c.tokens, Err: c.err, Stopped: c.stopped}
+}
 
 // Stop cancels the run and waits until every verdict already received has
 // been committed (or reported unsaved). It is safe to call twice, from any
@@ -97,14 +132,19 @@ type committer struct {
 
 	pending []judge.Verdict
 	failed  bool
+	// sent is set once a batch has been handed over.
+	sent bool
 	// commits records the size of each committed transaction, for tests
 	// and debugging; read it only after the run is done.
 	commits []int
 
-	total, done, errors, tokens int
+	// mu guards what Summary reads; only the committer writes it.
+	mu                                   sync.Mutex
+	total, done, errors, retries, tokens int
+	err, stopped                         error
 }
 
-func (c *committer) loop(verdicts <-chan judge.Verdict) {
+func (c *committer) loop(ctx context.Context, verdicts <-chan judge.Verdict) {
 	timer := time.NewTimer(batchWait)
 	timer.Stop()
 	defer timer.Stop()
@@ -112,7 +152,7 @@ func (c *committer) loop(verdicts <-chan judge.Verdict) {
 		select {
 		case v, ok := <-verdicts:
 			if !ok {
-				c.flush(true)
+				c.finish(ctx)
 				return
 			}
 			c.receive(v)
@@ -133,7 +173,10 @@ func (c *committer) loop(verdicts <-chan judge.Verdict) {
 
 func (c *committer) receive(v judge.Verdict) {
 	c.pending = append(c.pending, v)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.done++
+	c.retries += v.Retries
 	if !v.OK() {
 		c.errors++
 	}
@@ -141,6 +184,25 @@ func (c *committer) receive(v judge.Verdict) {
 	// keeps the token counts of the call that first made it.
 	if cached, _ := v.Extra["cached"].(bool); !cached {
 		c.tokens += v.PromptTokens + v.CompletionTokens
+	}
+}
+
+// finish notes why the run ended early, if it did, and hands over the
+// last batch, which holds the final counts.
+func (c *committer) finish(ctx context.Context) {
+	if ctx.Err() != nil && c.done < c.total {
+		if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
+			c.mu.Lock()
+			c.stopped = cause
+			c.mu.Unlock()
+		}
+	}
+	if len(c.pending) > 0 {
+		c.flush(true)
+		return
+	}
+	if !c.sent || c.stopped != nil {
+		c.send(c.batch(nil))
 	}
 }
 
@@ -159,6 +221,9 @@ func (c *committer) flush(final bool) {
 	}
 	c.cancel()
 	c.failed = true
+	c.mu.Lock()
+	c.err = errors.Join(c.err, err)
+	c.mu.Unlock()
 	b := c.batch(nil)
 	b.Err = err
 	if final {
@@ -169,7 +234,7 @@ func (c *committer) flush(final bool) {
 }
 
 func (c *committer) batch(vs []judge.Verdict) Batch {
-	return Batch{Verdicts: vs, Done: c.done, Total: c.total, Errors: c.errors, Tokens: c.tokens}
+	return Batch{Verdicts: vs, Done: c.done, Total: c.total, Errors: c.errors, Retries: c.retries, Tokens: c.tokens, Stopped: c.stopped}
 }
 
 // send hands b to the reader without ever blocking: out has room for one
@@ -182,6 +247,7 @@ func (c *committer) send(b Batch) {
 	default:
 	}
 	c.out <- b
+	c.sent = true
 }
 
 // merge folds a later batch into an earlier one the reader has not taken.

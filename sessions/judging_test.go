@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -14,14 +15,14 @@ import (
 )
 
 // fakeJudge answers the first free tasks (by item index) at once and holds
-// the others until the run is cancelled. It remembers every ok verdict it
-// returned, which is what the pool hands on.
+// the others until the run is cancelled. A verdict took Index%3 retries.
+// It remembers every verdict it returned, which is what the pool hands on.
 type fakeJudge struct {
 	free int
 
 	mu       sync.Mutex
 	returned []judge.Verdict
-	answered chan struct{} // receives once per ok verdict, if not nil
+	answered chan struct{} // receives once per verdict, if not nil
 }
 
 func (f *fakeJudge) Info() judge.Info { return binaryInfo("fake", "fake-1") }
@@ -36,6 +37,7 @@ func (f *fakeJudge) Judge(ctx context.Context, t judge.Task) judge.Verdict {
 	if t.Item.Index%10 == 9 {
 		v = judge.Verdict{ItemID: t.Item.ID, Status: judge.StatusParseError, Raw: "??", At: t0}
 	}
+	v.Retries = t.Item.Index % 3
 	f.mu.Lock()
 	f.returned = append(f.returned, v)
 	f.mu.Unlock()
@@ -133,9 +135,25 @@ func TestJudgingCommitsEveryVerdict(t *testing.T) {
 	fj := &fakeJudge{free: n}
 	baseline := runtime.NumGoroutine()
 	jg := StartJudging(context.Background(), s, run, fj, tasks, judge.PoolOptions{Concurrency: 4})
+	summaries := make(chan Batch)
+	go func() { // Summary may be read while the run goes on
+		var b Batch
+		for {
+			select {
+			case <-jg.Done():
+				summaries <- b
+				return
+			default:
+				b = jg.Summary()
+			}
+		}
+	}()
 	batches := drain(t, jg.Batches())
 	jg.Stop()
 	jg.Stop() // twice is fine
+	if b := <-summaries; b.Done > n || b.Retries > n {
+		t.Errorf("summary while running: %+v", b)
+	}
 
 	var delivered []judge.Verdict
 	for _, b := range batches {
@@ -145,8 +163,11 @@ func TestJudgingCommitsEveryVerdict(t *testing.T) {
 		delivered = append(delivered, b.Verdicts...)
 	}
 	last := batches[len(batches)-1]
-	if last.Done != n || last.Total != n || last.Errors != n/10 || last.Tokens != (n-n/10)*12 {
-		t.Errorf("final counts = done %d total %d errors %d tokens %d", last.Done, last.Total, last.Errors, last.Tokens)
+	if last.Done != n || last.Total != n || last.Errors != n/10 || last.Retries != n || last.Tokens != (n-n/10)*12 || last.Stopped != nil {
+		t.Errorf("final counts = done %d total %d errors %d retries %d tokens %d, stopped %v", last.Done, last.Total, last.Errors, last.Retries, last.Tokens, last.Stopped)
+	}
+	if sum := jg.Summary(); sum.Done != last.Done || sum.Retries != last.Retries || sum.Tokens != last.Tokens || sum.Err != nil || sum.Stopped != nil || sum.Verdicts != nil {
+		t.Errorf("Summary %+v, last batch %+v", sum, last)
 	}
 	stored, err := s.Verdicts(run.ID)
 	if err != nil {
@@ -301,12 +322,140 @@ func TestJudgingCallerCancels(t *testing.T) {
 func TestMergeBatches(t *testing.T) {
 	v := func(id string) judge.Verdict { return judge.Verdict{ItemID: id} }
 	old := Batch{Verdicts: []judge.Verdict{v("a")}, Done: 1, Total: 9}
-	b := Batch{Verdicts: []judge.Verdict{v("b")}, Unsaved: []judge.Verdict{v("c")}, Done: 3, Total: 9, Errors: 1, Tokens: 5, Err: fmt.Errorf("disk full")}
+	b := Batch{Verdicts: []judge.Verdict{v("b")}, Unsaved: []judge.Verdict{v("c")}, Done: 3, Total: 9, Errors: 1, Retries: 4, Tokens: 5, Err: fmt.Errorf("disk full"), Stopped: fmt.Errorf("bad key")}
 	m := merge(old, b)
-	if ids(m.Verdicts) != "a,b" || ids(m.Unsaved) != "c" || m.Done != 3 || m.Errors != 1 || m.Tokens != 5 || m.Err == nil {
+	if ids(m.Verdicts) != "a,b" || ids(m.Unsaved) != "c" || m.Done != 3 || m.Errors != 1 || m.Retries != 4 || m.Tokens != 5 || m.Err == nil || m.Stopped == nil {
 		t.Errorf("merge = %+v", m)
 	}
 	if ids(old.Verdicts) != "a" {
 		t.Error("merge changed the older batch")
 	}
+}
+
+// orderJudge holds its first call until released, then answers every task
+// at once, recording the order the calls started in.
+type orderJudge struct {
+	first   chan string // receives the first task's item
+	release chan struct{}
+
+	mu    sync.Mutex
+	order []string
+}
+
+func (o *orderJudge) Info() judge.Info { return binaryInfo("fake", "fake-1") }
+
+func (o *orderJudge) Judge(_ context.Context, t judge.Task) judge.Verdict {
+	o.mu.Lock()
+	o.order = append(o.order, t.Item.ID)
+	n := len(o.order)
+	o.mu.Unlock()
+	if n == 1 {
+		o.first <- t.Item.ID
+		<-o.release
+	}
+	return judge.Verdict{ItemID: t.Item.ID, Status: judge.StatusOK, Values: map[string]float64{"correct": 1}, At: t0}
+}
+
+func TestJudgingPrioritize(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		prioritize []string // while the first task is judged, in this order
+		want       string   // the first items judged
+	}{
+		{"queue order", nil, "i0000 i0001 i0002 i0003"},
+		{"the item on screen next", []string{"i0042"}, "i0000 i0042 i0001 i0002"},
+		{"the last item shown first", []string{"i0042", "i0007"}, "i0000 i0007 i0042 i0001"},
+		{"an item under way stays where it is", []string{"i0000"}, "i0000 i0001 i0002 i0003"},
+		{"an unknown item changes nothing", []string{"nope"}, "i0000 i0001 i0002 i0003"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, run, tasks := judgingSession(t, 100)
+			oj := &orderJudge{first: make(chan string), release: make(chan struct{})}
+			jg := StartJudging(context.Background(), s, run, oj, tasks, judge.PoolOptions{Concurrency: 1})
+			<-oj.first
+			for _, id := range tc.prioritize {
+				jg.Prioritize(id)
+			}
+			close(oj.release)
+			var delivered []string
+			for _, b := range drain(t, jg.Batches()) {
+				for _, v := range b.Verdicts {
+					delivered = append(delivered, v.ItemID)
+				}
+			}
+			jg.Stop()
+			jg.Prioritize("i0099") // after the end: nothing to do, no harm
+
+			if got := strings.Join(oj.order[:4], " "); got != tc.want {
+				t.Errorf("judged first %s, want %s", got, tc.want)
+			}
+			// Completion order is start order with one call at a time.
+			if strings.Join(delivered, " ") != strings.Join(oj.order, " ") || len(delivered) != 100 {
+				t.Errorf("delivered %d verdicts in another order than judged", len(delivered))
+			}
+			if got, _ := s.Verdicts(run.ID); len(got) != 100 {
+				t.Errorf("%d verdicts stored, want 100", len(got))
+			}
+		})
+	}
+}
+
+// The last batch, and Summary after the end, say why a run stopped before
+// its end, in full; a run that stopped with nothing judged still sends it.
+func TestJudgingStopped(t *testing.T) {
+	fatal := errors.New("the server refused the API key (HTTP 401: Incorrect API key provided): set the right key with --api-key or OPENAI_API_KEY")
+	for _, tc := range []struct {
+		name string
+		free int
+		// end ends the run once the free tasks are answered.
+		end         func(jg *Judging, cancel context.CancelCauseFunc)
+		wantStopped error
+	}{
+		{"every task judged", 30, func(*Judging, context.CancelCauseFunc) {}, nil},
+		{"a fatal error", 12, func(_ *Judging, cancel context.CancelCauseFunc) { cancel(fatal) }, fatal},
+		{"a fatal error before any verdict", 0, func(_ *Judging, cancel context.CancelCauseFunc) { cancel(fatal) }, fatal},
+		{"Stop", 12, func(jg *Judging, _ context.CancelCauseFunc) { jg.Stop() }, nil},
+		{"cancelled without a cause", 12, func(_ *Judging, cancel context.CancelCauseFunc) { cancel(nil) }, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, run, tasks := judgingSession(t, 30)
+			fj := &fakeJudge{free: tc.free, answered: make(chan struct{}, 30)}
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			jg := StartJudging(ctx, s, run, fj, tasks, judge.PoolOptions{Concurrency: 3})
+			for range tc.free {
+				<-fj.answered
+			}
+			tc.end(jg, cancel)
+			batches := drain(t, jg.Batches())
+			<-jg.Done()
+
+			if len(batches) == 0 {
+				t.Fatal("no batch: the final counts were never sent")
+			}
+			last, sum := batches[len(batches)-1], jg.Summary()
+			for name, b := range map[string]Batch{"last batch": last, "Summary": sum} {
+				if b.Stopped != tc.wantStopped || b.Done != tc.free || b.Total != 30 || b.Retries != retriesOf(fj.got()) {
+					t.Errorf("%s: stopped %v, done %d of %d, retries %d; want stopped %v, done %d of 30, retries %d",
+						name, b.Stopped, b.Done, b.Total, b.Retries, tc.wantStopped, tc.free, retriesOf(fj.got()))
+				}
+			}
+			for _, b := range batches[:len(batches)-1] {
+				if b.Stopped != nil {
+					t.Errorf("a batch before the last says the run stopped: %v", b.Stopped)
+				}
+			}
+			if tc.wantStopped != nil && last.Stopped.Error() != fatal.Error() {
+				t.Errorf("Stopped = %q, want the whole advice %q", last.Stopped, fatal)
+			}
+		})
+	}
+}
+
+func retriesOf(vs []judge.Verdict) int {
+	n := 0
+	for _, v := range vs {
+		n += v.Retries
+	}
+	return n
 }
