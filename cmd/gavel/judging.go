@@ -91,8 +91,29 @@ func poolOptions(j judge.Judge, cfg llm.Config) judge.PoolOptions {
 // Its context stops the whole run at the first fatal server error (a
 // refused key, an unknown model); the tasks it did not reach stay to do.
 func startRun(ctx context.Context, rv *sessions.Review, j judge.Judge, cfg llm.Config) (sessions.RunState, error) {
-	fctx, _ := llm.StopOnFatal(ctx)
-	return rv.StartRun(fctx, j, poolOptions(j, cfg))
+	fctx, release := untilFatal(ctx)
+	st, err := rv.StartRun(fctx, j, poolOptions(j, cfg))
+	release(st.Judging)
+	return st, err
+}
+
+// untilFatal returns a context that the first fatal server error cancels,
+// with the *llm.FatalError as its cause, so that the run started with it
+// stops at once and its last batch says why (sessions.Batch.Stopped).
+// Call release with that run (nil if none started) to free the context
+// once the run is over.
+func untilFatal(ctx context.Context) (fctx context.Context, release func(*sessions.Judging)) {
+	fctx, cancel := llm.StopOnFatal(ctx)
+	return fctx, func(jg *sessions.Judging) {
+		if jg == nil {
+			cancel()
+			return
+		}
+		go func() {
+			<-jg.Done()
+			cancel()
+		}()
+	}
 }
 
 // judgings are the judge runs a command started, so that all can be
@@ -148,16 +169,19 @@ func screenRuns(ctx context.Context, rv *sessions.Review, judges []judge.Judge, 
 		ids = append(ids, run.ID)
 		r := tui.Run{Info: run.Info}
 		r.Load = func() (tui.Loaded, error) {
-			fctx, _ := llm.StopOnFatal(ctx)
+			fctx, release := untilFatal(ctx)
 			st, err := rv.ResumeRun(fctx, run, j, poolOptions(j, cfg))
+			release(st.Judging)
 			return tui.Loaded{Verdicts: st.Verdicts, Judging: running.add(st.Judging), Pending: st.Pending}, err
 		}
 		r.Rejudge = func(tasks []judge.Task) (*sessions.Judging, error) {
 			if client != nil && client.Fatal() != nil {
 				return nil, fmt.Errorf("%v (quit, and start Gavel again with corrected flags)", client.Fatal())
 			}
-			fctx, _ := llm.StopOnFatal(llm.Fresh(ctx))
-			return running.add(sessions.StartJudging(fctx, rv.Store, run, j, tasks, poolOptions(j, cfg))), nil
+			fctx, release := untilFatal(llm.Fresh(ctx))
+			jg := sessions.StartJudging(fctx, rv.Store, run, j, tasks, poolOptions(j, cfg))
+			release(jg)
+			return running.add(jg), nil
 		}
 		if client != nil {
 			r.Stopped = client.Fatal

@@ -72,7 +72,7 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 	for _, n := range rv.Notices {
 		fmt.Fprintln(e.stderr, n)
 	}
-	judges, client, err := js.build(rv.Store.ResponseCache())
+	judges, _, err := js.build(rv.Store.ResponseCache())
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,11 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 		}
 		t, errs := follow(st.Judging, newProgressLine(e.stderr, name, st.Pending))
 		st.Judging.Stop()
+		sum := st.Judging.Summary()
 		fmt.Fprintf(e.stderr, "%s: %d of %d tasks judged — %d ok, %d parse errors, %d API errors; %d tokens", name, t.done(), st.Pending, t.ok, t.parseErrors, t.apiErrors, t.tokens)
+		if sum.Retries > 0 {
+			fmt.Fprintf(e.stderr, ", %d retries", sum.Retries)
+		}
 		if t.cached > 0 {
 			fmt.Fprintf(e.stderr, ", %d answers from the cache", t.cached)
 		}
@@ -99,8 +103,8 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 		if len(errs) > 0 {
 			return errors.Join(errs...)
 		}
-		if client != nil && client.Fatal() != nil {
-			return fmt.Errorf("judging stopped: %v. The %d tasks not judged stay to do: run again once fixed", client.Fatal(), st.Pending-t.done())
+		if sum.Stopped != nil {
+			return fmt.Errorf("judging stopped: %v. The %d tasks not judged stay to do: run again once fixed", sum.Stopped, st.Pending-t.done())
 		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: %d tasks not judged stay to do; run the same command again to finish", st.Pending-t.done())
