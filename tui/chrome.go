@@ -175,7 +175,7 @@ func (m *Model) statusLine() string {
 		right = append(right, st.Error.Render("✗ not saved"))
 	case m.save.inflight || len(m.save.queue) > 0:
 		right = append(right, st.Pending.Render("saving…"))
-	case m.nReviewed > 0 || len(m.labels.groups) > 0:
+	case m.nReviewed > 0 || m.labels.CanUndo():
 		right = append(right, st.Agree.Render("✓ saved"))
 	}
 	if n := m.log.unread(); n > 0 {

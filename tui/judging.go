@@ -64,7 +64,7 @@ func (m *Model) judgingEnded(r *runView, st *stream) {
 	if b.Errors > 0 {
 		m.warn(msg + " f shows the errors (filter \"parse or API errors\"); r re-judges one.")
 	} else {
-		m.note(msg)
+		m.mention(msg)
 	}
 }
 

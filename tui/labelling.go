@@ -119,12 +119,10 @@ func (s *reviewScreen) record(acts []sessions.Action) tea.Cmd {
 			SanitizeLine(s.items[item].ID), s.sel.filter.name))
 		return nil
 	}
-	keys := make([]lkey, len(acts))
-	entries := make([]entry, len(acts))
-	for i, a := range acts {
-		keys[i], entries[i] = keyOf(a, item)
+	if err := s.labels.Apply(acts); err != nil {
+		s.fail("Not labelled: " + SanitizeLine(err.Error()))
+		return nil
 	}
-	s.labels.apply(keys, entries)
 	s.refresh(item)
 	cmd := s.push(saveOp{item: item, acts: acts})
 	if s.reviewed[item] {
@@ -141,12 +139,18 @@ func (s *reviewScreen) record(acts []sessions.Action) tea.Cmd {
 
 // undo reverts the latest group of actions and shows its item.
 func (s *reviewScreen) undo() tea.Cmd {
-	keys := s.labels.undo()
+	keys := s.labels.Undo()
 	if keys == nil {
 		s.hint("Nothing to undo.")
 		return nil
 	}
-	item := keys[0].item
+	item, ok := s.index[keys[0].ItemID]
+	if !ok {
+		// A label made before the dataset changed, on an item it no
+		// longer has: the session undoes it all the same.
+		s.hint(fmt.Sprintf("Undone on %s, an item the dataset no longer has.", SanitizeLine(clipText(keys[0].ItemID, 64))))
+		return s.push(saveOp{item: -1, undo: true})
+	}
 	s.refresh(item)
 	s.show(item)
 	s.hint(fmt.Sprintf("Undone on %s.", SanitizeLine(s.items[item].ID)))
@@ -162,13 +166,15 @@ type noteMsg struct {
 // saveNote applies a note on screen and queues it for the store.
 func (m *Model) saveNote(msg noteMsg) tea.Cmd {
 	text := strings.TrimSpace(msg.text)
-	if msg.item < 0 || msg.item >= len(m.items) || text == m.labels.note(msg.item) {
+	if msg.item < 0 || msg.item >= len(m.items) || text == m.note(msg.item) {
 		return nil
 	}
 	id := m.items[msg.item].ID
 	a := sessions.Action{Kind: sessions.KindNote, ItemID: id, Note: text, Via: m.provenance()}
-	k, e := keyOf(a, msg.item)
-	m.labels.apply([]lkey{k}, []entry{e})
+	if err := m.labels.Apply([]sessions.Action{a}); err != nil {
+		m.fail("Note not saved: " + SanitizeLine(err.Error()))
+		return nil
+	}
 	m.review.cache.clear()
 	if text == "" {
 		m.tell(fmt.Sprintf("Note removed from %s.", SanitizeLine(id)))

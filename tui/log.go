@@ -53,10 +53,10 @@ func (l *messageLog) unread() int { return len(l.entries) - l.read }
 // tell logs a message worth keeping and shows it on the hint line.
 func (w *workspace) tell(text string) { w.log.add(sevInfo, text) }
 
-// note logs what happened in the background (a judge run that ended
+// mention logs what happened in the background (a judge run that ended
 // well) without taking the hint line from the keys: the status line
 // counts it as unread.
-func (w *workspace) note(text string) {
+func (w *workspace) mention(text string) {
 	flash, sev, kept := w.log.flash, w.log.flashSev, w.log.flashKept
 	w.log.add(sevInfo, text)
 	w.log.flash, w.log.flashSev, w.log.flashKept = flash, sev, kept

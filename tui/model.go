@@ -98,7 +98,7 @@ func New(o Options) *Model {
 	for _, r := range o.Runs {
 		w.runs = append(w.runs, newRunView(r, w.index, len(o.Items)))
 	}
-	w.labels = replay(o.History, w.index)
+	w.labels = sessions.ReplayLabels(o.History)
 	w.others = newOtherLabels(o.Others, w.index)
 	w.save.pending = map[int]int{}
 	var notices []string

@@ -163,7 +163,7 @@ func (s *reviewScreen) labelKey(msg tea.KeyPressMsg) action {
 	case key.Matches(msg, k.Undo):
 		return act(s.undo())
 	case key.Matches(msg, k.Note):
-		return action{open: newNoteDialog(s.cur, s.items[s.cur].ID, s.labels.note(s.cur), s.width)}
+		return action{open: newNoteDialog(s.cur, s.items[s.cur].ID, s.note(s.cur), s.width)}
 	case key.Matches(msg, k.Rejudge):
 		if r := s.run(); r != nil {
 			return act(s.rejudgeNow(s.act, judge.Tasks(r.info, s.items[s.cur]), "this item"))

@@ -66,6 +66,13 @@ type stream struct {
 	last sessions.Batch
 }
 
+// row is one thing a person labels on an item: a dimension of the active
+// judge, for the whole item (criterion 0) or for one rubric criterion.
+type row struct {
+	crit int
+	dim  judge.Dimension
+}
+
 // vkey names one verdict slot: an item's criterion.
 type vkey struct{ item, crit int }
 

@@ -24,7 +24,7 @@ const verdictFieldBytes = 16 << 10
 func (s *reviewScreen) verdictLines(inner int) []string {
 	st := s.styles
 	var lines []string
-	if note := s.labels.note(s.cur); note != "" {
+	if note := s.note(s.cur); note != "" {
 		lines = append(lines, capped(st, "note", note, inner)...)
 		lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
 	}
@@ -287,7 +287,7 @@ func (s *reviewScreen) itemScoreLine(rows []row) string {
 			if v, ok := r.judgeValue(s.cur, rw); ok {
 				js = append(js, v)
 			}
-			if v, ok := s.labels.label(lkey{item: s.cur, crit: rw.crit, dim: d.Name}); ok {
+			if v, ok := s.label(s.cur, rw); ok {
 				hs = append(hs, v)
 			}
 		}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
@@ -22,8 +23,8 @@ type workspace struct {
 	runs  []*runView
 	act   int // the active run
 
-	labels labelState
-	others otherLabels // every other annotator's current labels
+	labels *sessions.LabelState // the one derivation of current labels
+	others otherLabels          // every other annotator's current labels
 	// Derived per item for the active run, kept up to date by refresh so
 	// that drawing a frame never scans the dataset.
 	reviewed   []bool
@@ -138,8 +139,11 @@ func (w *workspace) refresh(i int) {
 
 // label is the person's current label on a row of an item.
 func (w *workspace) label(item int, rw row) (float64, bool) {
-	return w.labels.label(lkey{item: item, crit: rw.crit, dim: rw.dim.Name})
+	return w.labels.Label(sessions.LabelKey{ItemID: w.items[item].ID, Criterion: rw.crit, Dimension: rw.dim.Name})
 }
+
+// note is the person's current note on an item ("" when none).
+func (w *workspace) note(item int) string { return w.labels.Note(w.items[item].ID) }
 
 // firstUnreviewed returns the first item at or after from (wrapping) that
 // still needs a label, or from when every item is reviewed.
