@@ -165,6 +165,9 @@ func (m *Model) statusLine() string {
 		if p.Errors > 0 {
 			s += st.Error.Render(" · " + plural(p.Errors, "error", "errors"))
 		}
+		if p.Retries > 0 {
+			s += st.Warning.Render(" · " + plural(p.Retries, "retry", "retries"))
+		}
 		if p.Tokens > 0 {
 			s += st.Muted.Render(" · " + compact(p.Tokens) + " tokens")
 		}

@@ -43,19 +43,24 @@ func (m *Model) applyBatch(msg batchMsg) tea.Cmd {
 // judgingEnded says how a stream of a run ended: a fatal error with its
 // whole advice, or a summary of what was judged.
 func (m *Model) judgingEnded(r *runView, st *stream) {
-	if r.stopped != nil {
-		if err := r.stopped(); err != nil {
-			m.fail(fmt.Sprintf("%s stopped judging: %s", SanitizeLine(r.name()), SanitizeLine(err.Error())))
-			return
-		}
-	}
 	b := st.last
+	stopped := b.Stopped
+	if stopped == nil && r.stopped != nil {
+		stopped = r.stopped()
+	}
+	if stopped != nil {
+		m.fail(fmt.Sprintf("%s stopped judging after %d of %s: %s", SanitizeLine(r.name()), b.Done, plural(b.Total, "task", "tasks"), SanitizeLine(stopped.Error())))
+		return
+	}
 	if b.Total == 0 {
 		return
 	}
 	msg := fmt.Sprintf("%s finished judging: %d of %s judged", SanitizeLine(r.name()), b.Done, plural(b.Total, "task", "tasks"))
 	if b.Errors > 0 {
 		msg += fmt.Sprintf(", %s", plural(b.Errors, "error", "errors"))
+	}
+	if b.Retries > 0 {
+		msg += fmt.Sprintf(", %s", plural(b.Retries, "retry", "retries"))
 	}
 	if b.Tokens > 0 {
 		msg += fmt.Sprintf(", %s tokens", compact(b.Tokens))

@@ -182,5 +182,5 @@ func (m *Model) render() string {
 		return d.overlay(m.styles, m.width, m.height)
 	}
 	body := m.current().view(m.width, m.height-chromeRows)
-	return strings.Join([]string{m.headerLine(), body, m.statusLine(), m.hintLine()}, "\n")
+	return strings.Join([]string{m.headerLine(), body, m.statusLine(), padTo(m.hintLine(), m.width)}, "\n")
 }

@@ -42,6 +42,13 @@ func (s *reviewScreen) follow() {
 	if s.item == s.cur && s.judge == s.act {
 		return
 	}
+	if s.item != s.cur && s.hasItem() {
+		// The item on screen is judged ahead of the queue, by every judge
+		// still running (cheap: it moves the item's tasks to the front).
+		for _, r := range s.runs {
+			r.prioritize(s.items[s.cur].ID)
+		}
+	}
 	s.item, s.judge = s.cur, s.act
 	s.row = s.firstOpenRow(s.cur)
 	s.scroll = [numPanes]int{}

@@ -62,8 +62,9 @@ func loadRun(run int, load func() (Loaded, error)) tea.Cmd {
 
 // stream is one Judging of a run whose batches the screen is reading.
 type stream struct {
-	ch   <-chan sessions.Batch
-	last sessions.Batch
+	judging *sessions.Judging // nil in tests that feed batches by hand
+	ch      <-chan sessions.Batch
+	last    sessions.Batch
 }
 
 // row is one thing a person labels on an item: a dimension of the active
@@ -119,12 +120,21 @@ func newRunView(r Run, index map[string]int, n int) *runView {
 func (r *runView) add(j *sessions.Judging, total int) int {
 	id := r.next
 	r.next++
-	r.streams[id] = &stream{ch: j.Batches(), last: sessions.Batch{Total: total}}
+	r.streams[id] = &stream{judging: j, ch: j.Batches(), last: sessions.Batch{Total: total}}
 	return id
 }
 
 // judging reports whether verdicts are still coming.
 func (r *runView) judging() bool { return len(r.streams) > 0 }
+
+// prioritize asks every running judging of the run to judge an item next.
+func (r *runView) prioritize(itemID string) {
+	for _, s := range r.streams {
+		if s.judging != nil {
+			s.judging.Prioritize(itemID)
+		}
+	}
+}
 
 // progress sums the counters of the streams still running.
 func (r *runView) progress() sessions.Batch {
@@ -133,6 +143,7 @@ func (r *runView) progress() sessions.Batch {
 		p.Done += s.last.Done
 		p.Total += s.last.Total
 		p.Errors += s.last.Errors
+		p.Retries += s.last.Retries
 		p.Tokens += s.last.Tokens
 	}
 	return p

@@ -256,8 +256,8 @@ func TestLogKeepsFatalErrorWhole(t *testing.T) {
 		t.Errorf("status line does not count the message:\n%s", s)
 	}
 	m = press(t, m, "m") // …the log keeps it whole
-	s := strings.Join(strings.Fields(plain(m)), " ")
-	for _, part := range []string{"match stopped judging", "Check OPENAI_API_KEY (or --api-key)", "resumes where it stopped when you reopen the"} {
+	s := strings.Join(strings.Fields(strings.ReplaceAll(plain(m), "│", " ")), " ")
+	for _, part := range []string{"match stopped judging", "Check OPENAI_API_KEY (or --api-key)", "resumes where it stopped when you reopen the session."} {
 		if !strings.Contains(s, part) {
 			t.Errorf("the log lacks %q:\n%s", part, plain(m))
 		}

@@ -27,7 +27,9 @@ func newTextDialog(prompt, value, placeholder, enter string, limit, width int, d
 	in.Placeholder = placeholder
 	in.CharLimit = limit
 	in.SetWidth(max(width-len(prompt)-4, 10))
-	in.SetValue(value)
+	// The text is shown as typed, so it is sanitised first: a note made
+	// elsewhere may hold escape sequences.
+	in.SetValue(SanitizeLine(value))
 	in.CursorEnd()
 	in.Focus()
 	return &textDialog{
@@ -54,6 +56,9 @@ func newSearchDialog() *textDialog {
 }
 
 func (d *textDialog) update(msg tea.Msg) (tea.Cmd, bool) {
+	if p, ok := msg.(tea.PasteMsg); ok {
+		msg = tea.PasteMsg{Content: SanitizeLine(p.Content)}
+	}
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(k, d.keys.Cancel):

@@ -296,7 +296,7 @@ func (s *reviewScreen) itemScoreLine(rows []row) string {
 			part += fmt.Sprintf("   you %s (%d/%d)", meanOf(hs), len(hs), n)
 		}
 		if len(r.info.Dimensions) > 1 {
-			part = d.Name + ": " + part
+			part = SanitizeLine(clipText(d.Name, 64)) + ": " + part
 		}
 		parts = append(parts, part)
 	}
