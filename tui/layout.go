@@ -146,6 +146,9 @@ func (s *reviewScreen) clampScroll() {
 		if rc.w < 4 {
 			continue
 		}
+		if s.atEnd[p] {
+			s.scroll[p] = endOfPane
+		}
 		s.scroll[p] = clampOffset(s.scroll[p], s.paneLen(p, rc.w-4), rc.h-2)
 	}
 }

@@ -15,11 +15,15 @@ type reviewScreen struct {
 	width  int // the body's size, set by the root
 	height int
 
-	item      int  // the item the state below belongs to; -1 before the first
-	judge     int  // the judge it belongs to
-	row       int  // the selected row (criterion × dimension) of the item
-	focus     pane // the pane that scrolls
-	scroll    [numPanes]int
+	item   int  // the item the state below belongs to; -1 before the first
+	judge  int  // the judge it belongs to
+	row    int  // the selected row (criterion × dimension) of the item
+	focus  pane // the pane that scrolls
+	scroll [numPanes]int
+	// atEnd keeps a pane at the end of its text while the layout moves
+	// (verdicts arriving resize the panes): a few-shot question opens so,
+	// and G or end puts any pane so until the reviewer scrolls back.
+	atEnd     [numPanes]bool
 	showThink bool
 	zoom      bool // the focused pane fills the screen
 	cache     *renderCache
@@ -52,7 +56,7 @@ func (s *reviewScreen) follow() {
 	s.item, s.judge = s.cur, s.act
 	s.row = s.firstOpenRow(s.cur)
 	s.scroll = [numPanes]int{}
-	s.scroll[paneQuestion] = endOfPane
+	s.atEnd = [numPanes]bool{paneQuestion: true}
 	s.clampScroll()
 }
 
@@ -124,6 +128,7 @@ func (s *reviewScreen) update(msg tea.KeyPressMsg) action {
 func (s *reviewScreen) readKey(msg tea.KeyPressMsg) {
 	k := s.keys
 	f := s.focus
+	s.clampScroll() // offsets as drawn now: verdicts may have moved the panes
 	switch {
 	case key.Matches(msg, k.Focus):
 		s.focus = (s.focus + 1) % numPanes
@@ -135,14 +140,17 @@ func (s *reviewScreen) readKey(msg tea.KeyPressMsg) {
 		s.scroll[f]++
 	case key.Matches(msg, k.Up):
 		s.scroll[f] = max(s.scroll[f]-1, 0)
+		s.atEnd[f] = false
 	case key.Matches(msg, k.PageDown):
 		s.scroll[f] += max(s.paneRows(f)-1, 1)
 	case key.Matches(msg, k.PageUp):
 		s.scroll[f] = max(s.scroll[f]-max(s.paneRows(f)-1, 1), 0)
+		s.atEnd[f] = false
 	case key.Matches(msg, k.Top):
 		s.scroll[f] = 0
+		s.atEnd[f] = false
 	case key.Matches(msg, k.Bottom):
-		s.scroll[f] = endOfPane
+		s.atEnd[f] = true
 	case key.Matches(msg, k.Think):
 		s.showThink = !s.showThink
 		s.cache.clear()

@@ -31,7 +31,11 @@ func (s *reviewScreen) view(width, height int) string {
 		}
 		inner := rc.w - 4
 		lines := s.paneLines(p, inner)
-		off := clampOffset(s.scroll[p], len(lines), rc.h-2)
+		off := s.scroll[p]
+		if s.atEnd[p] {
+			off = endOfPane
+		}
+		off = clampOffset(off, len(lines), rc.h-2)
 		b := box(s.styles, s.paneTitle(p, off, len(lines) > rc.h-2), lines, off, rc.w, rc.h, p == s.focus)
 		ps = append(ps, placed{rc, strings.Split(b, "\n")})
 	}
