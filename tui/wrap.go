@@ -3,7 +3,7 @@ package tui
 import (
 	"strings"
 
-	"github.com/rivo/uniseg"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // span is a byte range [start, end) of a string.
@@ -13,8 +13,9 @@ type span struct{ start, end int }
 // line as a byte range of s, so that a highlight given as a byte range can
 // be drawn across wrapped lines. Lines break at spaces where possible and
 // inside a word only when the word alone is wider than the line. Widths are
-// measured per grapheme cluster, as terminals draw them. s must already be
-// sanitised (no control characters but newlines).
+// measured per grapheme cluster with ansi's grapheme width, the measure
+// the renderer places cells by. s must already be sanitised (no control
+// characters but newlines) and clipped: wrapping reads all of it.
 func wrapSpans(s string, width int) []span {
 	width = max(width, 1)
 	var out []span
@@ -34,8 +35,14 @@ func wrapSpans(s string, width int) []span {
 func wrapParagraph(s string, ps, pe, width int, out []span) []span {
 	lineStart, lineW, lastSpace := ps, 0, -1
 	for i := ps; i < pe; {
-		cluster, _, w, _ := uniseg.FirstGraphemeClusterInString(s[i:pe], -1)
-		n := len(cluster)
+		n, w := 1, 1
+		cluster := s[i : i+1]
+		if s[i] >= 0x80 || (i+1 < pe && s[i+1] >= 0x80) {
+			// Two ASCII bytes never share a cluster; anything else asks the
+			// segmenter.
+			cluster, w = ansi.FirstGraphemeCluster(s[i:pe], ansi.GraphemeWidth)
+			n = len(cluster)
+		}
 		if lineW+w > width && lineW > 0 {
 			switch {
 			case cluster == " ":
@@ -47,7 +54,7 @@ func wrapParagraph(s string, ps, pe, width int, out []span) []span {
 			case lastSpace > lineStart:
 				out = append(out, span{lineStart, lastSpace})
 				lineStart, lastSpace = lastSpace+1, -1
-				lineW = uniseg.StringWidth(s[lineStart:i])
+				lineW = ansi.StringWidth(s[lineStart:i])
 			default:
 				out = append(out, span{lineStart, i})
 				lineStart, lineW, lastSpace = i, 0, -1

@@ -21,6 +21,12 @@ func TestWrapPlain(t *testing.T) {
 		{"newlines kept", "a\n\nb", 5, []string{"a", "", "b"}},
 		{"wide runes", "日本語です", 4, []string{"日本", "語で", "す"}},
 		{"empty", "", 5, []string{""}},
+		// Measured as the renderer places cells (ansi's grapheme width),
+		// where uniseg would count the two-em dash 3 cells and a keycap
+		// digit with VS16 one.
+		{"two-em dash is one cell", "⸺⸺⸺⸺", 2, []string{"⸺⸺", "⸺⸺"}},
+		{"keycap digit is two cells", "1\ufe0f2\ufe0f", 2, []string{"1\ufe0f", "2\ufe0f"}},
+		{"emoji ZWJ sequence is two cells", "👩\u200d💻👩\u200d💻", 3, []string{"👩\u200d💻", "👩\u200d💻"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gavel-dev/gavel/tui"
 )
 
 // Exit codes: 0 success, 1 runtime error, 2 usage error.
@@ -46,4 +49,44 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// safeStderr writes messages for a person at a terminal: errors, notices
+// and summaries carry file names, judge names, dataset fields and server
+// answers, any of which may hold escape sequences (a hyperlink, a
+// clipboard write, a title change), C1 controls or bidi overrides. Each
+// write is one message of one line: it goes through tui.SanitizeLine,
+// which shows such text inert (ESC as ␛) and a line break inside it as ⏎,
+// so that a file name cannot start a line of its own that looks like
+// Gavel's; the newlines that end the write are kept. The only sequences
+// that pass are the carriage return and erase-line that frame a progress
+// line redrawn in place ("\r…\x1b[K"), whose text is sanitised too.
+type safeStderr struct{ w io.Writer }
+
+// terminalSafe wraps the writer the messages go to.
+func terminalSafe(w io.Writer) io.Writer { return safeStderr{w} }
+
+const eraseLine = "\x1b[K"
+
+func (s safeStderr) Write(p []byte) (int, error) {
+	msg := string(p)
+	body := strings.TrimRight(msg, "\n")
+	end := msg[len(body):]
+	var head, tail string
+	if strings.HasPrefix(body, "\r") && strings.HasSuffix(body, eraseLine) {
+		head, tail, body = "\r", eraseLine, body[1:len(body)-len(eraseLine)]
+	}
+	if _, err := io.WriteString(s.w, head+tui.SanitizeLine(body)+tail+end); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Fd is the file descriptor of the writer beneath, so that a check for a
+// terminal sees through the wrapper.
+func (s safeStderr) Fd() uintptr {
+	if f, ok := s.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
 }

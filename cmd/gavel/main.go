@@ -13,5 +13,13 @@ import (
 )
 
 func main() {
-	os.Exit(execute(context.Background(), newEnv(), os.Args[1:]))
+	os.Exit(execute(context.Background(), mainEnv(), os.Args[1:]))
+}
+
+// mainEnv is the outside world of the gavel process: its messages on
+// stderr pass through the sanitiser (see safeStderr).
+func mainEnv() env {
+	e := newEnv()
+	e.stderr = terminalSafe(e.stderr)
+	return e
 }
