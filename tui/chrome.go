@@ -23,7 +23,7 @@ func (m *Model) headerLine() string {
 	st := m.styles
 	w := m.width
 	app := st.App.Render("gavel") + " "
-	dataset := SanitizeLine(clipText(m.dataset, 256))
+	dataset := SanitizeLine(Clip(m.dataset, 256))
 	judgeName, count := "", ""
 	if r := m.run(); r != nil {
 		judgeName = SanitizeLine(r.name())
@@ -31,7 +31,7 @@ func (m *Model) headerLine() string {
 			count = fmt.Sprintf(" (%d/%d)", m.act+1, len(m.runs))
 		}
 	}
-	annotator := SanitizeLine(clipText(m.annotator, 64))
+	annotator := SanitizeLine(Clip(m.annotator, 64))
 
 	// The right part: blind mode and the filter (warnings), the item.
 	var notice, where, id, segs, mark string
@@ -52,7 +52,7 @@ func (m *Model) headerLine() string {
 	if m.hasItem() {
 		it := m.items[m.cur]
 		where = fmt.Sprintf("item %d/%d · ", m.cur+1, len(m.items))
-		id = SanitizeLine(clipText(it.ID, 256))
+		id = SanitizeLine(Clip(it.ID, 256))
 		segs = segmentText(it.Segments)
 		if m.reviewed[m.cur] {
 			mark = " ✓"
@@ -123,7 +123,7 @@ func segmentText(segs map[string]string) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = SanitizeLine(clipText(segs[k], 64))
+		parts[i] = SanitizeLine(Clip(segs[k], 64))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -214,7 +214,7 @@ func (m *Model) hintLine() string {
 		case sevError:
 			style = st.Error
 		}
-		text := SanitizeLine(m.log.flash)
+		text := SanitizeLine(Clip(m.log.flash, 4096))
 		if m.log.flashKept && ansi.StringWidth(text) > m.width {
 			text = ansi.Truncate(text, m.width-9, "…") + " (m: all)"
 		}

@@ -71,7 +71,7 @@ func shown(field string) (string, int) {
 // shownUpTo sanitises at most n bytes of a field and says how many bytes
 // were left out.
 func shownUpTo(field string, n int) (string, int) {
-	c := clipText(field, n)
+	c := Clip(field, n)
 	return Sanitize(c), len(field) - len(c)
 }
 

@@ -78,7 +78,7 @@ func (w *workspace) filters() []filter {
 		for _, v := range vals {
 			field, value := k, v
 			out = append(out, filter{id: "segment:" + k + "=" + v,
-				name:  SanitizeLine(clipText(k, 64)) + " = " + SanitizeLine(clipText(v, 64)),
+				name:  SanitizeLine(Clip(k, 64)) + " = " + SanitizeLine(Clip(v, 64)),
 				match: func(w *workspace, i int) bool { return w.items[i].Segments[field] == value }})
 		}
 	}

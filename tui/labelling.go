@@ -92,7 +92,7 @@ func (s *reviewScreen) accept() tea.Cmd {
 	cmd := s.record(acts)
 	if missing > 0 && cmd != nil {
 		s.warn(fmt.Sprintf("Accepted %d on %s; %d have no usable verdict and still need your label.",
-			len(acts), SanitizeLine(s.items[s.cur].ID), missing))
+			len(acts), idText(s.items[s.cur].ID), missing))
 	}
 	return cmd
 }
@@ -116,7 +116,7 @@ func (s *reviewScreen) record(acts []sessions.Action) tea.Cmd {
 	item := s.cur
 	if !s.inSelection(item) {
 		s.refuse(fmt.Sprintf("%s is no longer in the filter %q, so a label made here would say it was reached through it: press F or f for another filter.",
-			SanitizeLine(s.items[item].ID), s.sel.filter.name))
+			idText(s.items[item].ID), s.sel.filter.name))
 		return nil
 	}
 	if err := s.labels.Apply(acts); err != nil {
@@ -148,12 +148,12 @@ func (s *reviewScreen) undo() tea.Cmd {
 	if !ok {
 		// A label made before the dataset changed, on an item it no
 		// longer has: the session undoes it all the same.
-		s.hint(fmt.Sprintf("Undone on %s, an item the dataset no longer has.", SanitizeLine(clipText(keys[0].ItemID, 64))))
+		s.hint(fmt.Sprintf("Undone on %s, an item the dataset no longer has.", SanitizeLine(Clip(keys[0].ItemID, 64))))
 		return s.push(saveOp{item: -1, undo: true})
 	}
 	s.refresh(item)
 	s.show(item)
-	s.hint(fmt.Sprintf("Undone on %s.", SanitizeLine(s.items[item].ID)))
+	s.hint(fmt.Sprintf("Undone on %s.", idText(s.items[item].ID)))
 	return s.push(saveOp{item: item, undo: true})
 }
 
@@ -166,7 +166,9 @@ type noteMsg struct {
 // saveNote applies a note on screen and queues it for the store.
 func (m *Model) saveNote(msg noteMsg) tea.Cmd {
 	text := strings.TrimSpace(msg.text)
-	if msg.item < 0 || msg.item >= len(m.items) || text == m.note(msg.item) {
+	// The editor showed the note sanitised: unchanged, it is not saved
+	// again (that would replace the original with its inert form).
+	if msg.item < 0 || msg.item >= len(m.items) || text == m.note(msg.item) || text == SanitizeLine(m.note(msg.item)) {
 		return nil
 	}
 	id := m.items[msg.item].ID
@@ -177,9 +179,9 @@ func (m *Model) saveNote(msg noteMsg) tea.Cmd {
 	}
 	m.review.cache.clear()
 	if text == "" {
-		m.tell(fmt.Sprintf("Note removed from %s.", SanitizeLine(id)))
+		m.tell(fmt.Sprintf("Note removed from %s.", idText(id)))
 	} else {
-		m.tell(fmt.Sprintf("Note saved on %s: %s", SanitizeLine(id), SanitizeLine(text)))
+		m.tell(fmt.Sprintf("Note saved on %s: %s", idText(id), SanitizeLine(text)))
 	}
 	return m.push(saveOp{item: msg.item, acts: []sessions.Action{a}})
 }
@@ -215,3 +217,7 @@ func plural(n int, one, many string) string {
 }
 
 func itemCount(n int) string { return plural(n, "item", "items") }
+
+// idText is an item's id as messages show it: sanitised, and cut, since
+// an id is as long as the dataset makes it.
+func idText(id string) string { return SanitizeLine(Clip(id, 96)) }

@@ -179,9 +179,9 @@ func (s *listScreen) row(i, inner int) string {
 		mark = st.Disagree.Render("✗ ")
 	}
 	cells := "  " + padRight(fmt.Sprint(i+1), 7) +
-		padRight(ansi.Truncate(SanitizeLine(clipText(it.ID, 256)), idW-1, "…"), idW) +
+		padRight(ansi.Truncate(SanitizeLine(Clip(it.ID, 256)), idW-1, "…"), idW) +
 		padRight(ansi.Truncate(seg, segW-1, "…"), segW) +
 		padRight(judgeV, valW) + padRight(humanV, valW) + mark + " "
-	q := strings.Join(strings.Fields(SanitizeLine(clipText(it.Question, 400))), " ")
+	q := strings.Join(strings.Fields(SanitizeLine(Clip(it.Question, 400))), " ")
 	return cells + ansi.Truncate(q, max(inner-ansi.StringWidth(cells), 0), "…")
 }

@@ -166,7 +166,7 @@ func (m *Model) current() screen {
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
-	v.WindowTitle = "gavel · " + SanitizeLine(m.dataset)
+	v.WindowTitle = "gavel · " + SanitizeLine(Clip(m.dataset, 256))
 	return v
 }
 

@@ -205,7 +205,7 @@ func (r *runView) judgeValue(item int, rw row) (float64, bool) {
 // name is how the header and messages call the run.
 func (r *runView) name() string {
 	if r.info.Model != "" {
-		return r.info.Name + " · " + r.info.Model
+		return Clip(r.info.Name, 128) + " · " + Clip(r.info.Model, 128)
 	}
-	return r.info.Name
+	return Clip(r.info.Name, 128)
 }

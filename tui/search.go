@@ -35,7 +35,7 @@ type searchResultMsg struct {
 
 // searchFilter keeps the items whose text holds the query, ignoring case.
 func searchFilter(query string) filter {
-	return filter{id: "search", name: fmt.Sprintf("text %q", SanitizeLine(clipText(query, 80))), match: func(w *workspace, i int) bool {
+	return filter{id: "search", name: fmt.Sprintf("text %q", SanitizeLine(Clip(query, 80))), match: func(w *workspace, i int) bool {
 		return itemHolds(w, i, strings.ToLower(query))
 	}}
 }
@@ -54,7 +54,7 @@ func (m *Model) startSearch(query string) tea.Cmd {
 	m.sel.filter = searchFilter(query)
 	m.sel.items = nil
 	m.sel.pos = 0
-	m.hint(fmt.Sprintf("Searching %d items for %q…", len(m.items), SanitizeLine(clipText(query, 80))))
+	m.hint(fmt.Sprintf("Searching %d items for %q…", len(m.items), SanitizeLine(Clip(query, 80))))
 	return m.searchFrom(0)
 }
 

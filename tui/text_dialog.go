@@ -45,7 +45,7 @@ func newTextDialog(prompt, value, placeholder, enter string, limit, width int, d
 
 // newNoteDialog edits the note of an item.
 func newNoteDialog(item int, id, note string, width int) *textDialog {
-	return newTextDialog("note on "+SanitizeLine(clipText(id, 40))+" ", note, "what a reader of this label should know", "save the note", 2000, width,
+	return newTextDialog("note on "+SanitizeLine(Clip(id, 40))+" ", note, "what a reader of this label should know", "save the note", 2000, width,
 		func(text string) tea.Msg { return noteMsg{item: item, text: text} })
 }
 

@@ -130,7 +130,7 @@ func (s *reviewScreen) rowLine(rw row, selected, named bool, inner int) string {
 		vw = ansi.StringWidth(values)
 	}
 	nameW := max(inner-vw-len(prefix)-1, 1)
-	name := ansi.Truncate(SanitizeLine(clipText(rowName(s.items[s.cur], rw), 512)), nameW, "…")
+	name := ansi.Truncate(SanitizeLine(Clip(rowName(s.items[s.cur], rw), 512)), nameW, "…")
 	return prefix + padTo(name, nameW) + " " + values
 }
 
@@ -166,7 +166,7 @@ func (s *reviewScreen) verdictDetail(vd judge.Verdict, inner int) []string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		lines = append(lines, capped(st, SanitizeLine(clipText(k, 64)), extraText(vd.Extra[k]), inner)...)
+		lines = append(lines, capped(st, SanitizeLine(Clip(k, 64)), extraText(vd.Extra[k]), inner)...)
 	}
 	if vd.Confidence != nil {
 		lines = append(lines, field(st, "confidence", fmt.Sprintf("%.0f%%", *vd.Confidence*100), inner)...)
@@ -296,7 +296,7 @@ func (s *reviewScreen) itemScoreLine(rows []row) string {
 			part += fmt.Sprintf("   you %s (%d/%d)", meanOf(hs), len(hs), n)
 		}
 		if len(r.info.Dimensions) > 1 {
-			part = SanitizeLine(clipText(d.Name, 64)) + ": " + part
+			part = SanitizeLine(Clip(d.Name, 64)) + ": " + part
 		}
 		parts = append(parts, part)
 	}
@@ -376,5 +376,5 @@ func (s *reviewScreen) otherAnnotators(rw row, inner int) []string {
 // cut first.
 func (s *reviewScreen) nameValue(label, name, value string, inner int) string {
 	room := max(inner-ansi.StringWidth(label)-ansi.StringWidth(value)-2, 1)
-	return s.styles.Muted.Render(label) + ansi.Truncate(SanitizeLine(clipText(name, 256)), room, "…") + "  " + value
+	return s.styles.Muted.Render(label) + ansi.Truncate(SanitizeLine(Clip(name, 256)), room, "…") + "  " + value
 }

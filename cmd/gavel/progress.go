@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -54,7 +53,9 @@ type progressLine struct {
 
 func newProgressLine(w io.Writer, name string, total int) *progressLine {
 	tty := false
-	if f, ok := w.(*os.File); ok {
+	// Any writer with a file descriptor (stderr, or the sanitising
+	// wrapper around it) can be a terminal.
+	if f, ok := w.(interface{ Fd() uintptr }); ok {
 		tty = term.IsTerminal(f.Fd())
 	}
 	return &progressLine{w: w, tty: tty, name: name, total: total, start: time.Now()}
