@@ -22,7 +22,6 @@ import (
 func (m *Model) headerLine() string {
 	st := m.styles
 	w := m.width
-	app := st.App.Render("gavel") + " "
 	dataset := SanitizeLine(Clip(m.dataset, 256))
 	judgeName, count := "", ""
 	if r := m.run(); r != nil {
@@ -61,46 +60,60 @@ func (m *Model) headerLine() string {
 
 	idW := ansi.StringWidth(id)
 	dsW := ansi.StringWidth(dataset)
-	showSegs, showAnnotator := segs != "", annotator != ""
+	showSegs, showAnnotator, showWhere := segs != "", annotator != "", true
+	sep := ansi.StringWidth(" · ")
 	width := func() int {
-		n := ansi.StringWidth(app) + dsW + ansi.StringWidth(notice+where) + idW + ansi.StringWidth(mark) + 1
+		n := ansi.StringWidth("gavel") + ansi.StringWidth(notice) + idW + ansi.StringWidth(mark) + 1
+		if dsW > 0 {
+			n += 1 + dsW
+		}
+		if showWhere {
+			n += ansi.StringWidth(where)
+		}
 		if judgeName != "" {
-			n += len(" · judge ") + ansi.StringWidth(judgeName+count)
+			n += ansi.StringWidth(" · judge ") + ansi.StringWidth(judgeName+count)
 		}
 		if showAnnotator {
-			n += 3 + ansi.StringWidth(annotator)
+			n += sep + ansi.StringWidth(annotator)
 		}
 		if showSegs {
-			n += 3 + ansi.StringWidth(segs)
+			n += sep + ansi.StringWidth(segs)
 		}
 		return n
 	}
 	// Give up parts until the line fits.
-	for _, step := range []func() bool{
-		func() bool { ok := showSegs; showSegs = false; return ok },
-		func() bool { n := min(idW, 16); ok := n < idW; idW = n; return ok },
-		func() bool { n := min(dsW, 12); ok := n < dsW; dsW = n; return ok },
-		func() bool { ok := showAnnotator; showAnnotator = false; return ok },
-		func() bool { n := min(idW, 8); ok := n < idW; idW = n; return ok },
-		func() bool { ok := dsW > 0; dsW = 0; return ok },
+	for _, step := range []func(){
+		func() { showSegs = false },
+		func() { idW = min(idW, 16) },
+		func() { dsW = min(dsW, 12) },
+		func() { showAnnotator = false },
+		func() { idW = min(idW, 8) },
+		func() { dsW = 0 },
+		func() { showWhere = false },
 	} {
 		if width() <= w {
 			break
 		}
 		step()
 	}
-	left := app
+	left := st.App.Render("gavel")
 	if dsW > 0 {
-		left += st.Header.Render(ansi.Truncate(dataset, dsW, "…"))
+		left += " " + st.Header.Render(ansi.Truncate(dataset, dsW, "…"))
 	}
 	if judgeName != "" {
-		room := w - (width() - ansi.StringWidth(judgeName+count))
-		left += st.Muted.Render(" · judge ") + ansi.Truncate(judgeName, max(room, 4), "…") + st.Muted.Render(count)
+		// The judge's name gets whatever is left, and is cut only when
+		// nothing else can give way.
+		room := ansi.StringWidth(judgeName) - max(width()-w, 0)
+		left += st.Muted.Render(" · judge ") + ansi.Truncate(judgeName, max(room, 1), "…") + st.Muted.Render(count)
 	}
 	if showAnnotator {
 		left += st.Muted.Render(" · ") + annotator
 	}
-	right := st.Warning.Render(notice) + where + ansi.Truncate(id, idW, "…")
+	right := st.Warning.Render(notice)
+	if showWhere {
+		right += where
+	}
+	right += ansi.Truncate(id, idW, "…")
 	if showSegs {
 		right += st.Muted.Render(" · " + segs)
 	}
