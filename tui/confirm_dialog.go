@@ -44,8 +44,11 @@ func (d *confirmDialog) update(msg tea.Msg) (tea.Cmd, bool) {
 // cancelledMsg says a confirmation was declined.
 type cancelledMsg struct{}
 
+// line puts the answer keys first, so a narrow terminal cuts the
+// question, never how to answer it.
 func (d *confirmDialog) line(st Styles, width int) string {
-	return st.Warning.Render(d.question)
+	return st.Key.Render("y") + " " + st.KeyDesc.Render("yes") + st.Muted.Render(" · ") +
+		st.Key.Render("n") + " " + st.KeyDesc.Render("no") + "  " + st.Warning.Render(d.question)
 }
 
 func (d *confirmDialog) ShortHelp() []key.Binding { return []key.Binding{d.keys.Yes, d.keys.No} }

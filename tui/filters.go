@@ -37,8 +37,38 @@ var staticFilters = []filter{
 		offered: func(w *workspace) bool { return w.others.any() }},
 	{id: "low-confidence", name: fmt.Sprintf("confidence < %.0f%%", lowConfidence*100), match: (*workspace).lowConfidence},
 	{id: "errors", name: "parse or API errors", match: (*workspace).hasError},
-	{id: "judge-top", name: "judge says YES / top score", match: func(w *workspace, i int) bool { return w.judgeAt(i, true) }},
-	{id: "judge-bottom", name: "judge says NO / bottom score", match: func(w *workspace, i int) bool { return w.judgeAt(i, false) }},
+	{id: "judge-top", name: "judge says YES / top score", match: func(w *workspace, i int) bool { return w.judgeAt(i, true) },
+		offered: notBlind},
+	{id: "judge-bottom", name: "judge says NO / bottom score", match: func(w *workspace, i int) bool { return w.judgeAt(i, false) },
+		offered: notBlind},
+	{id: "humans-differ", name: "judge ≠ a human", match: (*workspace).judgeDiffersFromHuman,
+		offered: func(w *workspace) bool { return w.others.any() }},
+}
+
+// notBlind offers a filter only outside blind mode: a filter on the
+// judge's value would tell the verdict blind mode hides.
+func notBlind(w *workspace) bool { return !w.blind }
+
+// judgeDiffersFromHuman reports items where the active judge's value
+// differs from some person's label: yours or another annotator's (an
+// imported human column included).
+func (w *workspace) judgeDiffersFromHuman(i int) bool {
+	if w.agreement[i] == 0 {
+		return true
+	}
+	r := w.run()
+	for _, rw := range w.rows(i) {
+		j, ok := r.judgeValue(i, rw)
+		if !ok {
+			continue
+		}
+		for _, o := range w.others.on(i) {
+			if o.Criterion == rw.crit && o.Dimension == rw.dim.Name && o.Value != j {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // filters lists the static filters that can match, then one per value of

@@ -55,9 +55,9 @@ func (m *Model) judgingEnded(r *runView, st *stream) {
 	if b.Total == 0 {
 		return
 	}
-	msg := fmt.Sprintf("%s finished judging: %d of %s judged", SanitizeLine(r.name()), b.Done, plural(b.Total, "task", "tasks"))
+	msg := fmt.Sprintf("%s finished judging: %d of %s done", SanitizeLine(r.name()), b.Done, plural(b.Total, "task", "tasks"))
 	if b.Errors > 0 {
-		msg += fmt.Sprintf(", %s", plural(b.Errors, "error", "errors"))
+		msg += fmt.Sprintf(", %d ok, %s", b.Done-b.Errors, plural(b.Errors, "error", "errors"))
 	}
 	if b.Retries > 0 {
 		msg += fmt.Sprintf(", %s", plural(b.Retries, "retry", "retries"))
@@ -134,7 +134,13 @@ func (s *reviewScreen) askRejudgeAll() dialog {
 		return nil
 	}
 	what := fmt.Sprintf("the %s of %s", itemCount(len(s.sel.items)), s.sel.filter.name)
-	q := fmt.Sprintf("Re-judge %s with %s (%s, asking the model again)? y yes · any other key no",
+	if s.sel.filter.id == "all" {
+		what = "all " + itemCount(len(s.sel.items))
+		if len(s.sel.items) == 1 {
+			what = "the one item"
+		}
+	}
+	q := fmt.Sprintf("Re-judge %s with %s (%s, asking the model again)?",
 		what, SanitizeLine(r.name()), plural(len(tasks), "task", "tasks"))
 	return newConfirmDialog(q, rejudgeTasksMsg{run: s.act, tasks: tasks, what: what})
 }

@@ -19,7 +19,7 @@ func (s *reviewScreen) yesNo(value float64) tea.Cmd {
 		return nil
 	}
 	if rw.dim.Scale != judge.Binary {
-		s.refuse(fmt.Sprintf("y and n label YES/NO items; %q is scored %s: press %s.", SanitizeLine(rw.dim.Name), scaleRange(rw.dim.Scale), scaleKeys(rw.dim.Scale)))
+		s.refuse(fmt.Sprintf("Scored %s here: press %s; y and n label YES/NO items.", scaleRange(rw.dim.Scale), scaleKeys(rw.dim.Scale)))
 		return nil
 	}
 	return s.labelRow(rw, value, sessions.KindLabel)
@@ -35,17 +35,15 @@ func (s *reviewScreen) score(digit string) tea.Cmd {
 	d := float64(digit[0] - '0')
 	switch rw.dim.Scale {
 	case judge.Binary:
-		if d > 1 {
-			s.refuse("This is a YES/NO label: press y or n (or 1 / 0).")
-			return nil
-		}
+		s.refuse("This item is labelled YES or NO: press y or n.")
+		return nil
 	case judge.Ternary:
 		if d == 5 {
 			d = 0.5
 		}
 	}
 	if !rw.dim.Scale.Valid(d) {
-		s.refuse(fmt.Sprintf("%s is not a score of %q, scored %s: press %s.", digit, SanitizeLine(rw.dim.Name), scaleRange(rw.dim.Scale), scaleKeys(rw.dim.Scale)))
+		s.refuse(fmt.Sprintf("%s is not a score here (%s): press %s.", digit, scaleRange(rw.dim.Scale), scaleKeys(rw.dim.Scale)))
 		return nil
 	}
 	return s.labelRow(rw, d, sessions.KindLabel)
@@ -84,8 +82,10 @@ func (s *reviewScreen) accept() tea.Cmd {
 			s.refuse("The active judge has nothing to label on this item.")
 		case ok && !vd.OK():
 			s.refuse(fmt.Sprintf("The verdict is a %s: there is nothing to accept. Label it yourself (%s).", vd.Status, scaleKeys(rows[0].dim.Scale)))
-		default:
+		case r.judging() || r.loading:
 			s.refuse("No verdict yet for this item: label it yourself, or wait for the judge.")
+		default:
+			s.refuse("This item has no verdict and the judge is not running: label it yourself, or r to judge it.")
 		}
 		return nil
 	}

@@ -146,9 +146,6 @@ func (s *reviewScreen) clampScroll() {
 		if rc.w < 4 {
 			continue
 		}
-		if s.atEnd[p] {
-			s.scroll[p] = endOfPane
-		}
-		s.scroll[p] = clampOffset(s.scroll[p], s.paneLen(p, rc.w-4), rc.h-2)
+		s.scroll[p] = s.offset(p, s.paneLines(p, rc.w-4), rc.h-2)
 	}
 }

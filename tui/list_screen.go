@@ -151,7 +151,10 @@ func (s *listScreen) row(i, inner int) string {
 	st := s.styles
 	it := s.items[i]
 	seg := segmentText(it.Segments)
-	judgeV, humanV := "…", "—"
+	judgeV, humanV := "—", "—"
+	if r := s.run(); r != nil && (r.judging() || r.loading) {
+		judgeV = "…"
+	}
 	if rows := s.rows(i); len(rows) > 0 {
 		rw := rows[0]
 		if v, ok := s.run().verdict(i, rw.crit); ok {

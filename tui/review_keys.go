@@ -124,7 +124,10 @@ func (s *reviewScreen) ShortHelp() []key.Binding {
 	if len(s.rows(s.cur)) > 1 {
 		out = append(out, relabel(k.NextRow, "[ ]", "row"))
 	}
-	return append(out, relabel(k.Accept, "a", "accept"), relabel(k.Next, "→", "next"), relabel(k.Prev, "←", "prev"),
+	if !s.hidden(s.cur) {
+		out = append(out, relabel(k.Accept, "a", "accept"))
+	}
+	return append(out, relabel(k.Next, "→", "next"), relabel(k.Prev, "←", "prev"),
 		short(k.Undo, "undo"), short(k.Note, "note"), short(k.Skip, "skip"), short(k.Filter, "filter"),
 		short(k.List, "list"), short(k.Stats, "stats"), short(k.Focus, "pane"), short(k.Zoom, "zoom"))
 }

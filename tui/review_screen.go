@@ -24,6 +24,9 @@ type reviewScreen struct {
 	// (verdicts arriving resize the panes): a few-shot question opens so,
 	// and G or end puts any pane so until the reviewer scrolls back.
 	atEnd     [numPanes]bool
+	// lastParagraph keeps the question at the start of its last
+	// paragraph until the reviewer scrolls it: see questionOffset.
+	lastParagraph bool
 	showThink bool
 	zoom      bool // the focused pane fills the screen
 	cache     *renderCache
@@ -56,7 +59,8 @@ func (s *reviewScreen) follow() {
 	s.item, s.judge = s.cur, s.act
 	s.row = s.firstOpenRow(s.cur)
 	s.scroll = [numPanes]int{}
-	s.atEnd = [numPanes]bool{paneQuestion: true}
+	s.atEnd = [numPanes]bool{}
+	s.lastParagraph = true
 	s.clampScroll()
 }
 
@@ -129,6 +133,9 @@ func (s *reviewScreen) readKey(msg tea.KeyPressMsg) {
 	k := s.keys
 	f := s.focus
 	s.clampScroll() // offsets as drawn now: verdicts may have moved the panes
+	if f == paneQuestion && key.Matches(msg, k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom) {
+		s.lastParagraph = false
+	}
 	switch {
 	case key.Matches(msg, k.Focus):
 		s.focus = (s.focus + 1) % numPanes

@@ -31,11 +31,7 @@ func (s *reviewScreen) view(width, height int) string {
 		}
 		inner := rc.w - 4
 		lines := s.paneLines(p, inner)
-		off := s.scroll[p]
-		if s.atEnd[p] {
-			off = endOfPane
-		}
-		off = clampOffset(off, len(lines), rc.h-2)
+		off := s.offset(p, lines, rc.h-2)
 		b := box(s.styles, s.paneTitle(p, off, len(lines) > rc.h-2), lines, off, rc.w, rc.h, p == s.focus)
 		ps = append(ps, placed{rc, strings.Split(b, "\n")})
 	}
@@ -53,20 +49,48 @@ func (s *reviewScreen) view(width, height int) string {
 	return strings.Join(rows, "\n")
 }
 
+// offset is the line a pane is drawn from, within its text: the end for
+// a pane kept there, the question's last paragraph when it opens.
+func (s *reviewScreen) offset(p pane, lines []string, rows int) int {
+	switch {
+	case s.atEnd[p]:
+		return clampOffset(endOfPane, len(lines), rows)
+	case p == paneQuestion && s.lastParagraph:
+		return questionOffset(lines, rows)
+	}
+	return clampOffset(s.scroll[p], len(lines), rows)
+}
+
+// questionOffset shows a question longer than its pane from the start of
+// its last paragraph, or its end when that paragraph fits: a few-shot
+// prompt asks its question last, and the question's first line is what
+// it asks (the options under it may be cut; the pane says so).
+func questionOffset(lines []string, rows int) int {
+	end := max(len(lines)-rows, 0)
+	for i := len(lines) - 1; i > 0; i-- {
+		if strings.TrimSpace(lines[i-1]) == "" {
+			return min(i, end)
+		}
+	}
+	return end
+}
+
 // paneTitle names a pane; a pane whose text does not fit says where it is
 // (a few-shot question opens at its end: the title says so).
 func (s *reviewScreen) paneTitle(p pane, offset int, overflows bool) string {
 	title := paneTitles[p]
 	if p == paneVerdict {
 		if r := s.run(); r != nil {
-			title = "Verdict · " + SanitizeLine(r.info.Name)
+			title = "Verdict · " + SanitizeLine(r.name())
 		}
 	}
 	switch {
 	case s.zoom && p == s.focus:
 		title += " · z unzooms"
+	case overflows && offset > 0 && p == paneQuestion && s.focus == paneQuestion:
+		title += " · ↑ " + plural(offset, "line", "lines") + " above (home: top)"
 	case overflows && offset > 0 && p == paneQuestion:
-		title += " · ↑ " + plural(offset, "line", "lines") + " above (home)"
+		title += " · ↑ " + plural(offset, "line", "lines") + " above (tab to it, home: top)"
 	}
 	return title
 }

@@ -203,10 +203,10 @@ func TestRejudgeAllConfirmed(t *testing.T) {
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 30),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	tm.Type("R")
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("Re-judge the 4 items")) },
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("Re-judge all 4 items")) },
 		teatest.WithDuration(5*time.Second))
 	tm.Type("y")
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("Re-judging the 4 items")) },
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("Re-judging all 4 items")) },
 		teatest.WithDuration(5*time.Second))
 	tm.Type("q")
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
@@ -216,7 +216,7 @@ func TestRejudgeAllConfirmed(t *testing.T) {
 	if n != 4 {
 		t.Errorf("re-judged %d tasks, want 4", n)
 	}
-	if s := logText(final); !strings.Contains(s, "Re-judging the 4 items of all items (4 tasks) with match") {
+	if s := logText(final); !strings.Contains(s, "Re-judging all 4 items (4 tasks) with match") {
 		t.Errorf("the log does not keep the re-judge:\n%s", s)
 	}
 	// Any other key cancels.
@@ -346,7 +346,7 @@ func TestPanesFollowTheirContent(t *testing.T) {
 	items[0].Question = q.String()
 	items[0].Prediction = strings.Repeat("a long prediction line that wraps\n", 60)
 	m := newTestModel(t, &fakeStore{}, items, []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}}, nil, 80, 24)
-	if s := plain(m); !strings.Contains(s, "Q: the real question at the end?") || !strings.Contains(s, "lines above (home)") {
+	if s := plain(m); !strings.Contains(s, "Q: the real question at the end?") || !strings.Contains(s, "lines above (tab to it, home: top)") {
 		t.Errorf("the question's end is not shown:\n%s", s)
 	}
 	before := m.review.layout(m.width, m.height-chromeRows)
@@ -385,7 +385,7 @@ func TestRubricScoresNeverCut(t *testing.T) {
 	m := newTestModel(t, &fakeStore{}, items, []Run{{Info: rubric, Verdicts: vs}}, nil, 80, 24)
 	m = press(t, m, "1")
 	s := plain(m)
-	if !strings.Contains(s, "judge 0.5 you 1 ✗") || !strings.Contains(s, "judge 1   you —") {
+	if !strings.Contains(s, "judge 0.5 you 1   ✗") || !strings.Contains(s, "judge 1   you —") {
 		t.Errorf("rubric scores cut at 80×24:\n%s", s)
 	}
 }

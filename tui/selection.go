@@ -172,7 +172,14 @@ func (w *workspace) selectionKey(msg tea.KeyPressMsg, k selectionKeys) action {
 	case key.Matches(msg, k.Blind):
 		w.blind = !w.blind
 		if w.blind {
-			w.tell("Blind mode: each verdict stays hidden until you have labelled the item.")
+			msg := "Blind mode: each verdict stays hidden until you have labelled the item."
+			if f := w.sel.filter; f.offered != nil && !f.offered(w) {
+				// The filter in force would tell the verdicts.
+				w.sel.filter = staticFilters[0]
+				w.reselect()
+				msg += " The filter on the judge's value is off: it would tell the verdicts."
+			}
+			w.tell(msg)
 		} else {
 			w.tell("Blind mode off: verdicts are shown.")
 		}

@@ -109,6 +109,7 @@ func (m *Model) do(a action) tea.Cmd {
 		m.list.cursor = m.sel.pos
 	case showStats:
 		m.screen = screenStats
+		m.stats.scroll = 0
 		cmd = m.computeStats()
 	}
 	return tea.Batch(a.cmd, cmd)

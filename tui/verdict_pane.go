@@ -41,7 +41,7 @@ func (s *reviewScreen) verdictLines(inner int) []string {
 		lines = append(lines, s.rowLine(rw, k == sel && len(rows) > 1, len(rows) > 1, inner))
 	}
 	if r.info.PerCriterion && len(rows) > 1 {
-		lines = append(lines, ansi.Truncate(s.itemScoreLine(rows), inner, "…"))
+		lines = append(lines, s.itemScoreLines(rows, inner)...)
 	}
 	rw := rows[sel]
 	vd, has := r.verdict(s.cur, rw.crit)
@@ -61,15 +61,22 @@ func (s *reviewScreen) verdictLines(inner int) []string {
 			lines = append(lines, field(st, "before", "re-judged; the earlier verdict was "+verdictSummary(old, rw), inner)...)
 		}
 	}
+	rule := st.Muted.Render(strings.Repeat("─", inner))
 	if people := s.otherAnnotators(rw, inner); len(people) > 0 {
-		lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
-		lines = append(lines, people...)
+		lines = append(ruleOnce(lines, rule), people...)
 	}
 	if others := s.otherJudges(rw, inner); len(others) > 0 {
-		lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
-		lines = append(lines, others...)
+		lines = append(ruleOnce(lines, rule), others...)
 	}
 	return lines
+}
+
+// ruleOnce adds a rule under the lines, unless they already end with one.
+func ruleOnce(lines []string, rule string) []string {
+	if n := len(lines); n > 0 && lines[n-1] == rule {
+		return lines
+	}
+	return append(lines, rule)
 }
 
 // capped is a field of the verdict pane, cut to verdictFieldBytes.
@@ -89,7 +96,10 @@ func capped(st Styles, name, value string, inner int) []string {
 func (s *reviewScreen) rowLine(rw row, selected, named bool, inner int) string {
 	st := s.styles
 	r := s.run()
-	jv := st.Muted.Render("…")
+	jv := st.Muted.Render("—") // no verdict, and none coming
+	if r.judging() || r.loading {
+		jv = st.Muted.Render("…")
+	}
 	if v, ok := r.verdict(s.cur, rw.crit); ok && s.hidden(s.cur) {
 		jv = st.Muted.Render("hidden")
 	} else if ok {
@@ -115,23 +125,38 @@ func (s *reviewScreen) rowLine(rw row, selected, named bool, inner int) string {
 			brief += st.Pending.Render(" …")
 		}
 	}
-	values := st.Muted.Render("judge ") + jv + st.Muted.Render("   you ") + hv + long
 	if !named {
-		return values
+		return st.Muted.Render("judge ") + jv + st.Muted.Render("   you ") + hv + long
 	}
+	// Several rows: the values padded to the scale's widest and in the
+	// same spacing on every row (chosen for the widest mark), so they
+	// align; the criterion's text gets what is left.
+	vw := scaleWidth(rw.dim.Scale)
+	jv, hv = padTo(jv, vw), padTo(hv, vw)
 	prefix := "  "
 	if selected {
 		prefix = "▸ "
 	}
-	vw := ansi.StringWidth(values)
-	if vw+len(prefix)+8 > inner {
+	gap, mark := "   ", long
+	reserve := len("judge ") + vw + len("   you ") + vw + ansi.StringWidth(" ✗ disagree saving…")
+	if reserve+len(prefix)+8 > inner {
 		// Narrow: the scores in fewer cells, so the criterion keeps some.
-		values = st.Muted.Render("judge ") + jv + st.Muted.Render(" you ") + hv + brief
-		vw = ansi.StringWidth(values)
+		gap, mark = " ", brief
+		reserve = len("judge ") + vw + len(" you ") + vw + ansi.StringWidth(" ✗ …")
 	}
-	nameW := max(inner-vw-len(prefix)-1, 1)
+	values := st.Muted.Render("judge ") + jv + st.Muted.Render(gap+"you ") + hv + mark
+	nameW := max(inner-reserve-len(prefix)-1, 1)
 	name := ansi.Truncate(SanitizeLine(Clip(rowName(s.items[s.cur], rw), 512)), nameW, "…")
-	return prefix + padTo(name, nameW) + " " + values
+	return ansi.Truncate(prefix+padTo(name, nameW)+" "+values, inner, "…")
+}
+
+// scaleWidth is the width of a scale's widest value as shown.
+func scaleWidth(sc judge.Scale) int {
+	w := 1
+	for _, v := range sc.Values() {
+		w = max(w, ansi.StringWidth(sc.Format(v)))
+	}
+	return w
 }
 
 // padTo pads a string with spaces to exactly n cells (it is never longer).
@@ -150,7 +175,6 @@ func (s *reviewScreen) verdictDetail(vd judge.Verdict, inner int) []string {
 	st := s.styles
 	var lines []string
 	if !vd.OK() {
-		lines = append(lines, st.Error.Render(string(vd.Status)))
 		if vd.Error != "" {
 			lines = append(lines, capped(st, "error", vd.Error, inner)...)
 		}
@@ -218,6 +242,9 @@ func extraText(v any) string {
 	case string:
 		return x
 	case []any:
+		if len(x) == 0 {
+			return "none"
+		}
 		parts := make([]string, len(x))
 		for i, e := range x {
 			parts[i] = "• " + extraText(e)
@@ -270,12 +297,14 @@ func verdictSummary(v judge.Verdict, rw row) string {
 	return "without a value"
 }
 
-// itemScoreLine is a per-criterion judge's score for the whole item: the
-// mean over its criteria, for the judge and for the person, per dimension.
-func (s *reviewScreen) itemScoreLine(rows []row) string {
+// itemScoreLines is a per-criterion judge's score for the whole item: the
+// mean over its criteria, for the judge and for the person, per
+// dimension; the person's mean goes on a line of its own when the pane is
+// too narrow for both, so neither figure is cut.
+func (s *reviewScreen) itemScoreLines(rows []row, inner int) []string {
 	st := s.styles
 	r := s.run()
-	var parts []string
+	var lines []string
 	for _, d := range r.info.Dimensions {
 		var js, hs []float64
 		n := 0
@@ -291,16 +320,26 @@ func (s *reviewScreen) itemScoreLine(rows []row) string {
 				hs = append(hs, v)
 			}
 		}
-		part := fmt.Sprintf("judge %s (%d/%d)", meanOf(js), len(js), n)
-		if len(hs) > 0 {
-			part += fmt.Sprintf("   you %s (%d/%d)", meanOf(hs), len(hs), n)
-		}
+		head := st.Strong.Render("item mean ")
 		if len(r.info.Dimensions) > 1 {
-			part = SanitizeLine(Clip(d.Name, 64)) + ": " + part
+			head += SanitizeLine(Clip(d.Name, 64)) + ": "
 		}
-		parts = append(parts, part)
+		judged := fmt.Sprintf("judge %s (%d/%d)", meanOf(js), len(js), n)
+		yours := ""
+		if len(hs) > 0 {
+			yours = fmt.Sprintf("you %s (%d/%d)", meanOf(hs), len(hs), n)
+		}
+		one := head + judged
+		if yours != "" {
+			one += "   " + yours
+		}
+		if yours == "" || ansi.StringWidth(one) <= inner {
+			lines = append(lines, ansi.Truncate(one, inner, "…"))
+			continue
+		}
+		lines = append(lines, ansi.Truncate(head+judged, inner, "…"), ansi.Truncate(strings.Repeat(" ", ansi.StringWidth(st.Strong.Render("item mean ")))+yours, inner, "…"))
 	}
-	return st.Strong.Render("item mean ") + strings.Join(parts, " · ")
+	return lines
 }
 
 func meanOf(xs []float64) string {
@@ -337,7 +376,7 @@ func (s *reviewScreen) otherJudges(rw row, inner int) []string {
 			if x, ok := v.Values[rw.dim.Name]; ok && v.OK() {
 				text = s.valueStyle(rw.dim.Scale, x).Render(rw.dim.Scale.Format(x))
 				if hasMine && x != mine {
-					text += st.Disagree.Render(" ≠")
+					text += st.Disagree.Render(" ≠ " + SanitizeLine(Clip(s.run().info.Name, 32)))
 				}
 			} else {
 				text = st.Error.Render(string(v.Status))
