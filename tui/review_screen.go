@@ -23,13 +23,13 @@ type reviewScreen struct {
 	// atEnd keeps a pane at the end of its text while the layout moves
 	// (verdicts arriving resize the panes): a few-shot question opens so,
 	// and G or end puts any pane so until the reviewer scrolls back.
-	atEnd     [numPanes]bool
+	atEnd [numPanes]bool
 	// lastParagraph keeps the question at the start of its last
 	// paragraph until the reviewer scrolls it: see questionOffset.
 	lastParagraph bool
-	showThink bool
-	zoom      bool // the focused pane fills the screen
-	cache     *renderCache
+	showThink     bool
+	zoom          bool // the focused pane fills the screen
+	cache         *renderCache
 }
 
 func newReviewScreen(w *workspace) *reviewScreen {
