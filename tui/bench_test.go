@@ -62,3 +62,32 @@ func BenchmarkKeyPress(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearchKey is what the event loop spends on a search's enter at
+// 1,000,000 items: starting the search and taking one chunk's result.
+// The matching itself runs in commands, off the loop (searchFrom).
+func BenchmarkSearchKey(b *testing.B) {
+	m := benchModel(b, 1_000_000)
+	for b.Loop() {
+		next, cmd := m.Update(searchQueryMsg{query: "distribution centres"})
+		m = next.(*Model)
+		if cmd == nil {
+			b.Fatal("no search command")
+		}
+		next, _ = m.Update(searchResultMsg{gen: m.search.gen, next: searchChunk, matches: []int{0, 1, 2}})
+		m = next.(*Model)
+	}
+}
+
+// BenchmarkSearchChunk is one chunk of matching (searchChunk items), the
+// work one command does away from the event loop.
+func BenchmarkSearchChunk(b *testing.B) {
+	m := benchModel(b, searchChunk)
+	next, _ := m.Update(searchQueryMsg{query: "Distribution Centres"})
+	m = next.(*Model)
+	for b.Loop() {
+		if msg := m.searchFrom(0)().(searchResultMsg); len(msg.matches) != searchChunk {
+			b.Fatalf("%d matches", len(msg.matches))
+		}
+	}
+}

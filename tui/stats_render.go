@@ -62,13 +62,3 @@ func colored(c color.Color) lipgloss.Style {
 	}
 	return lipgloss.NewStyle().Foreground(c)
 }
-
-// fitLines wraps the screen's own styled lines (an error message) the way
-// the renderer wraps the report's.
-func fitLines(lines []string, width int) []string {
-	out := make([]string, 0, len(lines))
-	for _, l := range lines {
-		out = append(out, render.Wrap(l, width)...)
-	}
-	return out
-}
