@@ -2,28 +2,43 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gavel-dev/gavel/judge/catalog"
+	"github.com/gavel-dev/gavel/judge/llm"
+	"github.com/gavel-dev/gavel/sessions/dataset"
 )
 
 func newJudgesCmd(e env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "judges [NAME | FILE]",
+	var data string
+	var df datasetFlags
+	cmd := &cobra.Command{
+		Use:   "judges [NAME | FILE] [--dataset DATA]",
 		Short: "List the judges, or show one judge's prompt, inputs and scale",
 		Long: `With no argument, list every judge Gavel knows. With a judge's name, or the
 path of a custom judge file (YAML or JSON), show its inputs, output format,
-scale and prompt.`,
+scale and prompt.
+
+A judge file's placeholders other than {id}, {question}, {gold},
+{prediction}, {criterion} and {rubric} name fields of the dataset's rows.
+With --dataset, each is checked against the dataset as ` + "`gavel run`" + ` and
+` + "`gavel review`" + ` check it before any request: a field no row has is refused
+(exit 2), a field some rows lack is a warning.`,
 		Example: `  gavel judges
   gavel judges docqa
-  gavel judges ./judges/polite.yaml`,
+  gavel judges ./judges/polite.yaml
+  gavel judges ./judges/polite.yaml --dataset evals.jsonl`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			cat := catalog.New()
 			if len(a) == 0 {
+				if data != "" {
+					return usagef("--dataset checks a judge's fields against a dataset: name the judge or judge file too, e.g. gavel judges ./judges/polite.yaml --dataset %s", data)
+				}
 				return listJudges(e, cat.List())
 			}
 			entry, err := cat.Find(a[0])
@@ -34,9 +49,34 @@ scale and prompt.`,
 			if err != nil {
 				return err
 			}
-			return showJudge(e, entry, prompt)
+			if err := showJudge(e, entry, prompt); err != nil {
+				return err
+			}
+			if data == "" {
+				showRowFields(e, entry)
+				return nil
+			}
+			ds, err := df.load(data)
+			if err != nil {
+				return err
+			}
+			warnings, err := checkJudgeFields([]catalog.Entry{entry}, ds)
+			for _, w := range warnings {
+				fmt.Fprintln(e.stderr, w)
+			}
+			if err != nil {
+				return err
+			}
+			if fields := llm.RowPlaceholders(entry.Inputs); len(fields) > 0 && len(warnings) == 0 {
+				fmt.Fprintf(e.stdout, "\nfields:   every item of %s has %s\n", ds.Name, braced(fields))
+			}
+			return nil
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&data, "dataset", "", "check the judge's template fields against this dataset, as `gavel run` does before any request")
+	df.add(f)
+	return cmd
 }
 
 func listJudges(e env, entries []catalog.Entry) error {
@@ -81,4 +121,114 @@ func scales(en catalog.Entry) string {
 		parts[i] = fmt.Sprintf("%s (%s)", d.Name, d.Scale)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// showRowFields tells, without a dataset, which of a judge's placeholders
+// are row fields that every dataset it runs on must have, and suggests the
+// standard field a mistyped one most likely meant.
+func showRowFields(e env, en catalog.Entry) {
+	fields := llm.RowPlaceholders(en.Inputs)
+	if len(fields) == 0 {
+		return
+	}
+	fmt.Fprintf(e.stdout, "\nfields:   %s are not standard fields (%s): each row of the dataset must have them; --dataset DATA checks a dataset\n", braced(fields), braced(llm.StandardFields()))
+	for _, f := range fields {
+		if s := llm.SuggestField(strings.TrimPrefix(f, "fields."), llm.StandardFields()); s != "" {
+			fmt.Fprintf(e.stderr, "%s: {%s} is not a standard field: did you mean {%s}? As written, every row needs a field called %q.\n", judgeWhere(en), f, s, f)
+		}
+	}
+}
+
+// maxFieldsShown bounds the dataset fields a message lists.
+const maxFieldsShown = 20
+
+// checkJudgeFields checks, before any request, every field the judges'
+// templates name against the dataset, as rendering would look it up. A
+// field that no item has is refused (a usage error naming the field, the
+// judge file and the dataset's fields, with a close name when there is
+// one): every one of its items would end api_error. A field some items
+// lack, and a standard field that is empty on every item, are warnings,
+// returned one line each.
+func checkJudgeFields(entries []catalog.Entry, ds *dataset.Dataset) (warnings []string, err error) {
+	var rowFields, candidates []string
+	for _, en := range entries {
+		if en.Source == "built-in" {
+			continue
+		}
+		for _, std := range []struct{ field, role, what string }{
+			{"question", "question", "a question"},
+			{"gold", "gold", "a gold answer"},
+		} {
+			if slices.Contains(en.Inputs, std.field) && !anyItemHas(ds, std.field) {
+				warnings = append(warnings, fmt.Sprintf("%s: the template uses {%s}, but no item of %s has %s (mapped %s): it is empty in every prompt; --map %s=FIELD names the field that holds it", judgeWhere(en), std.field, ds.Name, std.what, dataset.FormatMap(ds.Mapping), std.role))
+			}
+		}
+		checks := llm.CheckFields(en.Inputs, ds.Items)
+		if len(checks) == 0 {
+			continue
+		}
+		if rowFields == nil {
+			rowFields = llm.RowFields(ds.Items, false)
+			candidates = append(llm.RowFields(ds.Items, true), llm.StandardFields()...)
+		}
+		var refused []string
+		for _, c := range checks {
+			if c.Missing < c.Items {
+				warnings = append(warnings, fmt.Sprintf("%s: {%s} is missing on %d of %d items of %s (the first: %s): those items will end api_error, the others are judged", judgeWhere(en), c.Field, c.Missing, c.Items, ds.Name, c.FirstMissing))
+				continue
+			}
+			msg := "{" + c.Field + "}"
+			if s := llm.SuggestField(strings.TrimPrefix(c.Field, "fields."), candidates); s != "" {
+				msg += fmt.Sprintf(" (did you mean {%s}?)", s)
+			}
+			refused = append(refused, msg)
+		}
+		if len(refused) > 0 {
+			return warnings, usagef("%s: the template uses %s, which no row of %s has (its fields: %s); fix the template or the dataset — nothing was sent to the model", judgeWhere(en), strings.Join(refused, " and "), ds.Name, listFields(rowFields))
+		}
+	}
+	return warnings, nil
+}
+
+// checkFields is checkJudgeFields for a command that shows the dataset's
+// warnings itself (the review screen): the warnings join ds.Warnings.
+func (js judgeSet) checkFields(ds *dataset.Dataset) error {
+	warnings, err := checkJudgeFields(js.entries, ds)
+	ds.Warnings = append(ds.Warnings, warnings...)
+	return err
+}
+
+func anyItemHas(ds *dataset.Dataset, field string) bool {
+	for _, it := range ds.Items {
+		if field == "question" && it.Question != "" || field == "gold" && it.Gold != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeWhere names a judge in messages: its file, or its name.
+func judgeWhere(en catalog.Entry) string {
+	if en.Source == "" || en.Source == "built-in" {
+		return "judge " + en.Name
+	}
+	return "judge file " + en.Source
+}
+
+func braced(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "{" + n + "}"
+	}
+	return strings.Join(out, ", ")
+}
+
+func listFields(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	if len(names) > maxFieldsShown {
+		return strings.Join(names[:maxFieldsShown], ", ") + fmt.Sprintf(", … %d more", len(names)-maxFieldsShown)
+	}
+	return strings.Join(names, ", ")
 }

@@ -104,6 +104,9 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 	if err != nil {
 		return err
 	}
+	if err := js.checkFields(ds); err != nil {
+		return err
+	}
 	if o.annotator == "" {
 		o.annotator = e.defaultAnnotator()
 	}

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/judge/match"
 	"github.com/gavel-dev/gavel/sessions"
 )
@@ -61,6 +63,13 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 	if err != nil {
 		return err
 	}
+	warnings, err := checkJudgeFields(js.entries, ds)
+	for _, w := range warnings {
+		fmt.Fprintln(e.stderr, w)
+	}
+	if err != nil {
+		return err
+	}
 	if o.session == "" {
 		o.session = defaultSessionPath(path)
 	}
@@ -79,6 +88,7 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var failed []string
 	for _, j := range judges {
 		st, err := startRun(ctx, rv, j, cfg)
 		if err != nil {
@@ -109,6 +119,44 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: %d tasks not judged stay to do; run the same command again to finish", st.Pending-t.done())
 		}
+		if t.apiErrors > 0 {
+			failed = append(failed, apiErrorSummary(rv.Store, st.Run.ID, name, t.apiErrors, st.Pending))
+		}
+	}
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "; ") + ". Run the same command again to judge what is left: only those tasks are sent")
 	}
 	return nil
+}
+
+// apiErrorSummary says how many of a run's tasks ended api_error and the
+// error most of them met, whole: the run's work is left undone, and
+// `gavel run` exits 1 (a parse_error is an answer: it alone exits 0).
+func apiErrorSummary(st *sessions.Store, runID int64, name string, n, pending int) string {
+	msg := fmt.Sprintf("%s: %d of %d tasks ended api_error", name, n, pending)
+	if n == pending {
+		msg = fmt.Sprintf("%s: every one of the %d tasks ended api_error", name, n)
+	}
+	vs, err := st.ReviewVerdicts(runID)
+	if err != nil {
+		return msg
+	}
+	count := map[string]int{}
+	total := 0
+	for _, v := range vs {
+		if v.Status == judge.StatusAPIError {
+			count[v.Error]++
+			total++
+		}
+	}
+	top, most := "", 0
+	for text, c := range count {
+		if c > most || c == most && text < top {
+			top, most = text, c
+		}
+	}
+	if most == 0 {
+		return msg
+	}
+	return fmt.Sprintf("%s; the most common error (%d of %d): %s", msg, most, total, strings.TrimRight(top, ". "))
 }
