@@ -47,8 +47,10 @@ type mergeInput struct {
 // holds:
 //
 //   - every run, matched by run key;
-//   - every verdict of every input, a verdict met twice (same run, item,
-//     values, text and time) kept once; the latest in time is current;
+//   - every verdict of every input, a verdict met twice (the same row:
+//     same run, item, criterion, place in that unit's history, raw
+//     output and time) kept once, every re-judge kept; the latest in time
+//     is current;
 //   - every annotator's whole action history — labels, accepts, notes,
 //     undos — interleaved by time without reordering any input's own
 //     history, with new ids and groups, each undo still pointing at the
@@ -226,8 +228,11 @@ func mergeVerdicts(dst *Store, ins []*mergeInput, sum *MergeSummary) error {
 			if err != nil {
 				return err
 			}
+			nth := map[verdictUnit]int{}
 			for _, v := range vs {
-				fp := verdictPrint(v)
+				u := verdictUnit{v.ItemID, v.Criterion}
+				fp := verdictPrint(v, nth[u])
+				nth[u]++
 				if m.seen[fp] {
 					sum.DuplicateVerdicts++
 					continue
@@ -255,12 +260,27 @@ func mergeVerdicts(dst *Store, ins []*mergeInput, sum *MergeSummary) error {
 	return nil
 }
 
-// verdictPrint identifies a verdict by everything it holds.
-func verdictPrint(v judge.Verdict) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("%#v", v)
-	}
+// verdictUnit is what a verdict judges: an item, or one of its criteria.
+type verdictUnit struct {
+	item      string
+	criterion int
+}
+
+// verdictPrint identifies a verdict of a run for the merge: its item and
+// criterion, its place in the run's history of that unit (nth: 0 for the
+// first verdict, 1 for the first re-judge…), its raw output and its time.
+// Sessions copied from one another hold the very same rows, which match;
+// a re-judge differs at least by its place or its time, so it is never
+// merged away, while everything derived from a row (values, reason,
+// tokens, extra fields, how they are read back) plays no part, so that no
+// round trip can make one verdict look like two.
+func verdictPrint(v judge.Verdict, nth int) string {
+	b, _ := json.Marshal(struct {
+		Item      string
+		Criterion int
+		Nth       int
+		Raw, At   string
+	}{v.ItemID, v.Criterion, nth, v.Raw, stamp(v.At)})
 	return string(b)
 }
 

@@ -10,10 +10,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Options for Open.
@@ -48,6 +50,12 @@ type Store struct {
 	cache     *ResponseCache
 	cacheOnce sync.Once
 	closeErr  error
+
+	// immutable is set when a read-only store reads the file with
+	// SQLite's immutable mode (see openImmutable); notice then says what
+	// it cannot see.
+	immutable bool
+	notice    string
 }
 
 // busyTimeoutMS is how long a statement waits for another process's write
@@ -171,8 +179,72 @@ func (s *Store) openWritable(abs string) error {
 	return s.acquireLock()
 }
 
+// openReadOnly opens the session for reading only. A session in WAL mode
+// needs its -shm (and -wal) files even to be read, and SQLite creates them
+// beside the session when they are missing: in a folder the reader may not
+// write (a colleague's share, a read-only mount, an archive) mode=ro alone
+// fails with "attempt to write a readonly database". Then the session is
+// opened again as immutable (see openImmutable).
 func (s *Store) openReadOnly(abs string) error {
-	db, err := sql.Open("sqlite", dsn(abs, false, true))
+	err := s.openReadOnlyWith(dsn(abs, false, true))
+	if err == nil || !needsImmutable(err) {
+		return err
+	}
+	if s.db != nil {
+		s.db.Close()
+		s.db = nil
+	}
+	return s.openImmutable(abs)
+}
+
+// openImmutable reads the session with immutable=1: SQLite then takes no
+// lock and never looks at the -wal and -shm files, so it needs no write
+// access anywhere. The price, and why it is only a fallback:
+//   - changes still in a -wal file (a Gavel that is labelling right now,
+//     or one killed before it checkpointed) are not seen; Notice says so
+//     when such a file exists;
+//   - SQLite trusts the file not to change while it is open, so should a
+//     writer that can write the folder checkpoint into the file during a
+//     read, that read may see a mix of old and new pages: wrong figures or
+//     a "malformed" error. Reads are short and each export or stats run
+//     is a snapshot, so running the command again after the writer quits
+//     gives the right answer.
+func (s *Store) openImmutable(abs string) error {
+	if st, err := os.Stat(abs + "-wal"); err == nil && st.Size() > 0 {
+		s.notice = fmt.Sprintf("%s is read from its main file only: its folder cannot be written, so the %s bytes of recent changes in %s-wal are left out. "+
+			"Quit the Gavel that labels it (quitting folds them in), or copy the session with `gavel export`, for the latest labels.",
+			s.path, strconv.FormatInt(st.Size(), 10), s.path)
+	}
+	s.immutable = true
+	return s.openReadOnlyWith(immutableDSN(dsn(abs, false, true)))
+}
+
+// needsImmutable reports whether a read-only open failed for want of
+// writing the -shm or -wal files or their folder.
+func needsImmutable(err error) bool {
+	var se *sessionError
+	if !errors.As(err, &se) {
+		return false
+	}
+	return errors.Is(err, ErrPermission) || errors.Is(err, ErrStorage)
+}
+
+// immutableDSN adds immutable=1 to a read-only data source name.
+func immutableDSN(d string) string {
+	u, err := url.Parse(d)
+	if err != nil {
+		return d
+	}
+	q := u.Query()
+	q.Set("immutable", "1")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// openReadOnlyWith opens the read connections with the data source name d
+// and checks that they reach a Gavel session this Gavel reads.
+func (s *Store) openReadOnlyWith(d string) error {
+	db, err := sqlOpen("sqlite", d)
 	if err != nil {
 		return fmt.Errorf("cannot open session %s: %w", s.path, err)
 	}
@@ -192,6 +264,14 @@ func (s *Store) openReadOnly(abs string) error {
 	}
 	return nil
 }
+
+// sqlOpen opens a database/sql handle; tests replace it to make an open
+// fail the way a read-only folder does.
+var sqlOpen = sql.Open
+
+// Notice is something the reader of a read-only store should know about
+// what it reads (a session read without its recent changes), or "".
+func (s *Store) Notice() string { return s.notice }
 
 // identify reads the session's mark and schema version. fresh means an
 // SQLite file with nothing in it yet, which Open may turn into a session.
@@ -234,8 +314,8 @@ func (s *Store) identify(db *sql.DB) (fresh bool, version int, err error) {
 
 // openError explains a failure of the first queries on a file.
 func (s *Store) openError(err error) error {
-	if isDamage(err) {
-		return damaged(s.path, err)
+	if e := explain(s.path, err); e != nil {
+		return e
 	}
 	return fmt.Errorf("cannot open session %s: %w", s.path, err)
 }
@@ -285,6 +365,7 @@ func (s *Store) Close() error {
 		if s.cache != nil {
 			errs = append(errs, s.cache.close())
 		}
+		errs = append(errs, s.checkpoint())
 		if s.lock != nil {
 			errs = append(errs, s.releaseLock())
 		}
@@ -292,6 +373,24 @@ func (s *Store) Close() error {
 		s.closeErr = s.wrap(errors.Join(errs...), "closing")
 	})
 	return s.closeErr
+}
+
+// checkpoint copies every change in the -wal file into the session file
+// and empties the -wal, so that the .gavel file alone holds everything:
+// a copy of it made after Gavel quits, by any means, is complete. A
+// reader of another process (gavel stats) may keep the checkpoint from
+// finishing; that is no error, the next close or SQLite's own automatic
+// checkpoint finishes it.
+func (s *Store) checkpoint() error {
+	if s.w == nil || s.lockLost() != nil {
+		return nil
+	}
+	var busy, logFrames, done int
+	err := s.w.QueryRow("PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done)
+	if sqliteCode(err) == sqlite3.SQLITE_BUSY || sqliteCode(err) == sqlite3.SQLITE_LOCKED {
+		return nil
+	}
+	return err
 }
 
 func (s *Store) closeDBs() error {

@@ -81,6 +81,9 @@ func runExport(e env, path string, o exportFlags) error {
 		return err
 	}
 	defer s.Close()
+	if n := s.Notice(); n != "" {
+		fmt.Fprintln(e.stderr, n)
+	}
 	var sum sessions.ExportSummary
 	err = writeOutput(e, o.output, func(w io.Writer) error {
 		var err error

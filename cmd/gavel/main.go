@@ -10,10 +10,30 @@ package main
 import (
 	"context"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 func main() {
-	os.Exit(execute(context.Background(), mainEnv(), os.Args[1:]))
+	ctx, stop := quitSignals(context.Background())
+	code := execute(ctx, mainEnv(), os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// quitSignals returns a context cancelled when the terminal closes (SIGHUP)
+// or the system asks gavel to stop (SIGTERM). The commands then end as when
+// the person quits: the screen closes, judging stops, and the session's
+// Close checkpoints its -wal file into the .gavel file, so that a copy of
+// the .gavel file alone holds every label. A second such signal kills at
+// once, as without gavel's handler.
+func quitSignals(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(parent, syscall.SIGHUP, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
 }
 
 // mainEnv is the outside world of the gavel process: its messages on

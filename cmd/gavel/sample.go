@@ -12,6 +12,7 @@ import (
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/dataset"
 )
 
 // sampleFlags are the flags of `gavel sample`.
@@ -68,9 +69,23 @@ func runSample(e env, path string, o sampleFlags) error {
 	if err != nil {
 		return err
 	}
+	// Rows without an id field are known by their row number: the sample
+	// keeps it as each row's id, or labels given to the sample could not
+	// be joined back to the dataset.
+	_, numbered := ds.Mapping[dataset.RoleID]
+	numbered = !numbered
+	idKey := ""
 	err = writeOutput(e, o.output, func(w io.Writer) error {
 		for _, i := range picked {
-			if err := writeRow(w, ds.Items[i]); err != nil {
+			it := ds.Items[i]
+			if numbered {
+				var key string
+				it.Fields, key = withRowID(it.Fields, it.ID)
+				if idKey == "" {
+					idKey = key
+				}
+			}
+			if err := writeRow(w, it); err != nil {
 				return err
 			}
 		}
@@ -95,10 +110,53 @@ func runSample(e env, path string, o sampleFlags) error {
 		fmt.Fprintf(e.stderr, ", by %s: %s", o.stratify, strings.Join(parts, ", "))
 	}
 	fmt.Fprintln(e.stderr, ".")
+	switch {
+	case idKey == "id":
+		fmt.Fprintln(e.stderr, "The rows have no id field: each sampled row keeps its row number in the dataset as \"id\".")
+	case idKey != "":
+		fmt.Fprintf(e.stderr, "The rows' own \"id\" field is not their id here: each sampled row keeps its row number in the dataset as %s (review the sample with --map id=%s).\n",
+			strconv.Quote(idKey), idKey)
+	}
 	if o.n > len(ds.Items) {
 		fmt.Fprintf(e.stderr, "The dataset has only %d rows: all of them were written.\n", len(ds.Items))
 	}
 	return nil
+}
+
+// rowNumberKey holds a sampled row's number when the row already has an
+// "id" field that was not its id.
+const rowNumberKey = "gavel_row"
+
+// withRowID returns a JSON object row with its row number added first, as
+// "id" (or rowNumberKey when the row already has an "id" field), and the
+// key used; a row that is not an object is returned as it is ("" key):
+// writeRow then writes the item's id with its texts.
+func withRowID(fields json.RawMessage, id string) (json.RawMessage, string) {
+	var obj map[string]json.RawMessage
+	trimmed := bytes.TrimSpace(fields)
+	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &obj) != nil {
+		return fields, ""
+	}
+	key := "id"
+	if _, ok := obj[key]; ok {
+		key = rowNumberKey
+		if _, ok := obj[key]; ok {
+			return fields, ""
+		}
+	}
+	num := []byte(strconv.Quote(id))
+	if _, err := strconv.ParseUint(id, 10, 64); err == nil {
+		num = []byte(id)
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"` + key + `":`)
+	b.Write(num)
+	rest := bytes.TrimSpace(trimmed[1:])
+	if len(rest) > 0 && rest[0] != '}' {
+		b.WriteByte(',')
+	}
+	b.Write(rest)
+	return b.Bytes(), key
 }
 
 // writeRow writes an item's original row as one JSON line.

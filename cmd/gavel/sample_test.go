@@ -76,7 +76,7 @@ func TestSampleCSVRowsAndErrors(t *testing.T) {
 	dir := t.TempDir()
 	data := writeFile(t, dir, "evals.csv", "question,answer\n\"multi\nline\",a\nq2,b\n")
 	code, out, errs := run(t, "sample", data, "-n", "5")
-	if code != 0 || out != "{\"question\":\"multi\\nline\",\"answer\":\"a\"}\n{\"question\":\"q2\",\"answer\":\"b\"}\n" {
+	if code != 0 || out != "{\"id\":1,\"question\":\"multi\\nline\",\"answer\":\"a\"}\n{\"id\":2,\"question\":\"q2\",\"answer\":\"b\"}\n" {
 		t.Errorf("exit %d, rows %q, stderr %q", code, out, errs)
 	}
 	if !strings.Contains(errs, "only 2 rows: all of them") {

@@ -91,6 +91,9 @@ func runStats(e env, path string, o statsFlags) error {
 		return err
 	}
 	defer s.Close()
+	if n := s.Notice(); n != "" {
+		fmt.Fprintln(e.stderr, n)
+	}
 	in, err := s.StatsInput()
 	if err != nil {
 		return err
