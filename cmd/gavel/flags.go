@@ -11,16 +11,39 @@ import (
 
 // datasetFlags say how to read a dataset file.
 type datasetFlags struct {
-	mapping string
-	skipBad bool
-	format  string
+	mapping  string
+	skipBad  bool
+	format   string
+	maxBytes byteSize
 }
 
 func (d *datasetFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&d.mapping, "map", "", "which field holds what, e.g. gold=target,prediction=output,segment=category")
 	f.BoolVar(&d.skipBad, "skip-bad", false, "skip rows that cannot be read instead of stopping (they are counted)")
 	f.StringVar(&d.format, "format", "", "the dataset's format: jsonl, json, csv, tsv or lm-eval (default: from the file)")
+	f.Var(&d.maxBytes, "max-bytes", "the most text to read from the dataset once decompressed, e.g. 16GiB (default: 8GiB, and a gzip file at most 100 times its size)")
 }
+
+// byteSize is a --max-bytes value: 512MiB, 16G, 1.5GB or bytes.
+type byteSize int64
+
+func (b *byteSize) String() string {
+	if *b == 0 {
+		return ""
+	}
+	return dataset.FormatSize(int64(*b))
+}
+
+func (b *byteSize) Set(s string) error {
+	n, err := dataset.ParseSize(s)
+	if err != nil {
+		return err
+	}
+	*b = byteSize(n)
+	return nil
+}
+
+func (b *byteSize) Type() string { return "size" }
 
 // load reads the dataset; a bad --map is a usage error.
 func (d datasetFlags) load(path string) (*dataset.Dataset, error) {
@@ -34,7 +57,7 @@ func (d datasetFlags) loadAny(path string) (*dataset.Dataset, error) {
 
 // read loads the dataset requiring the given roles (nil: a prediction).
 func (d datasetFlags) read(path string, require []string) (*dataset.Dataset, error) {
-	opts := dataset.Options{SkipBad: d.skipBad, Format: d.format, Require: require}
+	opts := dataset.Options{SkipBad: d.skipBad, Format: d.format, Require: require, MaxBytes: int64(d.maxBytes)}
 	if d.mapping != "" {
 		m, err := dataset.ParseMap(d.mapping)
 		if err != nil {

@@ -50,7 +50,8 @@ reported. --map says which field holds what (verdict=COL+COL, human=COL).`,
 		Example: `  gavel import judged.csv
   gavel import judged.csv --session team.gavel && gavel stats team.gavel
   gavel import outputs.jsonl --judge docqa          # judge_output holds docqa's raw answers
-  gavel import evals.jsonl --map verdict=gpt4_says,human=gold_label`,
+  gavel import evals.jsonl --map verdict=gpt4_says,human=gold_label
+  zcat evals.jsonl.gz | gavel import - --session evals.gavel   # - reads standard input`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			return runImport(e, a[0], o)
@@ -67,6 +68,9 @@ func runImport(e env, path string, o importFlags) error {
 	parser, err := importParser(o.judge)
 	if err != nil {
 		return err
+	}
+	if path == "-" && o.session == "" {
+		return usagef("the dataset comes from standard input (-), so there is no file name to name the session after: give one with --session FILE")
 	}
 	ds, err := o.load(path)
 	if err != nil {

@@ -5,9 +5,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/charmbracelet/x/term"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -30,14 +33,22 @@ type Options struct {
 	// {"prediction"}: without predictions there is nothing to judge. An
 	// empty, non-nil slice requires nothing.
 	Require []string
+	// MaxBytes caps the text read, counted after decompression (--max-bytes).
+	// 0 means DefaultMaxBytes, and for a gzip file also at most MaxGzipRatio
+	// times its compressed size (GzipFloor at least). A cap given here is
+	// the only one: whoever sets it vouches for the file.
+	MaxBytes int64
+	// Stdin is what the path "-" reads; nil means os.Stdin.
+	Stdin io.Reader
 }
 
 // Dataset is a loaded, mapped dataset.
 type Dataset struct {
-	// Path is the absolute path of the file ("" for LoadBytes).
+	// Path is the absolute path of the file ("" for LoadBytes and for
+	// standard input).
 	Path string
-	// Name is the name used in messages: the path as given to Load, or
-	// the name given to LoadBytes.
+	// Name is the name used in messages: the path as given to Load
+	// ("standard input" for "-"), or the name given to LoadBytes.
 	Name string
 	// Format is "jsonl", "json", "csv", "tsv" or "lm-eval".
 	Format string
@@ -109,20 +120,122 @@ func (e *RowError) Error() string {
 // skipHint ends the message of a load stopped by a bad row.
 const skipHint = " (fix the row, or skip bad rows with --skip-bad)"
 
-// Load reads and maps the dataset at path.
+// StdinName names standard input (the path "-") in messages.
+const StdinName = "standard input"
+
+// Load reads and maps the dataset at path; "-" reads standard input. Only
+// regular files are opened: a named pipe with no writer would wait
+// forever and a device such as /dev/zero never ends, so both are refused
+// with a pointer to "-", which reads a stream within the same cap.
 func Load(path string, opts Options) (*Dataset, error) {
 	if path == "" {
 		return nil, errors.New("no dataset file given: name a JSONL, JSON, CSV or TSV file")
 	}
-	data, err := os.ReadFile(path)
+	if path == "-" {
+		data, err := readStdin(opts)
+		if err != nil {
+			return nil, err
+		}
+		return load(StdinName, "", data, opts)
+	}
+	data, err := readFile(path, opts)
 	if err != nil {
-		return nil, readError(path, err)
+		return nil, err
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
 	return load(path, abs, data, opts)
+}
+
+// readFile reads a regular file within the cap.
+func readFile(path string, opts Options) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, readError(path, err)
+	}
+	if err := regular(path, st); err != nil {
+		return nil, err
+	}
+	maxBytes, explicit := opts.maxBytes()
+	if st.Size() > maxBytes {
+		return nil, sizeError(path+" is", st.Size(), maxBytes, explicit)
+	}
+	// Opened without waiting, in case the path became a pipe since the
+	// Stat; the open file is checked again.
+	f, err := os.OpenFile(path, openFlags, 0)
+	if err != nil {
+		return nil, readError(path, err)
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, readError(path, err)
+	}
+	if err := regular(path, st); err != nil {
+		return nil, err
+	}
+	data, over, err := readCapped(f, st.Size(), maxBytes, nil)
+	switch {
+	case err != nil:
+		return nil, readError(path, err)
+	case over:
+		return nil, sizeError(path+" grew past", -1, maxBytes, explicit)
+	}
+	return data, nil
+}
+
+// regular refuses what is not a regular file, saying what it is.
+func regular(path string, st fs.FileInfo) error {
+	m := st.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+	if m.IsDir() {
+		return fmt.Errorf("%s is a directory: give the path of a dataset file", path)
+	}
+	what := "not a regular file"
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case m&fs.ModeDevice != 0:
+		what = "a block device"
+	}
+	return fmt.Errorf("%s is %s: Gavel reads datasets from regular files; to read a stream, give - instead of the path and redirect the stream in (gavel COMMAND - < %s)", path, what, path)
+}
+
+// readStdin reads standard input within the cap. Its first bytes are
+// checked before the rest is read, so that binary data (< /dev/zero) is
+// refused at once.
+func readStdin(opts Options) ([]byte, error) {
+	in := opts.Stdin
+	if in == nil {
+		if term.IsTerminal(os.Stdin.Fd()) {
+			return nil, fmt.Errorf("the dataset is - (standard input), but standard input is a terminal: pipe the dataset in (gavel COMMAND - < data.jsonl), or give its path")
+		}
+		in = os.Stdin
+	}
+	maxBytes, explicit := opts.maxBytes()
+	var headErr error
+	data, over, err := readCapped(in, 0, maxBytes, func(head []byte) error {
+		if !isGzip(head) {
+			headErr = checkHead(StdinName, head, false)
+		}
+		return headErr
+	})
+	switch {
+	case err != nil && err == headErr:
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("%s cannot be read: %v", StdinName, err)
+	case over:
+		return nil, sizeError(StdinName+" holds", -1, maxBytes, explicit)
+	}
+	return data, nil
 }
 
 // LoadBytes reads and maps a dataset held in memory; name stands for the
@@ -173,7 +286,7 @@ func loadInto(ds *Dataset, data []byte, opts Options) error {
 			return err
 		}
 	}
-	text, compression, err := openText(ds.Name, data)
+	text, compression, err := openText(ds.Name, data, opts)
 	if err != nil {
 		return err
 	}

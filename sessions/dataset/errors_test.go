@@ -33,6 +33,8 @@ func TestLoadErrors(t *testing.T) {
 		{"no path", "", Options{}, "no dataset file given: name a JSONL, JSON, CSV or TSV file"},
 		{"missing file", "testdata/nosuch.jsonl", Options{}, "testdata/nosuch.jsonl does not exist: check the path"},
 		{"directory", "testdata", Options{}, "testdata is a directory: give the path of a dataset file"},
+		{"device", "/dev/zero", Options{}, "/dev/zero is a character device: Gavel reads datasets from regular files; to read a stream, give - instead of the path and redirect the stream in (gavel COMMAND - < /dev/zero)"},
+		{"past --max-bytes", good("basic.jsonl"), Options{MaxBytes: 100}, "testdata/good/basic.jsonl is 398 bytes, more than the --max-bytes limit of 100 bytes: raise it if the file is genuine (e.g. --max-bytes 1MiB)"},
 		{"empty", bad("empty.jsonl"), Options{}, "testdata/bad/empty.jsonl is empty: there are no rows to load"},
 		{"only blank lines", bad("blank.jsonl"), Options{}, "testdata/bad/blank.jsonl is empty: there are no rows to load"},
 		{"binary", bad("random.jsonl"), Options{}, "testdata/bad/random.jsonl looks like a binary file, not JSONL/JSON/CSV: check that this is the dataset file"},

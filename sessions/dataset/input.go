@@ -42,27 +42,23 @@ func hasMagic(data []byte, prefix string) bool {
 	return true
 }
 
-// openText turns the stored bytes into the text to parse: decompressed,
-// without a byte-order mark, and checked to be text at all.
-func openText(name string, data []byte) (text []byte, compression string, err error) {
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		if data, err = gunzip(name, data); err != nil {
+// openText turns the stored bytes into the text to parse: decompressed
+// within the read cap, without a byte-order mark, and checked to be text at
+// all.
+func openText(name string, data []byte, opts Options) (text []byte, compression string, err error) {
+	maxBytes, explicit := opts.maxBytes()
+	if isGzip(data) {
+		if data, err = gunzip(name, data, maxBytes, explicit); err != nil {
 			return nil, "", err
 		}
 		compression = "gzip"
-		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-			return nil, "", fmt.Errorf("%s is compressed twice: decompress it once (gunzip) and load the result", name)
-		}
+	} else if int64(len(data)) > maxBytes {
+		return nil, "", sizeError(name+" is", int64(len(data)), maxBytes, explicit)
 	}
-	for _, m := range magics {
-		if hasMagic(data, m.prefix) {
-			return nil, "", fmt.Errorf("%s %s", name, m.msg)
-		}
+	if err := checkHead(name, data, compression != ""); err != nil {
+		return nil, "", err
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if looksBinary(data) {
-		return nil, "", fmt.Errorf("%s looks like a binary file, not JSONL/JSON/CSV: check that this is the dataset file", name)
-	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		if compression != "" {
 			return nil, "", fmt.Errorf("%s is empty once decompressed: there are no rows to load", name)
@@ -72,26 +68,61 @@ func openText(name string, data []byte) (text []byte, compression string, err er
 	return data, compression, nil
 }
 
+func isGzip(data []byte) bool {
+	return len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b
+}
+
+// checkHead refuses, by its first bytes, text that is no dataset: a file
+// compressed twice, a known file type, binary data. It needs no more than
+// sniffLen bytes, so a stream can be checked before it is read.
+func checkHead(name string, data []byte, decompressed bool) error {
+	if decompressed && isGzip(data) {
+		return fmt.Errorf("%s is compressed twice: decompress it once (gunzip) and load the result", name)
+	}
+	for _, m := range magics {
+		if hasMagic(data, m.prefix) {
+			return fmt.Errorf("%s %s", name, m.msg)
+		}
+	}
+	if looksBinary(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))) {
+		return fmt.Errorf("%s looks like a binary file, not JSONL/JSON/CSV: check that this is the dataset file", name)
+	}
+	return nil
+}
+
 // gunzip decompresses all of data (several concatenated gzip members are
-// read as one stream, as gunzip does).
-func gunzip(name string, data []byte) ([]byte, error) {
+// read as one stream, as gunzip does), refusing binary text as soon as it
+// shows and stopping at the cap: memory follows what is really inflated,
+// up to the cap, whatever the file claims.
+func gunzip(name string, data []byte, maxBytes int64, explicit bool) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, gzipError(name, err)
 	}
+	limit, byRatio := inflateLimit(len(data), maxBytes, explicit)
 	// The trailer holds the size modulo 4 GiB: a hint, not a promise.
-	hint := len(data) * 4
+	hint := int64(len(data)) * 4
 	if len(data) >= 18 {
-		if n := int(binary.LittleEndian.Uint32(data[len(data)-4:])); n > hint && n < 64*len(data) {
+		if n := int64(binary.LittleEndian.Uint32(data[len(data)-4:])); n > hint && n < 64*int64(len(data)) {
 			hint = n
 		}
 	}
-	var buf bytes.Buffer
-	buf.Grow(hint + bytes.MinRead)
-	if _, err := io.Copy(&buf, zr); err != nil {
+	var headErr error
+	text, over, err := readCapped(zr, min(hint, limit), limit, func(head []byte) error {
+		headErr = checkHead(name, head, true)
+		return headErr
+	})
+	switch {
+	case err != nil && err == headErr:
+		return nil, err
+	case err != nil:
 		return nil, gzipError(name, err)
+	case over && byRatio:
+		return nil, bombError(name, len(data), limit)
+	case over:
+		return nil, sizeError(name+" inflates to", -1, limit, explicit)
 	}
-	return buf.Bytes(), nil
+	return text, nil
 }
 
 func gzipError(name string, err error) error {
