@@ -69,9 +69,15 @@ func (c *ResponseCache) Get(key string) (string, bool) {
 	return v, err == nil
 }
 
-// Put stores a response; it reaches the file within cacheWait.
+// maxResponse is the largest response the cache keeps: judge/llm cuts
+// its answers well below it, and a bigger one, which only saves a model
+// call, is dropped rather than stored.
+const maxResponse = 1 << 20
+
+// Put stores a response; it reaches the file within cacheWait. An empty
+// response, or one over maxResponse, is dropped.
 func (c *ResponseCache) Put(key, response string) {
-	if c.s.readOnly {
+	if c.s.readOnly || response == "" || len(response) > maxResponse {
 		return
 	}
 	c.mu.Lock()

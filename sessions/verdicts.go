@@ -8,13 +8,18 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gavel-dev/gavel/judge"
 )
 
 // SaveVerdicts appends verdicts to a run in one transaction: all or none.
 // Earlier verdicts for the same (item, criterion) stay as history. A zero
-// At is set to now; times are kept to the millisecond.
+// At is set to now; times are kept to the millisecond. An oversized raw
+// output keeps its first rawHead and last rawTail bytes, with a marker
+// saying how much was cut; reasons and errors keep textHead and textTail;
+// extra fields over maxExtra are cut the same way in each of their
+// strings (judge/llm cuts its verdicts so already).
 func (s *Store) SaveVerdicts(runID int64, vs []judge.Verdict) error {
 	if len(vs) == 0 {
 		return nil
@@ -63,9 +68,11 @@ func (s *Store) SaveVerdicts(runID int64, vs []judge.Verdict) error {
 			if v.Confidence != nil && !math.IsNaN(*v.Confidence) {
 				conf = *v.Confidence
 			}
-			res, err := ins.Exec(runID, v.ItemID, v.Criterion, string(v.Status), v.Reason, v.Error, v.Raw, v.Model,
+			res, err := ins.Exec(runID, v.ItemID, v.Criterion, string(v.Status),
+				capText(v.Reason, textHead, textTail), capText(v.Error, textHead, textTail),
+				capText(v.Raw, rawHead, rawTail), v.Model,
 				v.PromptTokens, v.CompletionTokens, float64(v.Latency)/float64(time.Millisecond), conf,
-				extraJSON(v.Extra), stamp(at))
+				capJSON(extraJSON(v.Extra)), stamp(at))
 			if err != nil {
 				return fmt.Errorf("verdict for item %q: %w", v.ItemID, err)
 			}
@@ -225,4 +232,67 @@ func scanVerdicts(rows *sql.Rows) ([]judge.Verdict, error) {
 		}
 	}
 	return out, rows.Err()
+}
+
+// The most of one verdict that is stored, as judge/llm's storeHead…: an
+// answer of any size costs at most rawHead+rawTail bytes of raw output.
+const (
+	rawHead  = 256 << 10
+	rawTail  = 64 << 10
+	textHead = 32 << 10
+	textTail = 32 << 10
+	maxExtra = 1 << 20
+	// capSlack is more than any marker's length, so that cutting a text
+	// that was cut already leaves it as it is.
+	capSlack = 64
+)
+
+// capText cuts s to its first head and last tail bytes (at character
+// boundaries) with a marker between, when it is longer than that.
+func capText(s string, head, tail int) string {
+	if len(s) <= head+tail+capSlack {
+		return s
+	}
+	h := head
+	for h > 0 && !utf8.RuneStart(s[h]) {
+		h--
+	}
+	t := len(s) - tail
+	for t < len(s) && !utf8.RuneStart(s[t]) {
+		t++
+	}
+	return s[:h] + fmt.Sprintf("\n…[%d bytes cut]…\n", t-h) + s[t:]
+}
+
+// capJSON cuts every string of an extra-fields document over maxExtra.
+func capJSON(doc any) any {
+	s, ok := doc.(string)
+	if !ok || len(s) <= maxExtra {
+		return doc
+	}
+	var x any
+	if json.Unmarshal([]byte(s), &x) != nil {
+		return capText(s, textHead, textTail)
+	}
+	b, err := json.Marshal(capStrings(x))
+	if err != nil {
+		return nil
+	}
+	return string(b)
+}
+
+func capStrings(x any) any {
+	switch t := x.(type) {
+	case string:
+		return capText(t, textHead, textTail)
+	case []any:
+		for i := range t {
+			t[i] = capStrings(t[i])
+		}
+	case map[string]any:
+		for k, v := range t {
+			t[k] = capStrings(v)
+		}
+	}
+	return x
 }

@@ -5,6 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gavel-dev/gavel/judge"
 )
 
 // Cache keeps model responses so that reopening or re-running a session
@@ -65,4 +70,139 @@ type cachedAnswer struct {
 	CompletionTokens int       `json:"completion_tokens,omitempty"`
 	Tokens           []string  `json:"tokens,omitempty"`
 	Logprobs         []float64 `json:"logprobs,omitempty"`
+}
+
+// What is stored of one answer, in the verdict's raw output and in the
+// response cache: an answer longer than storeHead+storeTail keeps its
+// first storeHead bytes and its last storeTail (seed 002 reads the end of
+// a trace), with a marker between that says how much was cut. The parser
+// always reads the whole answer; only what is stored is cut. Other texts
+// of a verdict (reason, error, extra fields) keep textHead and textTail.
+const (
+	storeHead = 256 << 10
+	storeTail = 64 << 10
+	textHead  = 32 << 10
+	textTail  = 32 << 10
+	// capSlack is more than any marker's length, so that cutting a text
+	// that was cut already leaves it as it is.
+	capSlack = 64
+)
+
+// capText cuts s to its first head and last tail bytes (at character
+// boundaries) with a marker between, when it is longer than that.
+func capText(s string, head, tail int) string {
+	if len(s) <= head+tail+capSlack {
+		return s
+	}
+	h := head
+	for h > 0 && !utf8.RuneStart(s[h]) {
+		h--
+	}
+	t := len(s) - tail
+	for t < len(s) && !utf8.RuneStart(s[t]) {
+		t++
+	}
+	return s[:h] + cutMarker(t-h) + s[t:]
+}
+
+func cutMarker(n int) string { return fmt.Sprintf("\n…[%d bytes cut]…\n", n) }
+
+// storable is the verdict as it is kept: the key redacted, the raw output
+// cut to storeHead+storeTail and the other texts to textHead+textTail.
+func storable(v judge.Verdict, key string) judge.Verdict {
+	v = redactVerdict(v, key)
+	v.Raw = capText(v.Raw, storeHead, storeTail)
+	v.Reason = capText(v.Reason, textHead, textTail)
+	v.Error = capText(v.Error, textHead, textTail)
+	for k, x := range v.Extra {
+		if k == ExtraSamples {
+			v.Extra[k] = capSamples(x)
+			continue
+		}
+		v.Extra[k] = capAny(x)
+	}
+	return v
+}
+
+// capSamples cuts the samples' records: their raw output as answers,
+// the rest as texts.
+func capSamples(x any) any {
+	l, ok := x.([]any)
+	if !ok {
+		return capAny(x)
+	}
+	for _, r := range l {
+		m, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		for k, y := range m {
+			if s, ok := y.(string); ok && k == "raw" {
+				m[k] = capText(s, storeHead, storeTail)
+			} else {
+				m[k] = capAny(y)
+			}
+		}
+	}
+	return l
+}
+
+func capAny(x any) any {
+	switch t := x.(type) {
+	case string:
+		return capText(t, textHead, textTail)
+	case []string:
+		for i := range t {
+			t[i] = capText(t[i], textHead, textTail)
+		}
+	case []any:
+		for i := range t {
+			t[i] = capAny(t[i])
+		}
+	case map[string]any:
+		for k, v := range t {
+			t[k] = capAny(v)
+		}
+	}
+	return x
+}
+
+// emptyAnswer tells whether the server's answer holds no text: empty,
+// null or only white space. Such an answer is retried, never cached.
+func emptyAnswer(a answer) bool { return strings.TrimSpace(a.content) == "" }
+
+// cachePut keeps an answer in the cache as it may be stored: never an
+// empty one, the key redacted, the content cut to storeHead+storeTail.
+// The logprob tokens are kept only while they still spell the content.
+func (c *Client) cachePut(key string, a answer) {
+	if emptyAnswer(a) {
+		return
+	}
+	k := c.cfg.APIKey
+	content := capText(redactText(a.content, k), storeHead, storeTail)
+	if content != a.content {
+		a.tokens, a.logprobs, a.contentAt = nil, nil, 0
+		a.content = content
+	}
+	for _, t := range a.tokens {
+		if redactText(t, k) != t {
+			a.tokens, a.logprobs = nil, nil
+			break
+		}
+	}
+	c.cfg.Cache.Put(key, redactText(encodeCached(a), k))
+}
+
+// cacheGet returns the cached answer for key; an empty answer cached by
+// an earlier version is not served.
+func (c *Client) cacheGet(key string) (answer, bool) {
+	s, ok := c.cfg.Cache.Get(key)
+	if !ok {
+		return answer{}, false
+	}
+	a, ok := decodeCached(s)
+	if !ok || emptyAnswer(a) {
+		return answer{}, false
+	}
+	return a, true
 }

@@ -108,10 +108,8 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 	if c.cfg.Cache != nil {
 		key = c.cacheKey(k, req).String()
 		if !isFresh(ctx) {
-			if s, ok := c.cfg.Cache.Get(key); ok {
-				if a, ok := decodeCached(s); ok {
-					return a, nil
-				}
+			if a, ok := c.cacheGet(key); ok {
+				return a, nil
 			}
 		}
 	}
@@ -124,7 +122,7 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 			c.reached.Store(true)
 			a.tries = try
 			if key != "" {
-				c.cfg.Cache.Put(key, encodeCached(a))
+				c.cachePut(key, a)
 			}
 			return a, nil
 		}

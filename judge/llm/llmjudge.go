@@ -93,8 +93,11 @@ func (j *Judge) Messages(t judge.Task) ([]Message, error) {
 }
 
 // Judge rates one task. It never fails: an unreadable output gives a
-// parse_error verdict with the raw text, a server that gives no usable
-// answer an api_error verdict. With Config.Samples > 1 the task is judged
+// parse_error verdict with the raw text, an answer still empty after
+// emptyRetries more requests a parse_error "empty answer", a server that
+// gives no usable answer an api_error verdict. The verdict's texts are
+// as stored: the API key redacted, an oversized answer cut (see
+// storeHead) after the parser read all of it. With Config.Samples > 1 the task is judged
 // that many times and the majority wins. Tokens and Retries add up over
 // samples; Latency is the wall time, retries included.
 func (j *Judge) Judge(ctx context.Context, t judge.Task) judge.Verdict {
@@ -103,7 +106,7 @@ func (j *Judge) Judge(ctx context.Context, t judge.Task) judge.Verdict {
 	v.ItemID, v.Criterion, v.Model = t.Item.ID, t.Criterion, j.info.Model
 	v.Latency = time.Since(start)
 	v.At = time.Now()
-	return redactVerdict(v, j.client.cfg.APIKey)
+	return storable(v, j.client.cfg.APIKey)
 }
 
 func (j *Judge) judge(ctx context.Context, t judge.Task) judge.Verdict {
@@ -134,7 +137,26 @@ func (j *Judge) judge(ctx context.Context, t judge.Task) judge.Verdict {
 
 // sample judges once; stop is set when no further sample should be tried.
 func (j *Judge) sample(ctx context.Context, msgs []Message, k int) (v judge.Verdict, stop bool) {
-	a, err := j.client.complete(ctx, call{messages: msgs, json: j.def.json, logprobs: j.def.binary(), sample: k})
+	c := call{messages: msgs, json: j.def.json, logprobs: j.def.binary(), sample: k}
+	var (
+		a                  answer
+		err                error
+		tries, prompt, out int
+	)
+	for range 1 + emptyRetries {
+		a, err = j.client.complete(ctx, c)
+		tries += a.tries
+		if err != nil || !emptyAnswer(a) {
+			break
+		}
+		prompt += a.promptTokens
+		out += a.completionTokens
+	}
+	if err == nil && !emptyAnswer(a) {
+		prompt += a.promptTokens
+		out += a.completionTokens
+	}
+	a.tries, a.promptTokens, a.completionTokens = tries, prompt, out
 	v.Retries = max(a.tries-1, 0)
 	if err != nil {
 		v.Status = judge.StatusAPIError
@@ -152,7 +174,13 @@ func (j *Judge) sample(ctx context.Context, msgs []Message, k int) (v judge.Verd
 	v.Raw = a.content
 	v.PromptTokens, v.CompletionTokens = a.promptTokens, a.completionTokens
 	p, err := readOutput(j.def.parse, a.content)
-	if err != nil {
+	if emptyAnswer(a) {
+		v.Status = judge.StatusParseError
+		v.Error = "empty answer"
+		if a.finish == "length" {
+			v.Error += "; the token limit was reached before any answer: raise --max-tokens"
+		}
+	} else if err != nil {
 		v.Status = judge.StatusParseError
 		v.Error = "expected " + j.def.format + ": " + err.Error()
 		if a.finish == "length" {
@@ -173,6 +201,12 @@ func (j *Judge) sample(ctx context.Context, msgs []Message, k int) (v judge.Verd
 	}
 	return v, false
 }
+
+// emptyRetries is how many more times an empty answer (empty, null or
+// white space) is asked for before the verdict is a parse_error "empty
+// answer". An empty answer is never cached, so each ask reaches the
+// server.
+const emptyRetries = 2
 
 func setExtra(m map[string]any, k string, v any) map[string]any {
 	if m == nil {

@@ -15,7 +15,8 @@ import (
 // reason, raw text and extra fields come from the first sample that agrees
 // with the majority on every dimension (else the one agreeing on most).
 // Confidence is the mean confidence of the agreeing samples. Every sample
-// is kept in Extra[ExtraSamples], with the agreement (self-consistency) in
+// is kept in Extra[ExtraSamples] (a sample whose raw output is the
+// verdict's has raw_is_verdict instead of a copy of it), with the agreement (self-consistency) in
 // Extra[ExtraAgreement]. When no sample could be read the verdict is the
 // first parse_error, or else the first api_error.
 func combineSamples(dims []judge.Dimension, samples []judge.Verdict) judge.Verdict {
@@ -72,6 +73,15 @@ func combineSamples(dims []judge.Dimension, samples []judge.Verdict) judge.Verdi
 		v.Extra = setExtra(v.Extra, ExtraAgreement, float64(agreeing)/float64(len(ok)))
 	}
 	v.PromptTokens, v.CompletionTokens = promptTokens, completionTokens
+	// The verdict's own raw output is stored once, in Raw: the samples
+	// that wrote the same text say so rather than repeat it.
+	for _, r := range records {
+		m := r.(map[string]any)
+		if raw, ok := m["raw"].(string); ok && raw == v.Raw {
+			delete(m, "raw")
+			m["raw_is_verdict"] = true
+		}
+	}
 	v.Extra = setExtra(v.Extra, ExtraSamples, records)
 	v.Extra[ExtraSamplesOK] = len(ok)
 	return v
