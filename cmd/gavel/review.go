@@ -65,6 +65,9 @@ answers are cached in the session, so reopening costs nothing; r re-judges.`,
 }
 
 func runReview(ctx context.Context, e env, path string, o reviewFlags) error {
+	if path == "-" {
+		return usagef("gavel review needs the dataset as a file: standard input is where your keys come from. Save the stream to a file first, or judge it without a screen with gavel run - --session FILE.gavel")
+	}
 	ds, err := o.data.load(path)
 	if err != nil {
 		return err

@@ -59,6 +59,9 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 	if err != nil {
 		return err
 	}
+	if path == "-" && o.session == "" {
+		return usagef("gavel run - reads the dataset from standard input, so there is no file name to name the session after: give --session FILE.gavel")
+	}
 	ds, err := o.data.load(path)
 	if err != nil {
 		return err
