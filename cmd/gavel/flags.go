@@ -78,6 +78,8 @@ type runnerFlags struct {
 	concurrency      int
 	rpm              float64
 	timeout          time.Duration
+	itemTimeout      time.Duration
+	wait             time.Duration
 	samples          int
 	noResponseFormat bool
 	noLogprobs       bool
@@ -92,6 +94,8 @@ func (r *runnerFlags) add(f *pflag.FlagSet) {
 	f.IntVar(&r.concurrency, "concurrency", llm.DefaultConcurrency, "requests in flight at once")
 	f.Float64Var(&r.rpm, "rpm", 0, "cap on requests per minute, retries included (default: none)")
 	f.DurationVar(&r.timeout, "timeout", llm.DefaultTimeout, "time limit of each request")
+	f.DurationVar(&r.itemTimeout, "item-timeout", 0, "time limit of one item's tries, retries and backoff included (default: 2 × --timeout, at least 5m)")
+	f.DurationVar(&r.wait, "wait", llm.DefaultWait, "how long a run pauses for a server that stopped answering before the tasks left end api_error")
 	f.IntVar(&r.samples, "samples", 1, "judge each task N times; the majority wins and self-consistency is kept")
 	f.BoolVar(&r.noResponseFormat, "no-response-format", false, "do not ask JSON judges for response_format (for servers that reject it)")
 	f.BoolVar(&r.noLogprobs, "no-logprobs", false, "do not ask for logprobs (for servers that reject them; no confidence then)")
@@ -109,6 +113,8 @@ func (r runnerFlags) config(getenv func(string) string) llm.Config {
 		Concurrency:      r.concurrency,
 		RPM:              r.rpm,
 		Timeout:          r.timeout,
+		ItemTimeout:      r.itemTimeout,
+		Wait:             r.wait,
 		Samples:          r.samples,
 		NoResponseFormat: r.noResponseFormat,
 		NoLogprobs:       r.noLogprobs,

@@ -178,6 +178,10 @@ func screenRuns(ctx context.Context, rv *sessions.Review, judges []judge.Judge, 
 			if client != nil && client.Fatal() != nil {
 				return nil, fmt.Errorf("%v (quit, and start Gavel again with corrected flags)", client.Fatal())
 			}
+			if client != nil && client.Health().GaveUp {
+				// Asked again: try the server again.
+				client.ResetHealth()
+			}
 			fctx, release := untilFatal(llm.Fresh(ctx))
 			jg := sessions.StartJudging(fctx, rv.Store, run, j, tasks, poolOptions(j, cfg))
 			release(jg)

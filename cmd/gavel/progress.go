@@ -95,6 +95,50 @@ func (p *progressLine) text(t tally, now time.Time) string {
 	return s
 }
 
+// healthEvery is how often a paused run repeats that the server is not
+// answering.
+const healthEvery = 30 * time.Second
+
+// healthNote says on stderr when the server stops answering, every
+// healthEvery while it does not, and when it answers again:
+// "gavel: the server at http://… has not answered for 1m30s; waiting up to
+// 10m0s (--wait)". now is the wall clock, for the repeats.
+type healthNote struct {
+	down, gaveUp bool
+	last         time.Time
+}
+
+// text returns the line to print for h, or "".
+func (n *healthNote) text(h llm.Health, now time.Time) string {
+	switch {
+	case h.GaveUp:
+		if n.gaveUp {
+			return ""
+		}
+		n.down, n.gaveUp = true, true
+		return "gavel: " + h.String()
+	case h.NotAnswering:
+		if n.down && now.Sub(n.last) < healthEvery {
+			return ""
+		}
+		n.down, n.gaveUp, n.last = true, false, now
+		return "gavel: " + h.String()
+	case n.down:
+		n.down, n.gaveUp = false, false
+		return fmt.Sprintf("gavel: the server at %s answers again; judging goes on", h.URL)
+	}
+	return ""
+}
+
+// note prints a line of its own above the progress line.
+func (p *progressLine) note(s string) {
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%s\x1b[K\n", s)
+		return
+	}
+	fmt.Fprintln(p.w, s)
+}
+
 // end finishes the line on a terminal.
 func (p *progressLine) end() {
 	if p.tty {
@@ -102,17 +146,37 @@ func (p *progressLine) end() {
 	}
 }
 
-// follow reads a Judging's batches until it ends, reporting progress.
-func follow(jg *sessions.Judging, p *progressLine) (tally, []error) {
+// follow reads a Judging's batches until it ends, reporting progress and,
+// when health is not nil, whether the server answers (checked each second,
+// as a paused run sends no batch).
+func follow(jg *sessions.Judging, p *progressLine, health func() llm.Health) (tally, []error) {
 	var t tally
 	var errs []error
-	for b := range jg.Batches() {
-		t.add(b.Verdicts)
-		if b.Err != nil {
-			errs = append(errs, fmt.Errorf("%d verdicts could not be saved: %w", len(b.Unsaved), b.Err))
-		}
-		p.update(t)
+	var tick <-chan time.Time
+	if health != nil {
+		tk := time.NewTicker(time.Second)
+		defer tk.Stop()
+		tick = tk.C
 	}
-	p.end()
-	return t, errs
+	var hn healthNote
+	batches := jg.Batches()
+	for {
+		select {
+		case b, ok := <-batches:
+			if !ok {
+				p.end()
+				return t, errs
+			}
+			t.add(b.Verdicts)
+			if b.Err != nil {
+				errs = append(errs, fmt.Errorf("%d verdicts could not be saved: %w", len(b.Unsaved), b.Err))
+			}
+			p.update(t)
+		case <-tick:
+			if s := hn.text(health(), time.Now()); s != "" {
+				p.note(s)
+				p.update(t)
+			}
+		}
+	}
 }

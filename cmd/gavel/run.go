@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/judge/llm"
 	"github.com/gavel-dev/gavel/judge/match"
 	"github.com/gavel-dev/gavel/sessions"
 )
@@ -84,7 +85,7 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 	for _, n := range rv.Notices {
 		fmt.Fprintln(e.stderr, n)
 	}
-	judges, _, err := js.build(rv.Store.ResponseCache())
+	judges, client, err := js.build(rv.Store.ResponseCache())
 	if err != nil {
 		return err
 	}
@@ -102,7 +103,11 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 			fmt.Fprintf(e.stderr, "%s: every item already has a verdict in %s.\n", name, o.session)
 			continue
 		}
-		t, errs := follow(st.Judging, newProgressLine(e.stderr, name, st.Pending))
+		var health func() llm.Health
+		if client != nil && j.Info().Model != "" {
+			health = client.Health
+		}
+		t, errs := follow(st.Judging, newProgressLine(e.stderr, name, st.Pending), health)
 		st.Judging.Stop()
 		sum := st.Judging.Summary()
 		fmt.Fprintf(e.stderr, "%s: %d of %d tasks judged — %d ok, %d parse errors, %d API errors; %d tokens", name, t.done(), st.Pending, t.ok, t.parseErrors, t.apiErrors, t.tokens)

@@ -12,9 +12,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/gavel-dev/gavel/judge/llm"
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/tui"
 )
@@ -179,5 +181,34 @@ func TestRunNeedsAModel(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "--model") {
 		t.Errorf("message: %s", errb)
+	}
+}
+
+func TestHealthNote(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	url := "http://127.0.0.1:8000/v1"
+	down := func(d time.Duration) llm.Health {
+		return llm.Health{URL: url, NotAnswering: true, For: d, Wait: 10 * time.Minute}
+	}
+	steps := []struct {
+		at   time.Duration
+		h    llm.Health
+		want string
+	}{
+		{0, llm.Health{URL: url}, ""},
+		{time.Second, down(90 * time.Second), "gavel: the server at " + url + " has not answered for 1m30s; waiting up to 10m0s (--wait)"},
+		{2 * time.Second, down(91 * time.Second), ""},
+		{32 * time.Second, down(2 * time.Minute), "gavel: the server at " + url + " has not answered for 2m0s; waiting up to 10m0s (--wait)"},
+		{33 * time.Second, llm.Health{URL: url}, "gavel: the server at " + url + " answers again; judging goes on"},
+		{34 * time.Second, llm.Health{URL: url}, ""},
+		{40 * time.Second, func() llm.Health { h := down(10 * time.Minute); h.GaveUp = true; return h }(), "gavel: the server at " + url + " has not answered for 10m0s"},
+		{41 * time.Second, func() llm.Health { h := down(10 * time.Minute); h.GaveUp = true; return h }(), ""},
+	}
+	var n healthNote
+	for i, s := range steps {
+		got := n.text(s.h, t0.Add(s.at))
+		if s.want == "" && got != "" || !strings.HasPrefix(got, s.want) {
+			t.Errorf("step %d: %q, want %q", i, got, s.want)
+		}
 	}
 }

@@ -21,17 +21,31 @@ type failure struct {
 	cancelled  bool
 	retryAfter time.Duration
 	hasRetry   bool
+	// silent is set when the server gave no answer at all (a timeout, no
+	// connection, 502/503/504): the run pauses while it lasts (health).
+	silent bool
 }
 
 // classify sorts a failed request: the caller gave up, a fault worth
 // retrying (429, 5xx, timeout, broken connection, malformed body), a
 // problem with this item alone (a prompt too long), or a fatal error.
-func (c *Client) classify(ctx, attempt context.Context, err error, x *exchange) *failure {
+//
+// timeout is the attempt's time limit: --timeout, or less when the item's
+// budget (--item-timeout) had less left.
+func (c *Client) classify(ctx, attempt context.Context, err error, x *exchange, timeout time.Duration) *failure {
 	if ctx.Err() != nil {
 		return &failure{cancelled: true}
 	}
+	if errors.Is(err, errBodyTooLarge) {
+		// Never retried: a retry would download it all again.
+		return &failure{msg: fmt.Sprintf("the server's response (HTTP %d) is larger than %d MB, so it was not read; not retried, as a retry would download it again: lower --max-tokens or check the server", x.status, maxResponseBytes>>20)}
+	}
 	if attempt.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-		return &failure{msg: fmt.Sprintf("no answer within %s (--timeout)", c.cfg.Timeout), retry: true}
+		flag := "--timeout"
+		if timeout < c.cfg.Timeout {
+			flag = "--item-timeout"
+		}
+		return &failure{msg: fmt.Sprintf("no answer within %s (%s)", timeout.Round(time.Millisecond), flag), retry: true, silent: true}
 	}
 	if x.status != 0 {
 		c.reached.Store(true)
@@ -59,7 +73,7 @@ func (c *Client) classify(ctx, attempt context.Context, err error, x *exchange) 
 			Fix:     "check --base-url (or OPENAI_BASE_URL) and that the server is running",
 		}}
 	}
-	return &failure{msg: "connection failed: " + oneLine(err.Error()), retry: true}
+	return &failure{msg: "connection failed: " + oneLine(err.Error()), retry: true, silent: true}
 }
 
 func (c *Client) classifyStatus(status int, msg, code string, x *exchange) *failure {
@@ -90,6 +104,12 @@ func (c *Client) classifyStatus(status int, msg, code string, x *exchange) *fail
 		return retry("rate limited by the server")
 	case status == http.StatusRequestTimeout, status == http.StatusConflict, status == http.StatusTooEarly:
 		return retry("the server asked to try again")
+	case status == http.StatusBadGateway, status == http.StatusServiceUnavailable, status == http.StatusGatewayTimeout:
+		// Down, restarting, loading a model, or behind a proxy that
+		// cannot reach it: the run pauses until it answers.
+		f := retry("server error")
+		f.silent = true
+		return f
 	case status >= 500:
 		return retry("server error")
 	case status == http.StatusRequestEntityTooLarge || promptTooLong(lower):

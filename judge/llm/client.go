@@ -32,6 +32,8 @@ type Client struct {
 	// reached is set once the server has answered; until then a refused
 	// connection means a wrong URL or a server that is not running.
 	reached atomic.Bool
+	// health pauses the run while the server does not answer.
+	health *health
 }
 
 // NewClient checks cfg, fills its defaults and returns a client for it.
@@ -41,7 +43,7 @@ func NewClient(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{cfg: cfg, reasoning: isReasoningModel(cfg.Model), pace: newPacer(cfg.RPM)}
+	c := &Client{cfg: cfg, reasoning: isReasoningModel(cfg.Model), pace: newPacer(cfg.RPM, cfg.Clock), health: newHealth(cfg)}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = newDoer(cfg.Transport, cfg.Concurrency, cfg.Temperature == 0 && !c.reasoning)
@@ -58,6 +60,15 @@ func (c *Client) Fatal() error {
 	}
 	return nil
 }
+
+// Health says whether the server is answering: poll it to show "the
+// server at … has not answered for 1m30s; waiting up to 10m0s (--wait)"
+// (Health.String) while a run is paused, or use Config.OnHealth.
+func (c *Client) Health() Health { return c.health.state() }
+
+// ResetHealth lets a new run try a server this client had given up on
+// (Health.GaveUp): its first request goes out again.
+func (c *Client) ResetHealth() { c.health.reset() }
 
 func isReasoningModel(model string) bool {
 	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
@@ -113,11 +124,42 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 			}
 		}
 	}
+	clk := c.cfg.Clock
+	// The item's budget across its retries; time paused for a server that
+	// does not answer is added back (--wait bounds that).
+	deadline := clk.Now().Add(c.cfg.ItemTimeout)
+	outOfTime := func(try int, msg string) error {
+		return fmt.Errorf("%s (gave up after %d tries, at the %s limit of one item's tries: --item-timeout)", c.redact(msg), try, c.cfg.ItemTimeout)
+	}
+	lastMsg := ""
+	counted := 0 // tries that count against Retry.Attempts
+	self := new(int)
+	defer c.health.end(self)
 	for try := 1; ; try++ {
-		if err := c.pace.wait(ctx); err != nil {
+		probe, paused, err := c.health.admit(ctx)
+		if err != nil {
 			return answer{tries: try - 1}, err
 		}
-		a, fail := c.once(ctx, req)
+		deadline = deadline.Add(paused)
+		if err := c.pace.wait(ctx); err != nil {
+			c.reportIf(self, probe, clk.Now(), nil, false)
+			return answer{tries: try - 1}, err
+		}
+		sent := clk.Now()
+		timeout := min(c.cfg.Timeout, deadline.Sub(sent))
+		if timeout <= 0 && try > 1 {
+			c.reportIf(self, probe, sent, nil, false)
+			return answer{tries: try - 1}, outOfTime(try-1, lastMsg)
+		}
+		a, fail := c.once(ctx, req, timeout)
+		// A probe of a server that is not answering spends the run's
+		// --wait, not the item's tries or budget; the pause spaces probes.
+		if c.reportIf(self, probe, sent, fail, true) {
+			deadline = deadline.Add(clk.Now().Sub(sent))
+			lastMsg = fail.msg
+			continue
+		}
+		counted++
 		if fail == nil {
 			c.reached.Store(true)
 			a.tries = try
@@ -137,10 +179,11 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 			return answer{tries: try}, f
 		case !fail.retry:
 			return answer{tries: try}, errors.New(c.redact(fail.msg))
-		case try >= c.cfg.Retry.Attempts:
+		case counted >= c.cfg.Retry.Attempts:
 			return answer{tries: try}, fmt.Errorf("%s (gave up after %d tries)", c.redact(fail.msg), try)
 		}
-		wait := backoff(c.cfg.Retry, try)
+		lastMsg = fail.msg
+		wait := backoff(c.cfg.Retry, counted)
 		if fail.hasRetry {
 			if fail.retryAfter > c.cfg.Retry.MaxDelay {
 				return answer{tries: try}, fmt.Errorf("%s; the server asks to wait %s before retrying (Retry-After), longer than the %s limit: try again later, or lower --concurrency or --rpm",
@@ -148,10 +191,30 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 			}
 			wait = retryWait(fail.retryAfter)
 		}
-		if err := sleep(ctx, wait); err != nil {
+		// A retry needs time for its wait and some for its request.
+		if left := deadline.Sub(clk.Now()); left <= wait {
+			return answer{tries: try}, outOfTime(try, fail.msg)
+		}
+		if err := sleep(ctx, clk, wait); err != nil {
 			return answer{tries: try}, err
 		}
 	}
+}
+
+// reportIf tells the server's health how a request ended, and whether
+// the failure is free (health.report); a probe that was not sent (done
+// false) only frees the probe's place.
+func (c *Client) reportIf(call *int, probe bool, sent time.Time, fail *failure, done bool) bool {
+	switch {
+	case done && fail != nil && fail.cancelled:
+		// The caller gave up: says nothing of the server.
+		return c.health.report(call, probe, sent, &failure{})
+	case done:
+		return c.health.report(call, probe, sent, fail)
+	case probe:
+		return c.health.report(call, true, sent, &failure{})
+	}
+	return false
 }
 
 // request builds the go-openai request for a prompt.
@@ -199,14 +262,14 @@ func (c *Client) cacheKey(k call, req openai.ChatCompletionRequest) cacheKey {
 	}
 }
 
-// once makes one HTTP request within the per-request timeout.
-func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest) (answer, *failure) {
-	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+// once makes one HTTP request within timeout.
+func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest, timeout time.Duration) (answer, *failure) {
+	actx, cancel := withTimeout(ctx, c.cfg.Clock, timeout)
 	defer cancel()
 	x := &exchange{}
 	resp, err := c.api.CreateChatCompletion(withExchange(actx, x), req)
 	if err != nil {
-		return answer{}, c.classify(ctx, actx, err, x)
+		return answer{}, c.classify(ctx, actx, err, x, timeout)
 	}
 	if len(resp.Choices) == 0 {
 		return answer{}, &failure{msg: "the server's response held no answer (empty choices)", retry: true}

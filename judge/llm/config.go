@@ -24,6 +24,12 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 const (
 	DefaultConcurrency = 4
 	DefaultTimeout     = 2 * time.Minute
+	// DefaultWait is how long a run pauses for a server that stopped
+	// answering before its remaining tasks end api_error (--wait).
+	DefaultWait = 10 * time.Minute
+	// MinItemTimeout is the least an item's budget across its retries
+	// defaults to; the default is the larger of this and 2 × Timeout.
+	MinItemTimeout = 5 * time.Minute
 )
 
 // Config says which server and model an LLM judge calls and how. The CLI
@@ -49,6 +55,25 @@ type Config struct {
 	RPM float64
 	// Timeout bounds each HTTP request, body included; 0 means 2 minutes.
 	Timeout time.Duration
+	// ItemTimeout bounds the time one task's call spends on requests and
+	// backoff across all its retries (--item-timeout); time the run spends
+	// paused for a server that is not answering is not counted (Wait
+	// bounds that). 0 means the larger of 2 × Timeout and 5 minutes.
+	ItemTimeout time.Duration
+	// Wait is how long the run pauses when the server stops answering
+	// (requests time out or cannot connect, or it answers 502/503/504,
+	// with no success since): no new request is sent but one probe at a
+	// time, and once no request has succeeded for Wait every remaining
+	// task ends api_error at once. Any success resumes the run. 0 means
+	// DefaultWait (--wait).
+	Wait time.Duration
+	// OnHealth, when set, is called (from a worker goroutine; it must not
+	// block) each time the server stops answering, answers again, or is
+	// given up on. Client.Health tells the same at any time.
+	OnHealth func(Health)
+	// Clock, when set, replaces the real clock for every timeout, backoff
+	// and wait of the client (tests).
+	Clock Clock
 	// Samples is how many times each task is judged; the verdict is the
 	// majority, ties going to the lower value, and every sample is kept in
 	// Verdict.Extra (ExtraSamples, ExtraAgreement). 0 means 1.
@@ -118,8 +143,8 @@ func (c Config) String() string {
 	if c.APIKey != "" {
 		key = "set"
 	}
-	return fmt.Sprintf("llm.Config{BaseURL: %s, Model: %q, Temperature: %g, MaxTokens: %d, Concurrency: %d, RPM: %g, Timeout: %s, Samples: %d, NoResponseFormat: %t, NoLogprobs: %t, APIKey: %s}",
-		displayURL(c.BaseURL), c.Model, c.Temperature, c.MaxTokens, c.Concurrency, c.RPM, c.Timeout, c.Samples, c.NoResponseFormat, c.NoLogprobs, key)
+	return fmt.Sprintf("llm.Config{BaseURL: %s, Model: %q, Temperature: %g, MaxTokens: %d, Concurrency: %d, RPM: %g, Timeout: %s, ItemTimeout: %s, Wait: %s, Samples: %d, NoResponseFormat: %t, NoLogprobs: %t, APIKey: %s}",
+		displayURL(c.BaseURL), c.Model, c.Temperature, c.MaxTokens, c.Concurrency, c.RPM, c.Timeout, c.ItemTimeout, c.Wait, c.Samples, c.NoResponseFormat, c.NoLogprobs, key)
 }
 
 // GoString keeps %#v from printing the API key too.
@@ -154,6 +179,12 @@ func (c Config) normalized() (Config, error) {
 	if c.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("timeout %s is negative: --timeout takes a duration such as 60s", c.Timeout))
 	}
+	if c.ItemTimeout < 0 {
+		errs = append(errs, fmt.Errorf("item timeout %s is negative: --item-timeout takes a duration such as 5m", c.ItemTimeout))
+	}
+	if c.Wait < 0 {
+		errs = append(errs, fmt.Errorf("wait %s is negative: --wait takes a duration such as 10m", c.Wait))
+	}
 	if c.Samples < 0 {
 		errs = append(errs, fmt.Errorf("samples %d is negative: --samples takes 1 or more", c.Samples))
 	}
@@ -162,6 +193,15 @@ func (c Config) normalized() (Config, error) {
 	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
+	}
+	if c.ItemTimeout == 0 {
+		c.ItemTimeout = max(2*c.Timeout, MinItemTimeout)
+	}
+	if c.Wait == 0 {
+		c.Wait = DefaultWait
+	}
+	if c.Clock == nil {
+		c.Clock = realClock{}
 	}
 	c.Samples = max(c.Samples, 1)
 	if c.Retry.Attempts <= 0 {
