@@ -186,6 +186,9 @@ func (m *Model) statusLine() string {
 		}
 		right = append(right, s)
 	}
+	if m.health != "" {
+		right = append(right, st.Error.Render("⚠ server not answering"))
+	}
 	switch {
 	case m.save.err != nil:
 		right = append(right, st.Error.Render("✗ not saved"))

@@ -45,6 +45,11 @@ type Options struct {
 	// Blind hides each verdict until the person has labelled the item,
 	// so that calibration labels are not anchored on the judge.
 	Blind bool
+	// ServerHealth, when set, says whether the judges' server is
+	// answering: "" when it is, else what to show ("the server at … has
+	// not answered for 1m30s; waiting up to 10m0s (--wait)"). It is asked
+	// every second off the screen's goroutine.
+	ServerHealth func() string
 	// Stats computes the agreement report from the session; nil leaves
 	// the statistics screen empty. It is called off the screen's
 	// goroutine.
@@ -91,6 +96,7 @@ func New(o Options) *Model {
 		index:     make(map[string]int, len(o.Items)),
 		blind:     o.Blind,
 		statsFn:   o.Stats,
+		healthFn:  o.ServerHealth,
 	}
 	for i, it := range o.Items {
 		w.index[it.ID] = i
@@ -134,7 +140,7 @@ func New(o Options) *Model {
 // Init asks the terminal for its background colour (to pick light or dark
 // styles) and starts listening for verdicts.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.checkHealth()}
 	for i, r := range m.runs {
 		for id, st := range r.streams {
 			cmds = append(cmds, waitBatch(i, id, st.ch))

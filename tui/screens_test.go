@@ -389,3 +389,29 @@ func TestRubricScoresNeverCut(t *testing.T) {
 		t.Errorf("rubric scores cut at 80×24:\n%s", s)
 	}
 }
+
+// A server that stops answering is said in the log and on the status
+// line whatever is on screen, and its recovery too.
+func TestServerNotAnswering(t *testing.T) {
+	items := testItems(2)
+	m := newTestModel(t, &fakeStore{}, items, []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}}, nil, 120, 30)
+	m = press(t, m, "s") // on the statistics screen
+	next, _ := m.Update(healthMsg{text: "the server at http://127.0.0.1:9/v1 has not answered for 1m30s; waiting up to 10m0s (--wait)"})
+	m = next.(*Model)
+	if s := plain(m); !strings.Contains(s, "⚠ server not answering") {
+		t.Errorf("status line does not say the server is not answering:\n%s", s)
+	}
+	if s := logText(m); !strings.Contains(s, "has not answered for 1m30s; waiting up to 10m0s (--wait). Your labels are saved") {
+		t.Errorf("log: %s", s)
+	}
+	next, _ = m.Update(healthMsg{text: "the server at http://127.0.0.1:9/v1 has not answered for 1m31s; waiting up to 10m0s (--wait)"})
+	m = next.(*Model)
+	if n := strings.Count(logText(m), "has not answered"); n != 1 {
+		t.Errorf("the log says it %d times, want once while it lasts", n)
+	}
+	next, _ = m.Update(healthMsg{})
+	m = next.(*Model)
+	if s := plain(m); strings.Contains(s, "server not answering") || !strings.Contains(logText(m), "answers again") {
+		t.Errorf("recovery not shown:\n%s\n%s", s, logText(m))
+	}
+}

@@ -46,6 +46,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return cmd
 	case retrySaveMsg:
 		return m.flush()
+	case healthMsg:
+		return m.gotHealth(msg)
 	case statsMsg:
 		return m.gotStats(msg)
 	case cancelledMsg:

@@ -44,6 +44,9 @@ type workspace struct {
 	search searchState
 
 	statsFn func() (stats.Report, error)
+
+	healthFn func() string
+	health   string // what healthFn said last: "" while the server answers
 }
 
 // run returns the active run, or nil when the session has no judge.

@@ -142,18 +142,23 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 	if err != nil {
 		return err
 	}
+	var health func() string // only LLM judges have a server to watch
+	if client != nil {
+		health = func() string { return client.Health().String() }
+	}
 	m := tui.New(tui.Options{
-		Store:     rv.Store,
-		Annotator: o.annotator,
-		Dataset:   filepath.Base(ds.Name),
-		Items:     rv.Items,
-		Runs:      runs,
-		History:   history,
-		Others:    others,
-		Notices:   append(datasetNotices(ds), rv.Notices...),
-		About:     fmt.Sprintf("%s · mapped %s · session %s", filepath.Base(ds.Name), dataset.FormatMap(ds.Mapping), o.session),
-		Stats:     statsOf(rv.Store),
-		Blind:     o.blind,
+		Store:        rv.Store,
+		Annotator:    o.annotator,
+		Dataset:      filepath.Base(ds.Name),
+		Items:        rv.Items,
+		Runs:         runs,
+		History:      history,
+		Others:       others,
+		Notices:      append(datasetNotices(ds), rv.Notices...),
+		About:        fmt.Sprintf("%s · mapped %s · session %s", filepath.Base(ds.Name), dataset.FormatMap(ds.Mapping), o.session),
+		Stats:        statsOf(rv.Store),
+		ServerHealth: health,
+		Blind:        o.blind,
 	})
 	final, err := e.runTUI(ctx, m)
 	if err != nil && !errors.Is(err, context.Canceled) {
