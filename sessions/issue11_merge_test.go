@@ -125,3 +125,72 @@ func TestIssue11MergeSelfCopy(t *testing.T) {
 		t.Errorf("labels %q", got)
 	}
 }
+
+// Two annotators who each opened the dataset with the same judge hold the
+// same verdicts made at different times: merged, each item has one
+// verdict, not a phantom re-judge; a verdict that differs (the model
+// answered otherwise) is kept as history.
+func TestIssue11MergeIndependentRuns(t *testing.T) {
+	dir := t.TempDir()
+	open := func(name, annotator string, at time.Time, raw func(i int) string) string {
+		path := filepath.Join(dir, name)
+		s, err := Open(path, Options{Annotator: annotator})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.InitDataset(DatasetInfo{Path: "d.jsonl", SHA256: "abc", Format: "jsonl"}, sampleItems()); err != nil {
+			t.Fatal(err)
+		}
+		run, err := s.EnsureRun(binaryInfo("match", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vs []judge.Verdict
+		for i, it := range sampleItems() {
+			vs = append(vs, judge.Verdict{ItemID: it.ID, Status: judge.StatusOK, Values: map[string]float64{"correct": float64(i % 2)},
+				Reason: "rule", Raw: raw(i), At: at})
+		}
+		if err := s.SaveVerdicts(run.ID, vs); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	same := func(i int) string { return "" }
+	ana := open("ana.gavel", "ana", time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC), same)
+	bo := open("bo.gavel", "bo", time.Date(2026, 11, 2, 14, 30, 0, 0, time.UTC), same)
+	out := filepath.Join(dir, "team.gavel")
+	sum, err := Merge(out, []string{ana, bo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(sampleItems())
+	m, err := Open(out, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total, rejudged := verdictCount(t, m); total != n || rejudged != 0 {
+		t.Errorf("independent runs merged into %d verdicts, %d units re-judged; want %d, 0 (summary %+v)", total, rejudged, n, sum)
+	}
+	m.Close()
+
+	// The model answered q1 otherwise in cy's session: that is kept.
+	cy := open("cy.gavel", "cy", time.Date(2026, 11, 3, 8, 0, 0, 0, time.UTC), func(i int) string {
+		if i == 0 {
+			return "other"
+		}
+		return ""
+	})
+	out2 := filepath.Join(dir, "team2.gavel")
+	if _, err := Merge(out2, []string{ana, cy}); err != nil {
+		t.Fatal(err)
+	}
+	m, err = Open(out2, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if total, rejudged := verdictCount(t, m); total != n+1 || rejudged != 1 {
+		t.Errorf("a differing answer: %d verdicts, %d re-judged; want %d, 1", total, rejudged, n+1)
+	}
+}

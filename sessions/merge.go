@@ -47,10 +47,10 @@ type mergeInput struct {
 // holds:
 //
 //   - every run, matched by run key;
-//   - every verdict of every input, a verdict met twice (the same row:
-//     same run, item, criterion, place in that unit's history, raw
-//     output and time) kept once, every re-judge kept; the latest in time
-//     is current;
+//   - every verdict of every input, a verdict met twice (the same
+//     run, item, criterion, place in that unit's history, status, raw
+//     output and error — whenever it was made) kept once, every re-judge
+//     kept; the latest in time is current;
 //   - every annotator's whole action history — labels, accepts, notes,
 //     undos — interleaved by time without reordering any input's own
 //     history, with new ids and groups, each undo still pointing at the
@@ -268,19 +268,22 @@ type verdictUnit struct {
 
 // verdictPrint identifies a verdict of a run for the merge: its item and
 // criterion, its place in the run's history of that unit (nth: 0 for the
-// first verdict, 1 for the first re-judge…), its raw output and its time.
-// Sessions copied from one another hold the very same rows, which match;
-// a re-judge differs at least by its place or its time, so it is never
-// merged away, while everything derived from a row (values, reason,
-// tokens, extra fields, how they are read back) plays no part, so that no
-// round trip can make one verdict look like two.
+// first verdict, 1 for the first re-judge…), its status, raw output and
+// error. Not its time: two sessions that each judged the dataset with the
+// same judge (two annotators opening the same file) hold the same first
+// verdict at different times, and keeping both would make every item look
+// re-judged (phantom flips in the statistics). A re-judge differs by its
+// place, so it is never merged away; everything derived from a row
+// (values, reason, tokens, extra fields, how they are read back) plays no
+// part, so that no round trip can make one verdict look like two.
 func verdictPrint(v judge.Verdict, nth int) string {
 	b, _ := json.Marshal(struct {
-		Item      string
-		Criterion int
-		Nth       int
-		Raw, At   string
-	}{v.ItemID, v.Criterion, nth, v.Raw, stamp(v.At)})
+		Item       string
+		Criterion  int
+		Nth        int
+		Status     judge.Status
+		Raw, Error string
+	}{v.ItemID, v.Criterion, nth, v.Status, v.Raw, v.Error})
 	return string(b)
 }
 

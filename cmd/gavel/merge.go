@@ -18,8 +18,11 @@ hold: their items (the same dataset: the same item ids), every judge run and
 verdict, and every annotator's whole history of labels, notes and undos —
 so that ` + "`gavel stats OUT.gavel`" + ` reports agreement between annotators.
 
-A verdict or action found in several inputs (sessions copied from one
-another) is kept once. Each person's current label is the latest they gave
+A verdict found in several inputs (the same judge's same answer at the same
+place in an item's history, whenever it was made) is kept once, so sessions
+that each ran the same judge do not look re-judged; a real re-judge is kept.
+An action found in several inputs (sessions copied from one another) is kept
+once. Each person's current label is the latest they gave
 in any input. The inputs are only read; OUT.gavel must not exist yet.`,
 		Example: `  gavel merge team.gavel ana.gavel bo.gavel
   gavel merge team.gavel ana.gavel bo.gavel && gavel stats team.gavel`,
