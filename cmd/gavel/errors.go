@@ -41,14 +41,101 @@ func exitCode(err error) int {
 	return exitRuntime
 }
 
-// args returns a cobra argument check whose errors are usage errors.
+// args returns a cobra argument check whose errors are usage errors that
+// say what the command needs, with its first example, instead of cobra's
+// "accepts 1 arg(s), received 0"; an unknown command names the commands
+// it may be a typo of.
 func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, a []string) error {
-		if err := check(cmd, a); err != nil {
-			return usageError{err}
+		err := check(cmd, a)
+		var u usageError
+		switch {
+		case err == nil:
+			return nil
+		case errors.As(err, &u):
+			return err
+		case !cmd.HasParent() && len(a) > 0:
+			return unknownCommand(cmd, a[0])
 		}
-		return nil
+		need := argsNeeded(cmd)
+		var msg string
+		switch {
+		case need == "":
+			msg = fmt.Sprintf("%s takes no arguments, but got %s", cmd.Name(), countArgs(a))
+		case len(a) == 0:
+			msg = fmt.Sprintf("%s needs %s", cmd.Name(), need)
+		default:
+			msg = fmt.Sprintf("%s takes %s, but got %s", cmd.Name(), need, countArgs(a))
+		}
+		if ex := firstExample(cmd, need != ""); ex != "" {
+			msg += "; e.g. " + ex
+		}
+		return usageError{errors.New(msg)}
 	}
+}
+
+// unknownCommand is the error for a word that is no command of root,
+// with the commands it may be a typo of.
+func unknownCommand(root *cobra.Command, word string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", word, root.CommandPath())
+	if s := root.SuggestionsFor(word); len(s) > 0 {
+		msg += ": did you mean " + strings.Join(quoteEach(s), " or ") + "?"
+	}
+	return usageError{errors.New(msg)}
+}
+
+// argsNeeded is the arguments part of a command's Use line, its flags
+// left out: "DATASET" for "run DATASET --judge NAME".
+func argsNeeded(cmd *cobra.Command) string {
+	words := strings.Fields(cmd.Use)
+	var need []string
+	for _, w := range words[min(1, len(words)):] {
+		if strings.HasPrefix(strings.TrimLeft(w, "["), "-") {
+			break
+		}
+		need = append(need, w)
+	}
+	return strings.Join(need, " ")
+}
+
+// countArgs is "2 arguments (\"a\", \"b\")".
+func countArgs(a []string) string {
+	n := "1 argument"
+	if len(a) != 1 {
+		n = fmt.Sprintf("%d arguments", len(a))
+	}
+	return n + " (" + strings.Join(quoteEach(a), ", ") + ")"
+}
+
+// firstExample is the first line of a command's examples (with an
+// argument, if withArg), without its comment or the variables set before
+// it.
+func firstExample(cmd *cobra.Command, withArg bool) string {
+	var found string
+	for _, line := range strings.Split(cmd.Example, "\n") {
+		line, _, _ = strings.Cut(line, " #")
+		words := strings.Fields(line)
+		for len(words) > 1 && strings.Contains(words[0], "=") {
+			words = words[1:]
+		}
+		ex := strings.Join(words, " ")
+		if found == "" {
+			found = ex
+		}
+		rest := strings.TrimPrefix(ex, cmd.CommandPath())
+		if !withArg || rest != ex && rest != "" && !strings.HasPrefix(strings.TrimSpace(rest), "-") {
+			return ex
+		}
+	}
+	return found
+}
+
+func quoteEach(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
 }
 
 // safeStderr writes messages for a person at a terminal: errors, notices

@@ -50,9 +50,9 @@ the whole item, element k criterion k. ` + "`gavel import`" + ` reads the file b
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.format, "format", "", "jsonl or csv (default: from --output's extension, else jsonl)")
-	f.StringVar(&o.only, "only", sessions.OnlyReviewed, "which items: reviewed (someone labelled them), disagreements (a judge and a person differ) or all")
-	f.StringVarP(&o.output, "output", "o", "", "the file to write (default: standard output)")
+	f.StringVar(&o.format, "format", "", "the `FORMAT` to write: jsonl or csv (default: from --output's extension, else jsonl)")
+	f.StringVar(&o.only, "only", sessions.OnlyReviewed, "`WHICH` items: reviewed (someone labelled them), disagreements (a judge and a person differ) or all")
+	f.StringVarP(&o.output, "output", "o", "", "the `FILE` to write (default: standard output)")
 	return cmd
 }
 

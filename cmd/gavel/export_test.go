@@ -88,7 +88,7 @@ func TestExportErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"no session", []string{"export"}, 2, "accepts 1 arg"},
+		{"no session", []string{"export"}, 2, "export needs SESSION; e.g. gavel export"},
 		{"bad format", []string{"export", session, "--format", "xml"}, 2, `unknown --format "xml"`},
 		{"bad only", []string{"export", session, "--only", "some"}, 2, `unknown --only "some"`},
 		{"missing session", []string{"export", filepath.Join(dir, "nope.gavel")}, 1, "there is no session at"},

@@ -18,10 +18,10 @@ type datasetFlags struct {
 }
 
 func (d *datasetFlags) add(f *pflag.FlagSet) {
-	f.StringVar(&d.mapping, "map", "", "which field holds what, e.g. gold=target,prediction=output,segment=category")
+	f.StringVar(&d.mapping, "map", "", "which field holds what, as `ROLE=FIELD,...`, e.g. gold=target,prediction=output,segment=category")
 	f.BoolVar(&d.skipBad, "skip-bad", false, "skip rows that cannot be read instead of stopping (they are counted)")
-	f.StringVar(&d.format, "format", "", "the dataset's format: jsonl, json, csv, tsv or lm-eval (default: from the file)")
-	f.Var(&d.maxBytes, "max-bytes", "the most text to read from the dataset once decompressed, e.g. 16GiB (default: 8GiB, and a gzip file at most 100 times its size)")
+	f.StringVar(&d.format, "format", "", "the dataset's `FORMAT`: jsonl, json, csv, tsv or lm-eval (default: from the file)")
+	f.Var(&d.maxBytes, "max-bytes", "the most text to read from the dataset once decompressed, a `SIZE` such as 16GiB (default: 8GiB, and a gzip file at most 100 times its size)")
 }
 
 // byteSize is a --max-bytes value: 512MiB, 16G, 1.5GB or bytes.
@@ -86,9 +86,9 @@ type runnerFlags struct {
 }
 
 func (r *runnerFlags) add(f *pflag.FlagSet) {
-	f.StringVar(&r.baseURL, "base-url", "", "the OpenAI-compatible server, ending in /v1 (default: $OPENAI_BASE_URL, else OpenAI)")
-	f.StringVar(&r.apiKey, "api-key", "", "the server's API key (default: $OPENAI_API_KEY; prefer the variable: flags show in the process list)")
-	f.StringVar(&r.model, "model", "", "the model LLM judges call, as the server names it")
+	f.StringVar(&r.baseURL, "base-url", "", "the OpenAI-compatible server's `URL`, ending in /v1 (default: $OPENAI_BASE_URL, else OpenAI)")
+	f.StringVar(&r.apiKey, "api-key", "", "the server's API `KEY` (default: $OPENAI_API_KEY; prefer the variable: flags show in the process list)")
+	f.StringVar(&r.model, "model", "", "the `MODEL` LLM judges call, as the server names it")
 	f.Float64Var(&r.temperature, "temperature", 0, "sampling temperature (0 is sent as 0)")
 	f.IntVar(&r.maxTokens, "max-tokens", 0, "cap on each answer's tokens (default: the server's)")
 	f.IntVar(&r.concurrency, "concurrency", llm.DefaultConcurrency, "requests in flight at once")

@@ -58,8 +58,8 @@ reported. --map says which field holds what (verdict=COL+COL, human=COL).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.session, "session", "", "the session file (default: DATASET's name with .gavel, in the working directory)")
-	f.StringVar(&o.judge, "judge", "", "the LLM judge (or judge file) whose parser reads a column of raw judge output")
+	f.StringVar(&o.session, "session", "", "the session `FILE` (default: DATASET's name with .gavel, in the working directory)")
+	f.StringVar(&o.judge, "judge", "", "the LLM judge (its `NAME`, or a judge file) whose parser reads a column of raw judge output")
 	o.datasetFlags.add(f)
 	return cmd
 }

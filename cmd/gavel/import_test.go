@@ -103,7 +103,7 @@ func TestImportErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"no file", []string{"import"}, 2, "accepts 1 arg"},
+		{"no file", []string{"import"}, 2, "import needs DATASET; e.g. gavel import"},
 		{"missing file", []string{"import", filepath.Join(dir, "nope.csv")}, 1, "does not exist"},
 		{"unknown judge", []string{"import", data, "--judge", "nope"}, 2, "no judge called"},
 		{"match is no parser", []string{"import", data, "--judge", "match"}, 2, "reads predictions, not a judge's output"},

@@ -74,7 +74,7 @@ With --dataset, each is checked against the dataset as ` + "`gavel run`" + ` and
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&data, "dataset", "", "check the judge's template fields against this dataset, as `gavel run` does before any request")
+	f.StringVar(&data, "dataset", "", "check the judge's template fields against the dataset `DATA`, as gavel run does before any request")
 	df.add(f)
 	return cmd
 }

@@ -50,7 +50,7 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"help", []string{"--help"}, 0, ""},
 		{"judges", []string{"judges"}, 0, ""},
-		{"review without a file", []string{"review"}, 2, "accepts 1 arg"},
+		{"review without a file", []string{"review"}, 2, "review needs DATASET; e.g. gavel review evals.jsonl"},
 		{"unknown command", []string{"bogus"}, 2, "unknown command"},
 		{"unknown flag", []string{"review", "x.jsonl", "--nope"}, 2, "unknown flag"},
 		{"bad --map", []string{"review", "x.jsonl", "--map", "gold"}, 2, "--map"},
@@ -66,7 +66,7 @@ func TestExitCodes(t *testing.T) {
 			if !strings.Contains(errb.String(), tc.msg) {
 				t.Errorf("stderr %q lacks %q", errb, tc.msg)
 			}
-			if tc.code == 2 && !strings.Contains(errb.String(), "gavel --help") {
+			if tc.code == 2 && !strings.Contains(errb.String(), " --help` for usage") {
 				t.Errorf("usage error without a pointer to --help: %q", errb)
 			}
 		})

@@ -55,9 +55,9 @@ answers are cached in the session, so reopening costs nothing; r re-judges.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&o.judges, "judge", []string{match.Name}, "a judge to run, by name or judge file; repeat to compare (see `gavel judges`)")
-	f.StringVar(&o.session, "session", "", "the session file (default: DATASET's name with .gavel, in the working directory)")
-	f.StringVar(&o.annotator, "annotator", "", "your name in the session (default: your OS user name)")
+	f.StringArrayVar(&o.judges, "judge", []string{match.Name}, "a judge to run: a built-in judge's `NAME` (gavel judges lists them) or a judge file; repeat to compare")
+	f.StringVar(&o.session, "session", "", "the session `FILE` (default: DATASET's name with .gavel, in the working directory)")
+	f.StringVar(&o.annotator, "annotator", "", "your `NAME` in the session (default: your OS user name)")
 	f.BoolVar(&o.blind, "blind", false, "hide each verdict until you have labelled the item (calibration labels; b toggles)")
 	o.data.add(f)
 	o.runner.add(f)

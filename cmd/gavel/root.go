@@ -13,11 +13,11 @@ func execute(ctx context.Context, e env, argv []string) int {
 	root.SetArgs(argv)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "gavel: %v\n", err)
 		if exitCode(err) == exitUsage {
-			fmt.Fprintln(e.stderr, "Run `gavel --help` for usage.")
+			fmt.Fprintf(e.stderr, "Run `%s --help` for usage.\n", cmd.CommandPath())
 		}
 	}
 	return exitCode(err)
@@ -51,10 +51,16 @@ kept in your state directory.`,
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.Flags().StringVar(&o.annotator, "annotator", "", "your name in the session (default: your OS user name)")
-	root.Flags().StringVar(&o.session, "session", "", "the demo's session file (default: in your state directory)")
+	root.Flags().StringVar(&o.annotator, "annotator", "", "your `NAME` in the session (default: your OS user name)")
+	root.Flags().StringVar(&o.session, "session", "", "the demo's session `FILE` (default: in your state directory)")
 	root.Flags().BoolVar(&o.blind, "blind", false, "hide each verdict until you have labelled the item (b toggles)")
 	root.AddCommand(newReviewCmd(e), newRunCmd(e), newJudgesCmd(e), newStatsCmd(e),
-		newImportCmd(e), newExportCmd(e), newMergeCmd(e), newSampleCmd(e))
+		newImportCmd(e), newExportCmd(e), newMergeCmd(e), newSampleCmd(e),
+		newCompletionCmd(e), newVersionCmd(e))
+	root.Version = version()
+	root.Flags().BoolP("version", "v", false, "print gavel's version and the commit it was built from")
+	root.SetVersionTemplate(versionTemplate)
+	root.SuggestionsMinimumDistance = 2
+	addCompletions(e, root)
 	return root
 }

@@ -47,8 +47,8 @@ cached in the session: a second run costs nothing.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&o.judges, "judge", []string{match.Name}, "the judge to run, by name or judge file; repeat for several")
-	f.StringVar(&o.session, "session", "", "the session file (default: DATASET's name with .gavel, in the working directory)")
+	f.StringArrayVar(&o.judges, "judge", []string{match.Name}, "the judge to run: a built-in judge's `NAME` (gavel judges lists them) or a judge file; repeat for several")
+	f.StringVar(&o.session, "session", "", "the session `FILE` (default: DATASET's name with .gavel, in the working directory)")
 	o.data.add(f)
 	o.runner.add(f)
 	return cmd

@@ -49,10 +49,10 @@ left out. How many rows came from each value is printed on stderr.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVarP(&o.n, "n", "n", 0, "how many rows to draw (required)")
-	f.StringVar(&o.stratify, "stratify", "", "a field to stratify by, e.g. category or doc.task")
-	f.Uint64Var(&o.seed, "seed", defaultSampleSeed, "the random seed: the same seed gives the same rows")
-	f.StringVarP(&o.output, "output", "o", "", "the JSONL file to write (default: standard output)")
+	f.IntVarP(&o.n, "n", "n", 0, "draw `N` rows (required)")
+	f.StringVar(&o.stratify, "stratify", "", "a `FIELD` to stratify by, e.g. category or doc.task")
+	f.Uint64Var(&o.seed, "seed", defaultSampleSeed, "the random `SEED`: the same seed gives the same rows")
+	f.StringVarP(&o.output, "output", "o", "", "the JSONL `FILE` to write (default: standard output)")
 	o.datasetFlags.add(f)
 	return cmd
 }

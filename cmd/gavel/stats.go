@@ -63,10 +63,10 @@ Formats:
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.format, "format", "text", "text, json or markdown")
-	f.StringVar(&o.judge, "judge", "", "only this judge: its name, or its label as the report shows it (e.g. \"docqa · gpt-4o\")")
-	f.Uint64Var(&o.seed, "seed", statsSeed, "seed of the bootstrap intervals (the statistics screen uses the default)")
-	f.IntVar(&o.resamples, "resamples", stats.DefaultResamples, "bootstrap resamples per interval; 0 turns the bootstrap off")
+	f.StringVar(&o.format, "format", "text", "the `FORMAT`: text, json or markdown")
+	f.StringVar(&o.judge, "judge", "", "only this judge: its `NAME`, or its label as the report shows it (e.g. \"docqa · gpt-4o\")")
+	f.Uint64Var(&o.seed, "seed", statsSeed, "the `SEED` of the bootstrap intervals (the statistics screen uses the default)")
+	f.IntVar(&o.resamples, "resamples", stats.DefaultResamples, "`N` bootstrap resamples per interval; 0 turns the bootstrap off")
 	return cmd
 }
 

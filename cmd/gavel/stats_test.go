@@ -315,7 +315,7 @@ func TestStatsExitCodes(t *testing.T) {
 	}{
 		{"help", []string{"stats", "--help"}, 0, ""},
 		{"text", []string{"stats", path}, 0, ""},
-		{"two sessions", []string{"stats", path, path}, 2, "accepts at most 1 arg"},
+		{"two sessions", []string{"stats", path, path}, 2, "stats takes [SESSION], but got 2 arguments"},
 		{"no demo session yet", []string{"stats"}, 2, "run `gavel` to label the demo"},
 		{"missing session", []string{"stats", "nope.gavel"}, 1, "there is no session at nope.gavel"},
 		{"not a session", []string{"stats", notSession}, 1, "is not a Gavel session"},

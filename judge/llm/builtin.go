@@ -70,7 +70,7 @@ func docqaJudge() *definition {
 	d.Description = "YES when the prediction's final answer, or its citations, answer the question as the standard answer does"
 	return &definition{
 		name:        "docqa",
-		description: `Document QA: is the prediction's final answer (or the passage it cites) correct by the standard answer? Rules for "Not answerable" gold answers, lists and paraphrase (seed 000).`,
+		description: `Document QA: is the prediction's final answer (or the passage it cites) correct by the standard answer? Rules for "Not answerable" gold answers, lists and paraphrase.`,
 		inputs:      []string{"question", "gold", "prediction"},
 		dims:        []judge.Dimension{d},
 		format:      `a line "result: YES" or "result: NO" (with a "reason:" line)`,
@@ -86,7 +86,7 @@ func docqaJudge() *definition {
 func rubricJudge() *definition {
 	return &definition{
 		name:         "rubric",
-		description:  "Rubric compliance: does the response satisfy one rubric criterion? 1.0 full, 0.5 partial, 0.0 none; one verdict per criterion, the item's score is their mean (seed 001, first prompt).",
+		description:  "Rubric compliance: does the response satisfy one rubric criterion? 1.0 full, 0.5 partial, 0.0 none; one verdict per criterion, the item's score is their mean.",
 		inputs:       []string{"question", "criterion", "prediction"},
 		dims:         []judge.Dimension{{Name: "score", Scale: judge.Ternary, Description: "compliance with the criterion: 1 full, 0.5 partial, 0 none"}},
 		perCriterion: true,
@@ -111,7 +111,7 @@ func sameEventJudge() *definition {
 	d.Description = "YES when the two snippets describe the same event or fact"
 	return &definition{
 		name:        "same-event",
-		description: "Same event: do the gold answer (first snippet) and the prediction (second) describe the same event or fact? The model answers the bare word YES or NO (seed 001, second prompt).",
+		description: "Same event: do the gold answer (first snippet) and the prediction (second) describe the same event or fact? The model answers the bare word YES or NO.",
 		inputs:      []string{"gold", "prediction"},
 		dims:        []judge.Dimension{d},
 		format:      "the bare word YES or NO",
@@ -142,7 +142,7 @@ func bbhJudge() *definition {
 	d.Description = "YES when the response's final answer semantically matches the ground truth"
 	return &definition{
 		name:        "bbh",
-		description: "BIG-Bench Hard answer matching: does the final answer of a response (<think> trace ignored) match the ground truth? Also gives the extracted answer, a reasoning score 1-5 and an error type (seed 002).",
+		description: "BIG-Bench Hard answer matching: does the final answer of a response (<think> trace ignored) match the ground truth? Also gives the extracted answer, a reasoning score 1-5 and an error type.",
 		inputs:      []string{"id", "question", "prediction", "gold"},
 		dims:        []judge.Dimension{d},
 		json:        true,
@@ -162,7 +162,7 @@ func bbhJudge() *definition {
 func qualityJudge() *definition {
 	return &definition{
 		name:        "quality",
-		description: "Answer quality against the gold answer: completeness and correctness, each 1-5, with the missing points and factual errors listed (seed 003).",
+		description: "Answer quality against the gold answer: completeness and correctness, each 1-5, with the missing points and factual errors listed.",
 		inputs:      []string{"question", "gold", "prediction"},
 		dims: []judge.Dimension{
 			{Name: "completeness", Scale: judge.Likert, Description: "how much of the gold answer is covered, 1-5"},
