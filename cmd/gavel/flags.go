@@ -83,12 +83,16 @@ type runnerFlags struct {
 	samples          int
 	noResponseFormat bool
 	noLogprobs       bool
+	// keyEnv is the variable the API key is read from when --api-key is
+	// not given: OPENAI_API_KEY unless the config file's api_key_env
+	// names another (config.go).
+	keyEnv string
 }
 
 func (r *runnerFlags) add(f *pflag.FlagSet) {
-	f.StringVar(&r.baseURL, "base-url", "", "the OpenAI-compatible server's `URL`, ending in /v1 (default: $OPENAI_BASE_URL, else OpenAI)")
+	f.StringVar(&r.baseURL, "base-url", "", "the OpenAI-compatible server's `URL`, ending in /v1 (default: $GAVEL_BASE_URL, $OPENAI_BASE_URL, the config file's, else OpenAI; see gavel config)")
 	f.StringVar(&r.apiKey, "api-key", "", "the server's API `KEY` (default: $OPENAI_API_KEY; prefer the variable: flags show in the process list)")
-	f.StringVar(&r.model, "model", "", "the `MODEL` LLM judges call, as the server names it")
+	f.StringVar(&r.model, "model", "", "the `MODEL` LLM judges call, as the server names it (default: $GAVEL_MODEL, else the config file's)")
 	f.Float64Var(&r.temperature, "temperature", 0, "sampling temperature (0 is sent as 0)")
 	f.IntVar(&r.maxTokens, "max-tokens", 0, "cap on each answer's tokens (default: the server's)")
 	f.IntVar(&r.concurrency, "concurrency", llm.DefaultConcurrency, "requests in flight at once")
@@ -102,8 +106,19 @@ func (r *runnerFlags) add(f *pflag.FlagSet) {
 }
 
 // config is the client configuration, the environment filling what the
-// flags left empty.
+// flags left empty; the key comes from r.keyEnv when one is named, and
+// then from it alone, so that a key meant for one server does not go to
+// another.
 func (r runnerFlags) config(getenv func(string) string) llm.Config {
+	if r.keyEnv != "" && r.keyEnv != llm.EnvAPIKey {
+		plain := getenv
+		getenv = func(k string) string {
+			if k == llm.EnvAPIKey {
+				k = r.keyEnv
+			}
+			return plain(k)
+		}
+	}
 	return llm.Config{
 		BaseURL:          r.baseURL,
 		APIKey:           r.apiKey,

@@ -51,6 +51,9 @@ answers are cached in the session, so reopening costs nothing; r re-judges.`,
   gavel review evals.jsonl --judge docqa --base-url http://localhost:8000/v1 --model qwen2.5-7b`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if err := applyConfig(e, cmd.Flags(), &o.judges, &o.runner); err != nil {
+				return err
+			}
 			return runReview(cmd.Context(), e, a[0], o)
 		},
 	}
@@ -111,7 +114,9 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 		return err
 	}
 	if o.annotator == "" {
-		o.annotator = e.defaultAnnotator()
+		if o.annotator, err = e.annotatorDefault(); err != nil {
+			return err
+		}
 	}
 	rv, err := sessions.OpenReview(o.session, o.annotator, ds)
 	if err != nil {

@@ -57,6 +57,7 @@ kept in your state directory.`,
 	root.AddCommand(newReviewCmd(e), newRunCmd(e), newJudgesCmd(e), newStatsCmd(e),
 		newImportCmd(e), newExportCmd(e), newMergeCmd(e), newSampleCmd(e),
 		newCompletionCmd(e), newVersionCmd(e))
+	root.AddCommand(newConfigCmd(e))
 	root.Version = version()
 	root.Flags().BoolP("version", "v", false, "print gavel's version and the commit it was built from")
 	root.SetVersionTemplate(versionTemplate)

@@ -43,6 +43,9 @@ cached in the session: a second run costs nothing.`,
   gavel run evals.jsonl --judge ./judges/polite.yaml --model gpt-4o-mini --samples 3`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if err := applyConfig(e, cmd.Flags(), &o.judges, &o.runner); err != nil {
+				return err
+			}
 			return runHeadless(cmd.Context(), e, a[0], o)
 		},
 	}
