@@ -97,7 +97,7 @@ func runExport(e env, path string, o exportFlags) error {
 	if where == "" || where == "-" {
 		where = "standard output"
 	}
-	fmt.Fprintf(e.stderr, "Wrote %d of %d items (%s) to %s.\n", sum.Rows, sum.Items, only, where)
+	fmt.Fprintf(e.stderr, "Wrote %d of %s (%s) to %s.\n", sum.Rows, count(sum.Items, "item"), only, where)
 	if sum.Rows == 0 && only != sessions.OnlyAll {
 		fmt.Fprintf(e.stderr, "No item is %s yet: label some with `gavel review`, or export every item with --only all.\n", only)
 	}

@@ -127,7 +127,7 @@ func printImport(e env, file, session string, items int, sum sessions.ImportSumm
 			line += ", " + count(a.Notes, "note")
 		}
 		if a.Unreadable > 0 {
-			line += fmt.Sprintf(" (%d values unreadable, left out)", a.Unreadable)
+			line += fmt.Sprintf(" (%s unreadable, left out)", count(a.Unreadable, "value"))
 		}
 		if a.Unchanged > 0 {
 			line += fmt.Sprintf(", %d already there", a.Unchanged)
@@ -135,7 +135,11 @@ func printImport(e env, file, session string, items int, sum sessions.ImportSumm
 		fmt.Fprintln(e.stdout, line)
 	}
 	if sum.Unknown > 0 {
-		fmt.Fprintf(e.stdout, "  %d rows left out: the session does not hold their ids\n", sum.Unknown)
+		if sum.Unknown == 1 {
+			fmt.Fprintln(e.stdout, "  1 row left out: the session does not hold its id")
+		} else {
+			fmt.Fprintf(e.stdout, "  %d rows left out: the session does not hold their ids\n", sum.Unknown)
+		}
 	}
 }
 
@@ -163,10 +167,13 @@ func importParser(name string) (*sessions.OutputParser, error) {
 	}, nil
 }
 
-// count writes "1 run", "2 runs".
+// count writes "1 run", "2 runs", "1 retry", "2 retries".
 func count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if k := len(noun); k > 1 && noun[k-1] == 'y' && !strings.ContainsRune("aeiou", rune(noun[k-2])) {
+		return fmt.Sprintf("%d %sies", n, noun[:k-1])
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

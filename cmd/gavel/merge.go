@@ -46,10 +46,10 @@ func runMerge(e env, out string, inputs []string) error {
 	for _, n := range sum.Notes {
 		fmt.Fprintln(e.stderr, n)
 	}
-	fmt.Fprintf(e.stdout, "%s: %d sessions merged, %s, %s, %s, %s by %s\n", out, len(inputs), count(sum.Items, "item"),
+	fmt.Fprintf(e.stdout, "%s: %s merged, %s, %s, %s, %s by %s\n", out, count(len(inputs), "session"), count(sum.Items, "item"),
 		count(sum.Runs, "run"), count(sum.Verdicts, "verdict"), count(sum.Actions, "action"), annotatorList(sum.Annotators))
 	if sum.DuplicateVerdicts+sum.DuplicateActions > 0 {
-		fmt.Fprintf(e.stdout, "  kept once: %d verdicts and %d actions found in more than one input\n", sum.DuplicateVerdicts, sum.DuplicateActions)
+		fmt.Fprintf(e.stdout, "  kept once: %s and %s found in more than one input\n", count(sum.DuplicateVerdicts, "verdict"), count(sum.DuplicateActions, "action"))
 	}
 	return nil
 }

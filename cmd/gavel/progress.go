@@ -16,6 +16,7 @@ import (
 // tally counts what a headless run received.
 type tally struct {
 	ok, parseErrors, apiErrors, cached int
+	skipped                            int // parse errors not sent (llm.Skipped)
 	tokens                             int
 }
 
@@ -26,6 +27,9 @@ func (t *tally) add(vs []judge.Verdict) {
 			t.ok++
 		case judge.StatusParseError:
 			t.parseErrors++
+			if llm.Skipped(v) {
+				t.skipped++
+			}
 		default:
 			t.apiErrors++
 		}
@@ -84,7 +88,7 @@ func (p *progressLine) text(t tally, now time.Time) string {
 	fill := int(frac*width + 0.5)
 	s := fmt.Sprintf("%s %s%s %d/%d", p.name, strings.Repeat("█", fill), strings.Repeat("░", width-fill), t.done(), p.total)
 	if e := t.parseErrors + t.apiErrors; e > 0 {
-		s += fmt.Sprintf(" · %d errors", e)
+		s += " · " + count(e, "error")
 	}
 	if t.tokens > 0 {
 		s += fmt.Sprintf(" · %d tokens", t.tokens)
@@ -169,7 +173,7 @@ func follow(jg *sessions.Judging, p *progressLine, health func() llm.Health) (ta
 			}
 			t.add(b.Verdicts)
 			if b.Err != nil {
-				errs = append(errs, fmt.Errorf("%d verdicts could not be saved: %w", len(b.Unsaved), b.Err))
+				errs = append(errs, fmt.Errorf("%s could not be saved: %w", count(len(b.Unsaved), "verdict"), b.Err))
 			}
 			p.update(t)
 		case <-tick:

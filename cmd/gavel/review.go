@@ -176,7 +176,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 			return fmt.Errorf("%d of your last actions could not be saved to %s: %v", n, o.session, serr)
 		}
 		done, total := fm.Progress()
-		fmt.Fprintf(e.stderr, "Saved in %s: %d of %d items reviewed.\n", o.session, done, total)
+		fmt.Fprintf(e.stderr, "Saved in %s: %d of %s reviewed.\n", o.session, done, count(total, "item"))
 	}
 	return nil
 }
@@ -185,7 +185,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 func datasetNotices(ds *dataset.Dataset) []string {
 	out := []string{"mapped " + dataset.FormatMap(ds.Mapping)}
 	if ds.Skipped > 0 {
-		out = append(out, fmt.Sprintf("%d bad rows skipped", ds.Skipped))
+		out = append(out, count(ds.Skipped, "bad row")+" skipped")
 	}
 	return append(out, ds.Warnings...)
 }

@@ -70,6 +70,9 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range ds.Warnings {
+		fmt.Fprintln(e.stderr, w)
+	}
 	warnings, err := checkJudgeFields(js.entries, ds)
 	for _, w := range warnings {
 		fmt.Fprintln(e.stderr, w)
@@ -113,22 +116,26 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 		t, errs := follow(st.Judging, newProgressLine(e.stderr, name, st.Pending), health)
 		st.Judging.Stop()
 		sum := st.Judging.Summary()
-		fmt.Fprintf(e.stderr, "%s: %d of %d tasks judged — %d ok, %d parse errors, %d API errors; %d tokens", name, t.done(), st.Pending, t.ok, t.parseErrors, t.apiErrors, t.tokens)
+		fmt.Fprintf(e.stderr, "%s: %d of %s judged — %d ok, %s", name, t.done(), count(st.Pending, "task"), t.ok, count(t.parseErrors, "parse error"))
+		if t.skipped > 0 {
+			fmt.Fprintf(e.stderr, " (%s skipped, not sent: the item lacks the gold answer or prediction the prompt needs)", count(t.skipped, "item"))
+		}
+		fmt.Fprintf(e.stderr, ", %s; %s", count(t.apiErrors, "API error"), count(t.tokens, "token"))
 		if sum.Retries > 0 {
-			fmt.Fprintf(e.stderr, ", %d retries", sum.Retries)
+			fmt.Fprintf(e.stderr, ", %s", count(sum.Retries, "retry"))
 		}
 		if t.cached > 0 {
-			fmt.Fprintf(e.stderr, ", %d answers from the cache", t.cached)
+			fmt.Fprintf(e.stderr, ", %s from the cache", count(t.cached, "answer"))
 		}
 		fmt.Fprintf(e.stderr, ". Saved in %s.\n", o.session)
 		if len(errs) > 0 {
 			return errors.Join(errs...)
 		}
 		if sum.Stopped != nil {
-			return fmt.Errorf("judging stopped: %v. The %d tasks not judged stay to do: run again once fixed", sum.Stopped, st.Pending-t.done())
+			return fmt.Errorf("judging stopped: %v. The %s not judged stay to do: run again once fixed", sum.Stopped, count(st.Pending-t.done(), "task"))
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted: %d tasks not judged stay to do; run the same command again to finish", st.Pending-t.done())
+			return fmt.Errorf("interrupted: %s not judged stay to do; run the same command again to finish", count(st.Pending-t.done(), "task"))
 		}
 		if t.apiErrors > 0 {
 			failed = append(failed, apiErrorSummary(rv.Store, st.Run.ID, name, t.apiErrors, st.Pending))
@@ -144,8 +151,11 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 // error most of them met, whole: the run's work is left undone, and
 // `gavel run` exits 1 (a parse_error is an answer: it alone exits 0).
 func apiErrorSummary(st *sessions.Store, runID int64, name string, n, pending int) string {
-	msg := fmt.Sprintf("%s: %d of %d tasks ended api_error", name, n, pending)
-	if n == pending {
+	msg := fmt.Sprintf("%s: %d of %s ended api_error", name, n, count(pending, "task"))
+	switch {
+	case n == 1 && pending == 1:
+		msg = fmt.Sprintf("%s: the only task ended api_error", name)
+	case n == pending:
 		msg = fmt.Sprintf("%s: every one of the %d tasks ended api_error", name, n)
 	}
 	vs, err := st.ReviewVerdicts(runID)

@@ -95,9 +95,9 @@ func runSample(e env, path string, o sampleFlags) error {
 		return err
 	}
 	if ds.Skipped > 0 {
-		fmt.Fprintf(e.stderr, "%d bad rows skipped.\n", ds.Skipped)
+		fmt.Fprintf(e.stderr, "%s skipped.\n", count(ds.Skipped, "bad row"))
 	}
-	fmt.Fprintf(e.stderr, "Drew %d of %d rows (seed %d)", len(picked), len(ds.Items), o.seed)
+	fmt.Fprintf(e.stderr, "Drew %d of %s (seed %d)", len(picked), count(len(ds.Items), "row"), o.seed)
 	if len(strata) > 0 {
 		parts := make([]string, len(strata))
 		for i, s := range strata {
@@ -118,7 +118,11 @@ func runSample(e env, path string, o sampleFlags) error {
 			strconv.Quote(idKey), idKey)
 	}
 	if o.n > len(ds.Items) {
-		fmt.Fprintf(e.stderr, "The dataset has only %d rows: all of them were written.\n", len(ds.Items))
+		if len(ds.Items) == 1 {
+			fmt.Fprintln(e.stderr, "The dataset has only 1 row: it was written.")
+		} else {
+			fmt.Fprintf(e.stderr, "The dataset has only %d rows: all of them were written.\n", len(ds.Items))
+		}
 	}
 	return nil
 }

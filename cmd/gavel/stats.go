@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/gavel-dev/gavel/sessions"
@@ -109,7 +111,7 @@ func runStats(e env, path string, o statsFlags) error {
 		opts.Resamples = -1 // stats.Options reads 0 as the default
 	}
 	rep := render.Select(stats.Compute(in, opts), keys)
-	out, err := renderStats(rep, o.format)
+	out, err := renderStats(rep, o.format, textWidth(e.stdout))
 	if err != nil {
 		return err
 	}
@@ -120,7 +122,7 @@ func runStats(e env, path string, o statsFlags) error {
 }
 
 // renderStats writes a report in one of the formats.
-func renderStats(rep stats.Report, format string) ([]byte, error) {
+func renderStats(rep stats.Report, format string, width int) ([]byte, error) {
 	switch format {
 	case "json":
 		b, err := json.MarshalIndent(rep, "", "  ")
@@ -131,7 +133,29 @@ func renderStats(rep stats.Report, format string) ([]byte, error) {
 	case "markdown", "md":
 		return []byte(render.Markdown(rep)), nil
 	}
-	return []byte(render.Text(rep)), nil
+	return []byte(render.TextAt(rep, width)), nil
+}
+
+// Widths `gavel stats` prints text at on a terminal; piped, it prints at
+// render.TextWidth, the same whatever the reader's screen.
+const (
+	minTextWidth = 60
+	maxTextWidth = 160
+)
+
+// textWidth is the width of the terminal w writes to, kept within
+// minTextWidth and maxTextWidth, or render.TextWidth when w is not a
+// terminal.
+func textWidth(w io.Writer) int {
+	f, ok := w.(interface{ Fd() uintptr })
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return render.TextWidth
+	}
+	cols, _, err := term.GetSize(f.Fd())
+	if err != nil || cols <= 0 {
+		return render.TextWidth
+	}
+	return min(max(cols, minTextWidth), maxTextWidth)
 }
 
 // demoSessionPath is the demo's session, which `gavel` with no arguments

@@ -110,6 +110,9 @@ func (j *Judge) Judge(ctx context.Context, t judge.Task) judge.Verdict {
 }
 
 func (j *Judge) judge(ctx context.Context, t judge.Task) judge.Verdict {
+	if missing := j.def.missingInput(t); missing != "" {
+		return j.def.skipped(missing)
+	}
 	msgs, err := j.def.messages(t, j.client.cfg)
 	if err != nil {
 		return judge.Verdict{Status: judge.StatusAPIError, Error: "cannot build the prompt: " + err.Error()}

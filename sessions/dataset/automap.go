@@ -95,6 +95,7 @@ func (l *loader) mapFields(d *discovery, columns []string) error {
 		return err
 	}
 	l.ds.Mapping = m
+	l.keys = d.keys
 	l.plan = compilePlan(m, columns)
 	for _, ref := range l.plan.imported {
 		role := RoleVerdict

@@ -307,5 +307,9 @@ func loadInto(ds *Dataset, data []byte, opts Options) error {
 	if err != nil {
 		return err
 	}
-	return l.finish()
+	if err := l.finish(); err != nil {
+		return err
+	}
+	l.checkEmptyRoles()
+	return nil
 }

@@ -131,6 +131,10 @@ func TestLoadFormats(t *testing.T) {
 				"xé😀|esc \"q\" \\ / \b\f\n\r\t A \uFFFD||p||",
 			},
 			imported: []string{"verdict score: NaN,-Infinity,1e3", "verdict is_correct: true,false,", `verdict judge_output: {"verdict":"YES"},,`},
+			warnings: []string{
+				`testdata/good/values.jsonl: question (mapped "question") is empty on 1 of 3 items (the first: "8.5"); judges that need it skip those`,
+				`testdata/good/values.jsonl: gold (mapped "gold") is empty on 1 of 3 items (the first: "xé😀"); judges that need it skip those`,
+			},
 		},
 		{
 			path: "testdata/good/imported.jsonl", format: "jsonl",

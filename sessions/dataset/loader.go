@@ -17,6 +17,8 @@ type loader struct {
 	harness bool
 	csv     bool
 	plan    plan
+	// keys are the fields discovery saw, for messages.
+	keys []string
 
 	// One slot per possible row; drivers fill them in parallel and finish
 	// packs the filled ones together.

@@ -82,14 +82,93 @@ func Wrap(s string, width int) []string {
 	plain := ansi.Strip(s)
 	lead := len(plain) - len(strings.TrimLeft(plain, " "))
 	ind := min(lead+2, width/2)
-	parts := strings.Split(ansi.Wrap(s, max(width-ind, 10), ""), "\n")
+	limit := max(width-ind, 10)
+	kept := keepGroups(s, limit)
+	parts := strings.Split(ansi.Wrap(kept, limit, ""), "\n")
 	for i, p := range parts {
+		if kept != s {
+			p = strings.NewReplacer(nbsp, " ", nbhy, "-").Replace(p)
+		}
 		if i > 0 {
 			p = strings.Repeat(" ", ind) + strings.TrimLeft(p, " ")
 		}
 		parts[i] = strings.TrimRight(p, " ")
 	}
 	return parts
+}
+
+// nbsp and nbhy are the non-breaking space and hyphen keepGroups puts
+// in, and Wrap takes out again.
+const (
+	nbsp = "\u00a0"
+	nbhy = "\u2011"
+)
+
+// maxGroup is the widest bracketed group kept on one line.
+const maxGroup = 32
+
+// keepGroups makes the spaces and hyphens inside short bracketed groups,
+// such as "(n = 3595)" and "[-0.12, 0.45]", non-breaking, so that Wrap
+// breaks before or after them, never inside; and a minus sign before a
+// digit, so that "-7.7" stays whole. A group wider than maxGroup or than
+// half the line (prose in parentheses) stays breakable. s is returned as
+// is when it has nothing to keep, or already holds a non-breaking space
+// or hyphen (which could not be told apart afterwards).
+func keepGroups(s string, limit int) string {
+	if !strings.ContainsAny(s, "([-") || strings.Contains(s, nbsp) || strings.Contains(s, nbhy) {
+		return s
+	}
+	type open struct {
+		at    int
+		close byte
+	}
+	var stack []open
+	keep := make([]bool, len(s))
+	found := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '-' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+			keep[i], found = true, true
+		case c == '(' || c == '[' && (i == 0 || s[i-1] != 0x1b):
+			closer := byte(')')
+			if c == '[' {
+				closer = ']'
+			}
+			stack = append(stack, open{i, closer})
+		case c == ')' || c == ']':
+			k := len(stack) - 1
+			for k >= 0 && stack[k].close != c {
+				k--
+			}
+			if k < 0 {
+				continue
+			}
+			from := stack[k].at
+			stack = stack[:k]
+			if w := ansi.StringWidth(s[from : i+1]); w <= maxGroup && w <= limit/2+2 {
+				for j := from; j <= i; j++ {
+					if s[j] == ' ' || s[j] == '-' {
+						keep[j], found = true, true
+					}
+				}
+			}
+		}
+	}
+	if !found {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case keep[i] && s[i] == '-':
+			b.WriteString(nbhy)
+		case keep[i]:
+			b.WriteString(nbsp)
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
 
 // fit wraps every line wider than width as Wrap does, keeping each

@@ -11,9 +11,12 @@ import (
 
 // Text is a report as `gavel stats --format text` prints it: Lines at
 // TextWidth, without roles, one per line of output.
-func Text(r stats.Report) string {
+func Text(r stats.Report) string { return TextAt(r, TextWidth) }
+
+// TextAt is Text wrapped at width cells (a terminal's width).
+func TextAt(r stats.Report, width int) string {
 	var b strings.Builder
-	for _, l := range Lines(r, TextWidth) {
+	for _, l := range Lines(r, width) {
 		b.WriteString(l.Plain())
 		b.WriteByte('\n')
 	}
