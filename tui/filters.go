@@ -32,9 +32,9 @@ var staticFilters = []filter{
 	{id: "unreviewed", name: "unreviewed", match: func(w *workspace, i int) bool { return w.applicable[i] && !w.reviewed[i] }},
 	{id: "disagreements", name: "judge ≠ you", match: func(w *workspace, i int) bool { return w.agreement[i] == 0 }},
 	{id: "judges-differ", name: "judge ≠ judge", match: (*workspace).judgesDiffer,
-		offered: func(w *workspace) bool { return len(w.runs) > 1 }},
+		offered: func(w *workspace) bool { return len(w.runs) > 1 && !w.blind }},
 	{id: "annotators-differ", name: "annotators disagree", match: (*workspace).annotatorsDiffer,
-		offered: func(w *workspace) bool { return w.others.any() }},
+		offered: func(w *workspace) bool { return w.others.any() && !w.blind }},
 	{id: "low-confidence", name: fmt.Sprintf("confidence < %.0f%%", lowConfidence*100), match: (*workspace).lowConfidence},
 	{id: "errors", name: "parse or API errors", match: (*workspace).hasError},
 	{id: "judge-top", name: "judge says YES / top score", match: func(w *workspace, i int) bool { return w.judgeAt(i, true) },
@@ -42,11 +42,12 @@ var staticFilters = []filter{
 	{id: "judge-bottom", name: "judge says NO / bottom score", match: func(w *workspace, i int) bool { return w.judgeAt(i, false) },
 		offered: notBlind},
 	{id: "humans-differ", name: "judge ≠ a human", match: (*workspace).judgeDiffersFromHuman,
-		offered: func(w *workspace) bool { return w.others.any() }},
+		offered: func(w *workspace) bool { return w.others.any() && !w.blind }},
 }
 
 // notBlind offers a filter only outside blind mode: a filter on the
-// judge's value would tell the verdict blind mode hides.
+// judge's value (or on verdicts and labels compared) would tell what blind
+// mode hides.
 func notBlind(w *workspace) bool { return !w.blind }
 
 // judgeDiffersFromHuman reports items where the active judge's value

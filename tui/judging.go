@@ -133,15 +133,18 @@ func (s *reviewScreen) askRejudgeAll() dialog {
 		s.refuse("Nothing to re-judge here.")
 		return nil
 	}
-	what := fmt.Sprintf("the %s of %s", itemCount(len(s.sel.items)), s.sel.filter.name)
+	what := fmt.Sprintf("%s of %s", itemCount(len(s.sel.items)), s.sel.filter.name)
 	if s.sel.filter.id == "all" {
 		what = "all " + itemCount(len(s.sel.items))
 		if len(s.sel.items) == 1 {
 			what = "the one item"
 		}
 	}
-	q := fmt.Sprintf("Re-judge %s with %s (%s, asking the model again)?",
-		what, SanitizeLine(r.name()), plural(len(tasks), "task", "tasks"))
+	again := ""
+	if r.info.Model != "" {
+		again = ", asking the model again"
+	}
+	q := fmt.Sprintf("Re-judge %s with %s (%s%s)?", what, SanitizeLine(r.name()), plural(len(tasks), "task", "tasks"), again)
 	return newConfirmDialog(q, rejudgeTasksMsg{run: s.act, tasks: tasks, what: what})
 }
 

@@ -47,7 +47,7 @@ func (s *reviewScreen) layout(w, h int) [numPanes]rect {
 	switch {
 	case w >= threeColumns:
 		lw := w * 3 / 10
-		vw := w * 3 / 10
+		vw := w * 7 / 20
 		mw := w - lw - vw
 		hs := distribute(h, []int{need(paneQuestion, lw), need(paneGold, lw)}, 0)
 		r[paneQuestion] = rect{0, 0, lw, hs[0]}

@@ -116,6 +116,8 @@ func (s *reviewScreen) update(msg tea.KeyPressMsg) action {
 		s.step(-s.sel.pos)
 	case key.Matches(msg, k.LastItem):
 		s.step(len(s.sel.items) - 1 - s.sel.pos)
+	case key.Matches(msg, k.NextRow, k.PrevRow) && len(s.rows(s.cur)) < 2:
+		s.hint("This item has one thing to label: [ and ] move between a rubric's criteria or a judge's dimensions.")
 	case key.Matches(msg, k.NextRow):
 		s.row = min(s.row+1, max(len(s.rows(s.cur))-1, 0))
 	case key.Matches(msg, k.PrevRow):

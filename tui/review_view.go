@@ -64,7 +64,8 @@ func (s *reviewScreen) offset(p pane, lines []string, rows int) int {
 // questionOffset shows a question longer than its pane from the start of
 // its last paragraph, or its end when that paragraph fits: a few-shot
 // prompt asks its question last, and the question's first line is what
-// it asks (the options under it may be cut; the pane says so).
+// it asks (the options under it may be cut; the pane says so). A question
+// of one paragraph opens at its top.
 func questionOffset(lines []string, rows int) int {
 	end := max(len(lines)-rows, 0)
 	for i := len(lines) - 1; i > 0; i-- {
@@ -72,7 +73,7 @@ func questionOffset(lines []string, rows int) int {
 			return min(i, end)
 		}
 	}
-	return end
+	return 0
 }
 
 // paneTitle names a pane; a pane whose text does not fit says where it is

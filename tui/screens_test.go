@@ -342,7 +342,7 @@ func TestPanesFollowTheirContent(t *testing.T) {
 	for i := range 50 {
 		q.WriteString("Example " + string(rune('A'+i%26)) + ": some few-shot question and answer\n")
 	}
-	q.WriteString("Q: the real question at the end?")
+	q.WriteString("\nQ: the real question at the end?")
 	items[0].Question = q.String()
 	items[0].Prediction = strings.Repeat("a long prediction line that wraps\n", 60)
 	m := newTestModel(t, &fakeStore{}, items, []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}}, nil, 80, 24)
@@ -413,5 +413,44 @@ func TestServerNotAnswering(t *testing.T) {
 	m = next.(*Model)
 	if s := plain(m); strings.Contains(s, "server not answering") || !strings.Contains(logText(m), "answers again") {
 		t.Errorf("recovery not shown:\n%s\n%s", s, logText(m))
+	}
+}
+
+// Blind mode hides every trace of the verdicts: a rubric's item mean, and
+// the filters that compare verdicts.
+func TestBlindModeHidesEveryTrace(t *testing.T) {
+	items := testItems(2)
+	items[0].Rubric = []string{"Gives the date", "Cites the page"}
+	rubric := judge.Info{Name: "rubric", PerCriterion: true, Dimensions: []judge.Dimension{{Name: "score", Scale: judge.Ternary}}}
+	vs := []judge.Verdict{
+		{ItemID: "q1", Criterion: 1, Status: judge.StatusOK, Values: map[string]float64{"score": 1}},
+		{ItemID: "q1", Criterion: 2, Status: judge.StatusOK, Values: map[string]float64{"score": 0}},
+	}
+	m := New(Options{Store: &fakeStore{}, Annotator: "tester", Dataset: "t.jsonl", Items: items, Blind: true,
+		Others: []sessions.Label{{Annotator: "bo", ItemID: "q1", Criterion: 1, Dimension: "score", Value: 1}},
+		Runs:   []Run{{Info: rubric, Verdicts: vs}, {Info: rubric, Verdicts: vs}}})
+	m = update(t, m, tea.WindowSizeMsg{Width: 120, Height: 30})
+	if s := plain(m); strings.Contains(s, "0.50") || !strings.Contains(s, "item mean judge hidden") {
+		t.Errorf("blind mode shows the item mean:\n%s", s)
+	}
+	for _, f := range m.filters() {
+		switch f.id {
+		case "judges-differ", "annotators-differ", "humans-differ", "judge-top", "judge-bottom":
+			t.Errorf("blind mode offers the filter %q", f.name)
+		}
+	}
+}
+
+// A search from the list puts the cursor on the first match.
+func TestListSearchMovesTheCursor(t *testing.T) {
+	items := testItems(30)
+	m := newTestModel(t, &fakeStore{}, items, []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}}, nil, 120, 30)
+	m = press(t, m, ">", "L", "/", "q", "2", "enter")
+	if m.sel.pos != m.list.cursor || m.sel.items[m.list.cursor] != m.cur {
+		t.Errorf("cursor %d, selection at %d, item %d", m.list.cursor, m.sel.pos, m.cur)
+	}
+	m = press(t, m, "enter")
+	if m.cur != 1 {
+		t.Errorf("enter opened item %d, want q2 (index 1)", m.cur)
 	}
 }

@@ -84,12 +84,14 @@ func (m *Model) searchResult(msg searchResultMsg) tea.Cmd {
 	if first && len(m.sel.items) > 0 {
 		m.sel.pos = 0
 		m.cur = m.sel.items[0]
+		m.list.cursor = 0
 	}
 	if msg.next < len(m.items) {
 		return m.searchFrom(msg.next)
 	}
 	m.search.running = false
 	m.setSelection(m.sel.items)
+	m.list.cursor = m.sel.pos
 	m.saySelection()
 	return nil
 }

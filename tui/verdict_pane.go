@@ -138,14 +138,15 @@ func (s *reviewScreen) rowLine(rw row, selected, named bool, inner int) string {
 		prefix = "▸ "
 	}
 	gap, mark := "   ", long
-	reserve := len("judge ") + vw + len("   you ") + vw + ansi.StringWidth(" ✗ disagree saving…")
-	if reserve+len(prefix)+8 > inner {
+	pw := ansi.StringWidth(prefix)
+	reserve := len("judge ") + vw + len("   you ") + vw + ansi.StringWidth(" ✗ disagree")
+	if reserve+pw+8 > inner {
 		// Narrow: the scores in fewer cells, so the criterion keeps some.
 		gap, mark = " ", brief
 		reserve = len("judge ") + vw + len(" you ") + vw + ansi.StringWidth(" ✗ …")
 	}
 	values := st.Muted.Render("judge ") + jv + st.Muted.Render(gap+"you ") + hv + mark
-	nameW := max(inner-reserve-len(prefix)-1, 1)
+	nameW := max(inner-reserve-pw-1, 1)
 	name := ansi.Truncate(SanitizeLine(Clip(rowName(s.items[s.cur], rw), 512)), nameW, "…")
 	return ansi.Truncate(prefix+padTo(name, nameW)+" "+values, inner, "…")
 }
@@ -325,6 +326,9 @@ func (s *reviewScreen) itemScoreLines(rows []row, inner int) []string {
 			head += SanitizeLine(Clip(d.Name, 64)) + ": "
 		}
 		judged := fmt.Sprintf("judge %s (%d/%d)", meanOf(js), len(js), n)
+		if s.hidden(s.cur) {
+			judged = "judge hidden"
+		}
 		yours := ""
 		if len(hs) > 0 {
 			yours = fmt.Sprintf("you %s (%d/%d)", meanOf(hs), len(hs), n)
