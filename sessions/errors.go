@@ -145,7 +145,7 @@ func explain(path string, err error) error {
 			what = "the file was moved or deleted while open"
 		}
 		return newError(ErrPermission, err,
-			"cannot write session %s: %s (%v). Give yourself write permission on the file and its folder (chmod u+w), "+
+			"cannot write session %s: %s (%v). Give yourself write permission on the file, its folder and the -wal and -shm files beside it (chmod u+w %[1]s*), "+
 				"or copy the session to a folder you can write; `gavel stats` and `gavel export` read it where it is",
 			path, what, err)
 	case sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH:

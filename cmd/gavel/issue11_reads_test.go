@@ -42,7 +42,7 @@ func TestDatasetReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := run(t, "sample", fifo, "-n", "1")
-	if code != 1 || !strings.Contains(errs, "rows.jsonl is a named pipe (FIFO): Gavel reads datasets from regular files; to read a stream, give - instead of the path") {
+	if code != 1 || !strings.Contains(errs, "rows.jsonl is a named pipe (FIFO): Gavel reads datasets from regular files. Give - and pipe it in") {
 		t.Errorf("FIFO: exit %d, stderr %q", code, errs)
 	}
 

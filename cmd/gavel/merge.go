@@ -46,17 +46,14 @@ func runMerge(e env, out string, inputs []string) error {
 	for _, n := range sum.Notes {
 		fmt.Fprintln(e.stderr, n)
 	}
-	fmt.Fprintf(e.stdout, "%s: %s merged, %s, %s, %s, %s by %s\n", out, count(len(inputs), "session"), count(sum.Items, "item"),
-		count(sum.Runs, "run"), count(sum.Verdicts, "verdict"), count(sum.Actions, "action"), annotatorList(sum.Annotators))
+	actions := count(sum.Actions, "action")
+	if len(sum.Annotators) > 0 {
+		actions += " by " + strings.Join(sum.Annotators, ", ")
+	}
+	fmt.Fprintf(e.stdout, "%s: %s merged, %s, %s, %s, %s\n", out, count(len(inputs), "session"), count(sum.Items, "item"),
+		count(sum.Runs, "run"), count(sum.Verdicts, "verdict"), actions)
 	if sum.DuplicateVerdicts+sum.DuplicateActions > 0 {
 		fmt.Fprintf(e.stdout, "  kept once: %s and %s found in more than one input\n", count(sum.DuplicateVerdicts, "verdict"), count(sum.DuplicateActions, "action"))
 	}
 	return nil
-}
-
-func annotatorList(names []string) string {
-	if len(names) == 0 {
-		return "nobody"
-	}
-	return strings.Join(names, ", ")
 }

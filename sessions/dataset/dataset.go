@@ -205,7 +205,7 @@ func regular(path string, st fs.FileInfo) error {
 	case m&fs.ModeDevice != 0:
 		what = "a block device"
 	}
-	return fmt.Errorf("%s is %s: Gavel reads datasets from regular files; to read a stream, give - instead of the path and redirect the stream in (gavel COMMAND - < %s)", path, what, path)
+	return fmt.Errorf("%s is %s: Gavel reads datasets from regular files. Give - and pipe it in (gavel run - --session S.gavel < %s); gavel review needs a regular file, its keys come from standard input", path, what, path)
 }
 
 // readStdin reads standard input within the cap. Its first bytes are

@@ -33,7 +33,7 @@ func TestLoadErrors(t *testing.T) {
 		{"no path", "", Options{}, "no dataset file given: name a JSONL, JSON, CSV or TSV file"},
 		{"missing file", "testdata/nosuch.jsonl", Options{}, "testdata/nosuch.jsonl does not exist: check the path"},
 		{"directory", "testdata", Options{}, "testdata is a directory: give the path of a dataset file"},
-		{"device", "/dev/zero", Options{}, "/dev/zero is a character device: Gavel reads datasets from regular files; to read a stream, give - instead of the path and redirect the stream in (gavel COMMAND - < /dev/zero)"},
+		{"device", "/dev/zero", Options{}, "/dev/zero is a character device: Gavel reads datasets from regular files. Give - and pipe it in (gavel run - --session S.gavel < /dev/zero); gavel review needs a regular file, its keys come from standard input"},
 		{"past --max-bytes", good("basic.jsonl"), Options{MaxBytes: 100}, "testdata/good/basic.jsonl is 398 bytes, more than the --max-bytes limit of 100 bytes: raise it if the file is genuine (e.g. --max-bytes 1MiB)"},
 		{"empty", bad("empty.jsonl"), Options{}, "testdata/bad/empty.jsonl is empty: there are no rows to load"},
 		{"only blank lines", bad("blank.jsonl"), Options{}, "testdata/bad/blank.jsonl is empty: there are no rows to load"},

@@ -33,14 +33,15 @@ func loadSoon(t *testing.T, path string, opts Options) error {
 // TestNotRegular: pipes, devices and sockets are refused at once, with
 // what they are and what to do.
 func TestNotRegular(t *testing.T) {
-	const tail = ": Gavel reads datasets from regular files; to read a stream, give - instead of the path and redirect the stream in (gavel COMMAND - < "
+	const tail = ": Gavel reads datasets from regular files. Give - and pipe it in (gavel run - --session S.gavel < "
+	const end = "); gavel review needs a regular file, its keys come from standard input"
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "rows.jsonl")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("no FIFO here: %v", err)
 	}
 	err := loadSoon(t, fifo, Options{})
-	if want := fifo + " is a named pipe (FIFO)" + tail + fifo + ")"; err == nil || err.Error() != want {
+	if want := fifo + " is a named pipe (FIFO)" + tail + fifo + end; err == nil || err.Error() != want {
 		t.Errorf("FIFO: error\n got: %v\nwant: %s", err, want)
 	}
 	// A link to the FIFO is the FIFO.
@@ -53,7 +54,7 @@ func TestNotRegular(t *testing.T) {
 	}
 	if _, err := os.Stat("/dev/zero"); err == nil {
 		err := loadSoon(t, "/dev/zero", Options{})
-		if want := "/dev/zero is a character device" + tail + "/dev/zero)"; err == nil || err.Error() != want {
+		if want := "/dev/zero is a character device" + tail + "/dev/zero" + end; err == nil || err.Error() != want {
 			t.Errorf("/dev/zero: error\n got: %v\nwant: %s", err, want)
 		}
 	}
@@ -61,7 +62,7 @@ func TestNotRegular(t *testing.T) {
 	if l, err := net.Listen("unix", sock); err == nil {
 		defer l.Close()
 		err := loadSoon(t, sock, Options{})
-		if want := sock + " is a socket" + tail + sock + ")"; err == nil || err.Error() != want {
+		if want := sock + " is a socket" + tail + sock + end; err == nil || err.Error() != want {
 			t.Errorf("socket: error\n got: %v\nwant: %s", err, want)
 		}
 	}
