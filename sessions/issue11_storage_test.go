@@ -28,10 +28,10 @@ func TestIssue11OversizedVerdictTextsAreCut(t *testing.T) {
 		s     string
 		limit int
 	}{
-		"raw":    {got.Raw, rawHead + rawTail + capSlack},
-		"reason": {got.Reason, textHead + textTail + capSlack},
-		"error":  {got.Error, textHead + textTail + capSlack},
-		"extra":  {got.Extra["list"].([]any)[0].(string), textHead + textTail + capSlack},
+		"raw":    {got.Raw, judge.RawHead + judge.RawTail + 64},
+		"reason": {got.Reason, judge.TextHead + judge.TextTail + 64},
+		"error":  {got.Error, judge.TextHead + judge.TextTail + 64},
+		"extra":  {got.Extra["list"].([]any)[0].(string), judge.TextHead + judge.TextTail + 64},
 	} {
 		if len(x.s) > x.limit || !strings.HasPrefix(x.s, "HEAD") || !strings.HasSuffix(x.s, "TAIL") || !strings.Contains(x.s, " bytes cut]") {
 			t.Errorf("%s: %d bytes, want at most %d with head, tail and the cut marked", what, len(x.s), x.limit)
@@ -44,10 +44,10 @@ func TestIssue11OversizedVerdictTextsAreCut(t *testing.T) {
 		t.Errorf("a short extra string was changed: %v", got.Extra["list"])
 	}
 	// A text cut already is stored as it is.
-	if c := capText(got.Raw, rawHead, rawTail); c != got.Raw {
+	if c := judge.CutText(got.Raw, judge.RawHead, judge.RawTail); c != got.Raw {
 		t.Error("cutting twice changed the text")
 	}
-	if small := "reason: ok\nresult: YES"; capText(small, rawHead, rawTail) != small {
+	if small := "reason: ok\nresult: YES"; judge.CutText(small, judge.RawHead, judge.RawTail) != small {
 		t.Error("a short text was cut")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -16,8 +15,8 @@ import (
 // SaveVerdicts appends verdicts to a run in one transaction: all or none.
 // Earlier verdicts for the same (item, criterion) stay as history. A zero
 // At is set to now; times are kept to the millisecond. An oversized raw
-// output keeps its first rawHead and last rawTail bytes, with a marker
-// saying how much was cut; reasons and errors keep textHead and textTail;
+// output keeps its first judge.RawHead and last judge.RawTail bytes, with a marker
+// saying how much was cut; reasons and errors keep judge.TextHead and judge.TextTail;
 // extra fields over maxExtra are cut the same way in each of their
 // strings (judge/llm cuts its verdicts so already).
 func (s *Store) SaveVerdicts(runID int64, vs []judge.Verdict) error {
@@ -69,8 +68,8 @@ func (s *Store) SaveVerdicts(runID int64, vs []judge.Verdict) error {
 				conf = *v.Confidence
 			}
 			res, err := ins.Exec(runID, v.ItemID, v.Criterion, string(v.Status),
-				capText(v.Reason, textHead, textTail), capText(v.Error, textHead, textTail),
-				capText(v.Raw, rawHead, rawTail), v.Model,
+				judge.CutText(v.Reason, judge.TextHead, judge.TextTail), judge.CutText(v.Error, judge.TextHead, judge.TextTail),
+				judge.CutText(v.Raw, judge.RawHead, judge.RawTail), v.Model,
 				v.PromptTokens, v.CompletionTokens, float64(v.Latency)/float64(time.Millisecond), conf,
 				capJSON(extraJSON(v.Extra)), stamp(at))
 			if err != nil {
@@ -234,35 +233,8 @@ func scanVerdicts(rows *sql.Rows) ([]judge.Verdict, error) {
 	return out, rows.Err()
 }
 
-// The most of one verdict that is stored, as judge/llm's storeHead…: an
-// answer of any size costs at most rawHead+rawTail bytes of raw output.
-const (
-	rawHead  = 256 << 10
-	rawTail  = 64 << 10
-	textHead = 32 << 10
-	textTail = 32 << 10
-	maxExtra = 1 << 20
-	// capSlack is more than any marker's length, so that cutting a text
-	// that was cut already leaves it as it is.
-	capSlack = 64
-)
-
-// capText cuts s to its first head and last tail bytes (at character
-// boundaries) with a marker between, when it is longer than that.
-func capText(s string, head, tail int) string {
-	if len(s) <= head+tail+capSlack {
-		return s
-	}
-	h := head
-	for h > 0 && !utf8.RuneStart(s[h]) {
-		h--
-	}
-	t := len(s) - tail
-	for t < len(s) && !utf8.RuneStart(s[t]) {
-		t++
-	}
-	return s[:h] + fmt.Sprintf("\n…[%d bytes cut]…\n", t-h) + s[t:]
-}
+// maxExtra caps each string of a verdict's extra fields.
+const maxExtra = 1 << 20
 
 // capJSON cuts every string of an extra-fields document over maxExtra.
 func capJSON(doc any) any {
@@ -272,7 +244,7 @@ func capJSON(doc any) any {
 	}
 	var x any
 	if json.Unmarshal([]byte(s), &x) != nil {
-		return capText(s, textHead, textTail)
+		return judge.CutText(s, judge.TextHead, judge.TextTail)
 	}
 	b, err := json.Marshal(capStrings(x))
 	if err != nil {
@@ -284,7 +256,7 @@ func capJSON(doc any) any {
 func capStrings(x any) any {
 	switch t := x.(type) {
 	case string:
-		return capText(t, textHead, textTail)
+		return judge.CutText(t, judge.TextHead, judge.TextTail)
 	case []any:
 		for i := range t {
 			t[i] = capStrings(t[i])

@@ -5,9 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -72,48 +70,13 @@ type cachedAnswer struct {
 	Logprobs         []float64 `json:"logprobs,omitempty"`
 }
 
-// What is stored of one answer, in the verdict's raw output and in the
-// response cache: an answer longer than storeHead+storeTail keeps its
-// first storeHead bytes and its last storeTail (seed 002 reads the end of
-// a trace), with a marker between that says how much was cut. The parser
-// always reads the whole answer; only what is stored is cut. Other texts
-// of a verdict (reason, error, extra fields) keep textHead and textTail.
-const (
-	storeHead = 256 << 10
-	storeTail = 64 << 10
-	textHead  = 32 << 10
-	textTail  = 32 << 10
-	// capSlack is more than any marker's length, so that cutting a text
-	// that was cut already leaves it as it is.
-	capSlack = 64
-)
-
-// capText cuts s to its first head and last tail bytes (at character
-// boundaries) with a marker between, when it is longer than that.
-func capText(s string, head, tail int) string {
-	if len(s) <= head+tail+capSlack {
-		return s
-	}
-	h := head
-	for h > 0 && !utf8.RuneStart(s[h]) {
-		h--
-	}
-	t := len(s) - tail
-	for t < len(s) && !utf8.RuneStart(s[t]) {
-		t++
-	}
-	return s[:h] + cutMarker(t-h) + s[t:]
-}
-
-func cutMarker(n int) string { return fmt.Sprintf("\n…[%d bytes cut]…\n", n) }
-
 // storable is the verdict as it is kept: the key redacted, the raw output
-// cut to storeHead+storeTail and the other texts to textHead+textTail.
+// cut to judge.RawHead+judge.RawTail and the other texts to judge.TextHead+judge.TextTail.
 func storable(v judge.Verdict, key string) judge.Verdict {
 	v = redactVerdict(v, key)
-	v.Raw = capText(v.Raw, storeHead, storeTail)
-	v.Reason = capText(v.Reason, textHead, textTail)
-	v.Error = capText(v.Error, textHead, textTail)
+	v.Raw = judge.CutText(v.Raw, judge.RawHead, judge.RawTail)
+	v.Reason = judge.CutText(v.Reason, judge.TextHead, judge.TextTail)
+	v.Error = judge.CutText(v.Error, judge.TextHead, judge.TextTail)
 	for k, x := range v.Extra {
 		if k == ExtraSamples {
 			v.Extra[k] = capSamples(x)
@@ -138,7 +101,7 @@ func capSamples(x any) any {
 		}
 		for k, y := range m {
 			if s, ok := y.(string); ok && k == "raw" {
-				m[k] = capText(s, storeHead, storeTail)
+				m[k] = judge.CutText(s, judge.RawHead, judge.RawTail)
 			} else {
 				m[k] = capAny(y)
 			}
@@ -150,10 +113,10 @@ func capSamples(x any) any {
 func capAny(x any) any {
 	switch t := x.(type) {
 	case string:
-		return capText(t, textHead, textTail)
+		return judge.CutText(t, judge.TextHead, judge.TextTail)
 	case []string:
 		for i := range t {
-			t[i] = capText(t[i], textHead, textTail)
+			t[i] = judge.CutText(t[i], judge.TextHead, judge.TextTail)
 		}
 	case []any:
 		for i := range t {
@@ -172,14 +135,14 @@ func capAny(x any) any {
 func emptyAnswer(a answer) bool { return strings.TrimSpace(a.content) == "" }
 
 // cachePut keeps an answer in the cache as it may be stored: never an
-// empty one, the key redacted, the content cut to storeHead+storeTail.
+// empty one, the key redacted, the content cut to judge.RawHead+judge.RawTail.
 // The logprob tokens are kept only while they still spell the content.
 func (c *Client) cachePut(key string, a answer) {
 	if emptyAnswer(a) {
 		return
 	}
 	k := c.cfg.APIKey
-	content := capText(redactText(a.content, k), storeHead, storeTail)
+	content := judge.CutText(redactText(a.content, k), judge.RawHead, judge.RawTail)
 	if content != a.content {
 		a.tokens, a.logprobs, a.contentAt = nil, nil, 0
 		a.content = content

@@ -198,8 +198,8 @@ func TestIssue11OversizedAnswerIsCutInTheSession(t *testing.T) {
 		if !v.OK() || v.Values["correct"] != 1 {
 			t.Fatalf("verdict %s %q", v.Status, v.Error)
 		}
-		checkCut(t, "raw", v.Raw, "reason: HEAD-START", "TAIL-END\nresult: YES", storeHead+storeTail+capSlack)
-		checkCut(t, "reason", v.Reason, "HEAD-START", "TAIL-END", textHead+textTail+capSlack)
+		checkCut(t, "raw", v.Raw, "reason: HEAD-START", "TAIL-END\nresult: YES", judge.RawHead+judge.RawTail+64)
+		checkCut(t, "reason", v.Reason, "HEAD-START", "TAIL-END", judge.TextHead+judge.TextTail+64)
 	}
 	if err := h.store.Close(); err != nil {
 		t.Fatal(err)
@@ -225,7 +225,7 @@ func TestIssue11OversizedAnswerIsCutInTheSession(t *testing.T) {
 		if !v.OK() || v.Values["correct"] != 1 || v.Extra[ExtraCached] != true {
 			t.Errorf("cached verdict %s %q %v", v.Status, v.Error, v.Extra)
 		}
-		checkCut(t, "raw from the cache", v.Raw, "reason: HEAD-START", "TAIL-END\nresult: YES", storeHead+storeTail+capSlack)
+		checkCut(t, "raw from the cache", v.Raw, "reason: HEAD-START", "TAIL-END\nresult: YES", judge.RawHead+judge.RawTail+64)
 	}
 	if fs.hits.Load() != n {
 		t.Errorf("%d requests, want %d", fs.hits.Load(), n)

@@ -97,7 +97,7 @@ func (j *Judge) Messages(t judge.Task) ([]Message, error) {
 // emptyRetries more requests a parse_error "empty answer", a server that
 // gives no usable answer an api_error verdict. The verdict's texts are
 // as stored: the API key redacted, an oversized answer cut (see
-// storeHead) after the parser read all of it. With Config.Samples > 1 the task is judged
+// judge.RawHead) after the parser read all of it. With Config.Samples > 1 the task is judged
 // that many times and the majority wins. Tokens and Retries add up over
 // samples; Latency is the wall time, retries included.
 func (j *Judge) Judge(ctx context.Context, t judge.Task) judge.Verdict {
