@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gavel-dev/gavel/judge/llm"
-	"github.com/gavel-dev/gavel/tui"
+	"github.com/gavel-dev/gavel/sessions/safetext"
 )
 
 func newConfigCmd(e env) *cobra.Command {
@@ -46,7 +46,7 @@ from --api-key or OPENAI_API_KEY, or from the variable api_key_env names
 				if p == "" {
 					return errors.New("no configuration directory: set XDG_CONFIG_HOME or HOME, or name a file with GAVEL_CONFIG")
 				}
-				fmt.Fprintln(e.stdout, tui.SanitizeLine(p))
+				fmt.Fprintln(e.stdout, safetext.SanitizeLine(p))
 				return nil
 			}
 			return showConfig(e)
@@ -71,10 +71,10 @@ func showConfig(e env) error {
 		file += " (not found)"
 	}
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "config file\t%s\n\n", tui.SanitizeLine(file))
+	fmt.Fprintf(w, "config file\t%s\n\n", safetext.SanitizeLine(file))
 	fmt.Fprintln(w, "SETTING\tVALUE\tSOURCE")
 	row := func(name, value, key string) {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", name, tui.SanitizeLine(value), tui.SanitizeLine(s.source[key]))
+		fmt.Fprintf(w, "%s\t%s\t%s\n", name, safetext.SanitizeLine(value), safetext.SanitizeLine(s.source[key]))
 	}
 	base := s.baseURL
 	if base == "" {

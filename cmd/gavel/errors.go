@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gavel-dev/gavel/tui"
+	"github.com/gavel-dev/gavel/sessions/safetext"
 )
 
 // Exit codes: 0 success, 1 runtime error, 2 usage error.
@@ -142,7 +142,7 @@ func quoteEach(ss []string) []string {
 // and summaries carry file names, judge names, dataset fields and server
 // answers, any of which may hold escape sequences (a hyperlink, a
 // clipboard write, a title change), C1 controls or bidi overrides. Each
-// write is one message of one line: it goes through tui.SanitizeLine,
+// write is one message of one line: it goes through safetext.SanitizeLine,
 // which shows such text inert (ESC as ␛) and a line break inside it as ⏎,
 // so that a file name cannot start a line of its own that looks like
 // Gavel's; the newlines that end the write are kept. The only sequences
@@ -163,7 +163,7 @@ func (s safeStderr) Write(p []byte) (int, error) {
 	if strings.HasPrefix(body, "\r") && strings.HasSuffix(body, eraseLine) {
 		head, tail, body = "\r", eraseLine, body[1:len(body)-len(eraseLine)]
 	}
-	if _, err := io.WriteString(s.w, head+tui.SanitizeLine(body)+tail+end); err != nil {
+	if _, err := io.WriteString(s.w, head+safetext.SanitizeLine(body)+tail+end); err != nil {
 		return 0, err
 	}
 	return len(p), nil

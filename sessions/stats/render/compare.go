@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/gavel-dev/gavel/sessions/stats"
+
+	"github.com/gavel-dev/gavel/sessions/safetext"
 )
 
 // judgePairLines compares judges with each other, dimension by dimension.
@@ -18,8 +20,8 @@ func judgePairLines(r stats.Report) []Line {
 			out = append(out, nil)
 		}
 		a := p.Agreement
-		judgeName, refName := sanitizeLine(p.Judge), sanitizeLine(p.Reference)
-		out = append(out, text(RoleHeader, fmt.Sprintf("%s vs %s · %s (%s)  (n = %d)", judgeName, refName, sanitizeLine(p.Dimension), p.Scale, a.N)))
+		judgeName, refName := safetext.SanitizeLine(p.Judge), safetext.SanitizeLine(p.Reference)
+		out = append(out, text(RoleHeader, fmt.Sprintf("%s vs %s · %s (%s)  (n = %d)", judgeName, refName, safetext.SanitizeLine(p.Dimension), p.Scale, a.N)))
 		if a.N == 0 {
 			out = append(out, text(RoleMuted, "  No item has an ok verdict from both judges yet."))
 			continue
@@ -40,14 +42,14 @@ func humanLines(hs []stats.HumanAgreement) []Line {
 		if i > 0 {
 			out = append(out, nil)
 		}
-		out = append(out, text(RoleStrong, fmt.Sprintf("Between annotators · %s (%s)", sanitizeLine(h.Dimension), h.Scale)))
+		out = append(out, text(RoleStrong, fmt.Sprintf("Between annotators · %s (%s)", safetext.SanitizeLine(h.Dimension), h.Scale)))
 		if len(h.Annotators) == 0 {
 			out = append(out, text(RoleMuted, "  Nobody has labelled this yet."))
 			continue
 		}
 		names := make([]string, len(h.Annotators))
 		for k, a := range h.Annotators {
-			names[k] = sanitizeLine(a)
+			names[k] = safetext.SanitizeLine(a)
 		}
 		out = append(out,
 			row("annotators", strings.Join(names, ", ")),
@@ -64,7 +66,7 @@ func humanLines(hs []stats.HumanAgreement) []Line {
 		out = append(out, row("Fleiss' kappa", estimate(h.FleissKappa, 3)))
 		out = append(out, text(RoleMuted, fmt.Sprintf("  %-24s %5s  %-24s %s", "pair", "n", "agreement", "Cohen's kappa")))
 		for _, p := range h.Pairs {
-			out = append(out, text(RolePlain, fmt.Sprintf("  %s %5d  %s %s", fixWidth(sanitizeLine(p.A)+" – "+sanitizeLine(p.B), 24), p.N,
+			out = append(out, text(RolePlain, fmt.Sprintf("  %s %5d  %s %s", fixWidth(safetext.SanitizeLine(p.A)+" – "+safetext.SanitizeLine(p.B), 24), p.N,
 				fixWidth(bare(interval(p.PercentAgreement, true)), 24), bare(estimate(p.CohenKappa, 3)))))
 		}
 		out = append(out, text(RoleMuted, "  The judge vs the annotators' majority: \"Judge vs human\" above."))

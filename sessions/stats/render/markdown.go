@@ -6,6 +6,8 @@ import (
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/stats"
+
+	"github.com/gavel-dev/gavel/sessions/safetext"
 )
 
 // Markdown renders a report as Markdown for papers and CI summaries: the
@@ -55,7 +57,7 @@ func Markdown(r stats.Report) string {
 
 // mdText makes session text safe inside Markdown (and a table cell).
 func mdText(s string) string {
-	s = sanitizeLine(s)
+	s = safetext.SanitizeLine(s)
 	var b strings.Builder
 	for _, r := range s {
 		if strings.ContainsRune("\\`*_[]<>|#", r) {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/stats"
+
+	"github.com/gavel-dev/gavel/sessions/safetext"
 )
 
 // Text is a report as `gavel stats --format text` prints it: Lines at
@@ -50,7 +52,7 @@ func Lines(r stats.Report, width int) []Line {
 		out = append(out, nil)
 	}
 	for _, n := range r.Notes {
-		out = append(out, Line{{Text: "note: ", Role: RoleWarning}, plain(sanitizeLine(n))})
+		out = append(out, Line{{Text: "note: ", Role: RoleWarning}, plain(safetext.SanitizeLine(n))})
 	}
 	boot := fmt.Sprintf("Intervals are 95%%: Wilson, or bootstrap with %d resamples and seed %d.", r.Resamples, r.Seed)
 	if r.Resamples == 0 {
@@ -73,10 +75,10 @@ func dimensionLines(judgeName string, d stats.DimensionReport, width int) []Line
 	var out []Line
 	add := func(l ...Line) { out = append(out, l...) }
 
-	add(text(RoleHeader, fmt.Sprintf("%s · %s (%s)", sanitizeLine(judgeName), sanitizeLine(d.Dimension), d.Scale)))
+	add(text(RoleHeader, fmt.Sprintf("%s · %s (%s)", safetext.SanitizeLine(judgeName), safetext.SanitizeLine(d.Dimension), d.Scale)))
 	add(coverageLines(f)...)
 	if w := f.Selection.Warning; w != "" {
-		add(text(RoleWarning, "⚠ "+sanitizeLine(w)))
+		add(text(RoleWarning, "⚠ "+safetext.SanitizeLine(w)))
 	}
 	add(nil)
 	add(text(RoleStrong, fmt.Sprintf("Judge vs human  (n = %d)", a.N)))
@@ -158,7 +160,7 @@ func agreementRows(scale judge.Scale, a stats.Agreement, ref string) []Line {
 // the judge, each cell tagged with its share of n so the screen can shade
 // it, the diagonal apart.
 func confusionLines(scale judge.Scale, c stats.Confusion, rowName, colName string) []Line {
-	out := []Line{text(RoleStrong, fmt.Sprintf("Confusion  (rows: %s, columns: %s)", sanitizeLine(rowName), sanitizeLine(colName)))}
+	out := []Line{text(RoleStrong, fmt.Sprintf("Confusion  (rows: %s, columns: %s)", safetext.SanitizeLine(rowName), safetext.SanitizeLine(colName)))}
 	n := max(c.N(), 1)
 	const cw = 7
 	head := "  " + strings.Repeat(" ", 10)
@@ -306,7 +308,7 @@ func provenanceText(by map[string]int) string {
 	slices.Sort(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", sanitizeLine(k), by[k])
+		parts[i] = fmt.Sprintf("%s %d", safetext.SanitizeLine(k), by[k])
 	}
 	return strings.Join(parts, ", ")
 }
@@ -350,17 +352,17 @@ func segmentLines(scale judge.Scale, segs []stats.SegmentFigures) []Line {
 // field.
 func segmentName(s stats.SegmentFigures) string {
 	if s.Value == "" {
-		return sanitizeLine(s.Field) + " (none)"
+		return safetext.SanitizeLine(s.Field) + " (none)"
 	}
-	return sanitizeLine(s.Field + "=" + s.Value)
+	return safetext.SanitizeLine(s.Field + "=" + s.Value)
 }
 
 // extrasLines counts what a judge reported beside its verdicts: bbh's
 // error types and reasoning scores, the match judge's rules.
 func extrasLines(jr stats.JudgeReport) []Line {
-	out := []Line{text(RoleStrong, fmt.Sprintf("What %s reported beside its verdicts", sanitizeLine(jr.Judge)))}
+	out := []Line{text(RoleStrong, fmt.Sprintf("What %s reported beside its verdicts", safetext.SanitizeLine(jr.Judge)))}
 	for _, e := range jr.Extras {
-		out = append(out, Line{plain("  "), muted(padRight(sanitizeLine(e.Field), 22)), plain(sanitizeLine(extraCounts(e)))})
+		out = append(out, Line{plain("  "), muted(padRight(safetext.SanitizeLine(e.Field), 22)), plain(safetext.SanitizeLine(extraCounts(e)))})
 	}
 	return out
 }

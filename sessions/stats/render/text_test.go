@@ -182,27 +182,3 @@ func TestEdgeCasesHaveNoNaN(t *testing.T) {
 		}
 	}
 }
-
-// The cases of tui's TestSanitize, on one line.
-func TestSanitizeLine(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-	}{
-		{"plain", "The answer is (B).\nDone.", "The answer is (B).⏎Done."},
-		{"escape sequence shown inert", "\x1b[2J\x1b]0;pwned\x07ok", "␛[2J␛]0;pwned␇ok"},
-		{"CRLF", "a\r\nb", "a⏎b"},
-		{"lone CR cannot overwrite the line", "secret\rshown", "secret⏎shown"},
-		{"tab", "a\tb", "a    b"},
-		{"NUL and DEL", "a\x00b\x7f", "a␀b␡"},
-		{"C1 CSI", "a\u009b31mb", `a\u009b31mb`},
-		{"bidi override", "abc\u202edef", `abc\u202edef`},
-		{"invalid UTF-8", "ok\xff\xfeok", "ok\uFFFD\uFFFDok"},
-		{"non-ASCII kept", "café – 30°", "café – 30°"},
-		{"emoji kept", "👍", "👍"},
-	}
-	for _, tc := range tests {
-		if got := sanitizeLine(tc.in); got != tc.want {
-			t.Errorf("%s: sanitizeLine(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
-		}
-	}
-}

@@ -1,4 +1,4 @@
-package tui
+package safetext
 
 import (
 	"strings"
