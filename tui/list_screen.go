@@ -21,38 +21,30 @@ type listScreen struct {
 
 // listKeys are the list screen's keys.
 type listKeys struct {
-	Open       key.Binding
-	Down       key.Binding
-	Up         key.Binding
-	PageDown   key.Binding
-	PageUp     key.Binding
-	Top        key.Binding
-	Bottom     key.Binding
-	Filter     key.Binding
-	FilterBack key.Binding
-	Order      key.Binding
-	Search     key.Binding
-	Blind      key.Binding
-	Back       key.Binding
-	Stats      key.Binding
+	Open     key.Binding
+	Down     key.Binding
+	Up       key.Binding
+	PageDown key.Binding
+	PageUp   key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	selectionKeys
+	Back  key.Binding
+	Stats key.Binding
 }
 
 func defaultListKeys() listKeys {
 	return listKeys{
-		Open:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "review the item under the cursor")),
-		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next row")),
-		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous row")),
-		PageDown:   key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
-		PageUp:     key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		Top:        key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "first row")),
-		Bottom:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last row")),
-		Filter:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "next filter: unreviewed, judge ≠ you, errors…")),
-		FilterBack: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "previous filter")),
-		Order:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "order: dataset, least confident, random")),
-		Search:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search the items' text")),
-		Blind:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blind mode: hide verdicts until labelled")),
-		Back:       key.NewBinding(key.WithKeys("esc", "L"), key.WithHelp("esc/L", "back to review")),
-		Stats:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "statistics")),
+		Open:          key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "review the item under the cursor")),
+		Down:          key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next row")),
+		Up:            key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous row")),
+		PageDown:      key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
+		PageUp:        key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
+		Top:           key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "first row")),
+		Bottom:        key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last row")),
+		selectionKeys: defaultSelectionKeys(),
+		Back:          key.NewBinding(key.WithKeys("esc", "L"), key.WithHelp("esc/L", "back to review")),
+		Stats:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "statistics")),
 	}
 }
 
@@ -105,7 +97,7 @@ func (s *listScreen) update(msg tea.KeyPressMsg) action {
 	case key.Matches(msg, k.Bottom):
 		s.cursor = n - 1
 	case key.Matches(msg, k.Filter, k.FilterBack, k.Order, k.Search, k.Blind):
-		a := s.selectionKey(msg, selectionKeys{Filter: k.Filter, FilterBack: k.FilterBack, Order: k.Order, Search: k.Search, Blind: k.Blind})
+		a := s.selectionKey(msg, k.selectionKeys)
 		s.cursor = s.sel.pos
 		return a
 	}

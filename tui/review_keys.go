@@ -31,12 +31,8 @@ type reviewKeys struct {
 	NextRow   key.Binding
 	PrevRow   key.Binding
 	// Choosing what to review.
-	List       key.Binding
-	Filter     key.Binding
-	FilterBack key.Binding
-	Order      key.Binding
-	Search     key.Binding
-	Blind      key.Binding
+	List key.Binding
+	selectionKeys
 	// Reading.
 	Focus     key.Binding
 	FocusBack key.Binding
@@ -74,12 +70,8 @@ func defaultReviewKeys() reviewKeys {
 		NextRow:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next criterion / dimension")),
 		PrevRow:   key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous criterion / dimension")),
 
-		List:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "list of items")),
-		Filter:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "next filter: unreviewed, judge ≠ you, errors…")),
-		FilterBack: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "previous filter")),
-		Order:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "order: dataset, least confident, random")),
-		Search:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search the items' text")),
-		Blind:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blind mode: hide verdicts until labelled")),
+		List:          key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "list of items")),
+		selectionKeys: defaultSelectionKeys(),
 
 		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "focus the next pane")),
 		FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "focus the previous pane")),

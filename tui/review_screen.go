@@ -123,7 +123,7 @@ func (s *reviewScreen) update(msg tea.KeyPressMsg) action {
 	case key.Matches(msg, k.PrevRow):
 		s.row = max(s.row-1, 0)
 	case key.Matches(msg, k.Filter, k.FilterBack, k.Order, k.Search, k.Blind):
-		return s.selectionKey(msg, selectionKeys{Filter: k.Filter, FilterBack: k.FilterBack, Order: k.Order, Search: k.Search, Blind: k.Blind})
+		return s.selectionKey(msg, k.selectionKeys)
 	default:
 		s.readKey(msg)
 	}

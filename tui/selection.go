@@ -136,9 +136,19 @@ func (w *workspace) emptyAdvice() string {
 }
 
 // selectionKeys are the keys that choose which items are reviewed, shared
-// by the review and list screens (each shows them in its own key map).
+// by the review and list screens (each key map embeds them).
 type selectionKeys struct {
 	Filter, FilterBack, Order, Search, Blind key.Binding
+}
+
+func defaultSelectionKeys() selectionKeys {
+	return selectionKeys{
+		Filter:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "next filter: unreviewed, judge ≠ you, errors…")),
+		FilterBack: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "previous filter")),
+		Order:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "order: dataset, least confident, random")),
+		Search:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search the items' text")),
+		Blind:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blind mode: hide verdicts until labelled")),
+	}
 }
 
 // selectionKey handles the keys that choose which items are reviewed, in
