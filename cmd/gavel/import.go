@@ -138,7 +138,7 @@ func printImport(e env, file, session string, items int, sum sessions.ImportSumm
 		if sum.Unknown == 1 {
 			fmt.Fprintln(e.stdout, "  1 row left out: the session does not hold its id")
 		} else {
-			fmt.Fprintf(e.stdout, "  %d rows left out: the session does not hold their ids\n", sum.Unknown)
+			fmt.Fprintf(e.stdout, "  %s left out: the session does not hold their ids\n", count(sum.Unknown, "row"))
 		}
 	}
 }

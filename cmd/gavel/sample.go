@@ -121,7 +121,7 @@ func runSample(e env, path string, o sampleFlags) error {
 		if len(ds.Items) == 1 {
 			fmt.Fprintln(e.stderr, "The dataset has only 1 row: it was written.")
 		} else {
-			fmt.Fprintf(e.stderr, "The dataset has only %d rows: all of them were written.\n", len(ds.Items))
+			fmt.Fprintf(e.stderr, "The dataset has only %s: all of them were written.\n", count(len(ds.Items), "row"))
 		}
 	}
 	return nil

@@ -49,7 +49,7 @@ func allBad(name string, rows int, first error) error {
 	if rows == 1 {
 		return fmt.Errorf("%s: no row could be read: its only row is bad: %v", name, first)
 	}
-	return fmt.Errorf("%s: no row could be read: all %d rows are bad; the first: %v", name, rows, first)
+	return fmt.Errorf("%s: no row could be read: %s; the first: %v", name, everyRowBad(rows), first)
 }
 
 // checkDuplicateIDs marks every row whose id an earlier row has as bad.
@@ -132,4 +132,13 @@ func (l *loader) compact() {
 		clear(c[w:])
 		l.cols[i] = c[:w]
 	}
+}
+
+// everyRowBad says that every row is bad: "the only row is bad", "all 3
+// rows are bad".
+func everyRowBad(rows int) string {
+	if rows == 1 {
+		return "the only row is bad"
+	}
+	return fmt.Sprintf("all %d rows are bad", rows)
 }

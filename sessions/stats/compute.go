@@ -366,8 +366,8 @@ func (c *computation) figures(units []int32, jd *judgeDim, h *humanDim, path ...
 	}
 	sel.FilteredShare = ratio(float64(sel.Filtered), float64(f.Labelled), "no labelled items")
 	if sel.FilteredShare.Defined() && sel.FilteredShare.Value > c.opts.FilteredShareWarn {
-		sel.Warning = fmt.Sprintf("%s of the labelled items were reached through a filter, so they are not a fair sample of the dataset: the unbiased part (%d items reached in order or at random) gives the fair figures",
-			FormatPercent(sel.FilteredShare.Value, 0), sel.Unbiased)
+		sel.Warning = fmt.Sprintf("%s of the labelled items were reached through a filter, so they are not a fair sample of the dataset: the unbiased part (%s reached in order or at random) gives the fair figures",
+			FormatPercent(sel.FilteredShare.Value, 0), itemsWord(sel.Unbiased))
 	}
 	if sel.Filtered > 0 {
 		part := &UnbiasedPart{VsHumans: c.agreement(unb, jd.key.scale, seed("unbiased/vs_humans"), reasonNoPairs)}
@@ -439,4 +439,12 @@ func (c *computation) judgePairs(a, b JudgeSpec, da, db []*judgeDim) []JudgePair
 		out = append(out, JudgePair{Judge: a.Key, Reference: b.Key, Dimension: x.key.name, Scale: x.key.scale, Agreement: ag})
 	}
 	return out
+}
+
+// itemsWord is "1 item", "2 items".
+func itemsWord(n int) string {
+	if n == 1 {
+		return "1 item"
+	}
+	return fmt.Sprintf("%d items", n)
 }
