@@ -21,6 +21,10 @@ type Verdict struct {
 	ItemID string `json:"item_id"`
 	// Criterion is 0 for a whole-item verdict, k for rubric criterion k.
 	Criterion int `json:"criterion"`
+	// Swapped marks a verdict made with the pair's responses shown in the
+	// other order. Its values are written in the original A/B terms; it is
+	// the second order of the same judgment, never a re-judge.
+	Swapped bool `json:"swapped,omitempty"`
 	// Values holds one value per dimension name; empty unless Status is ok.
 	Values map[string]float64 `json:"values,omitempty"`
 	Reason string             `json:"reason,omitempty"`

@@ -45,6 +45,10 @@ type Options struct {
 	// Blind hides each verdict until the person has labelled the item,
 	// so that calibration labels are not anchored on the judge.
 	Blind bool
+	// Swap judges each pairwise item in both orders (the position-bias
+	// audit, --swap): a judge's swapped-order tasks are queued with the
+	// others, and re-judging an item re-judges both orders.
+	Swap bool
 	// ServerHealth, when set, says whether the judges' server is
 	// answering: "" when it is, else what to show ("the server at … has
 	// not answered for 1m30s; waiting up to 10m0s (--wait)"). It is asked

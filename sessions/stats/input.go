@@ -52,6 +52,11 @@ type Verdict struct {
 	// judges not in Input.Judges are ignored.
 	Judge  string       `json:"judge"`
 	Status judge.Status `json:"status"`
+	// Swapped marks a pairwise verdict made with the two responses shown
+	// in the other order (values in the original A/B terms). It is the
+	// second order of the judge's current verdict, for the swap audit,
+	// never a re-judge: the last unswapped verdict is the current one.
+	Swapped bool `json:"swapped,omitempty"`
 	// Values holds one value per dimension name (for a judge run with
 	// several samples, the majority). A missing or NaN value, or one that
 	// is not on the dimension's scale, counts as no value.
