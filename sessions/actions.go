@@ -90,20 +90,37 @@ func nextGroup(tx *sql.Tx) (int64, error) {
 	return g, err
 }
 
-func prepareInsertAction(tx *sql.Tx) (*sql.Stmt, error) {
-	return tx.Prepare(`INSERT INTO actions (group_id, kind, item_id, criterion, dimension, value, note, via, annotator, at, undoes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+// actionWriter inserts actions, storing each value by its dimension's
+// scale.
+type actionWriter struct {
+	stmt  *sql.Stmt
+	codec *valueCodec
 }
 
-func insertAction(ins *sql.Stmt, a Action) (int64, error) {
+func (w *actionWriter) Close() error { return w.stmt.Close() }
+
+func prepareInsertAction(tx *sql.Tx) (*actionWriter, error) {
+	codec, err := loadCodec(tx)
+	if err != nil {
+		return nil, err
+	}
+	stmt, err := tx.Prepare(`INSERT INTO actions (group_id, kind, item_id, criterion, dimension, value, note, via, annotator, at, undoes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return nil, err
+	}
+	return &actionWriter{stmt: stmt, codec: codec}, nil
+}
+
+func insertAction(w *actionWriter, a Action) (int64, error) {
 	var value, undoes any
 	if a.Kind == KindLabel || a.Kind == KindAccept {
-		value = a.Value
+		value = w.codec.encode(a.Dimension, a.Value)
 	}
 	if a.Kind == KindUndo {
 		undoes = a.Undoes
 	}
-	res, err := ins.Exec(a.Group, string(a.Kind), a.ItemID, a.Criterion, a.Dimension, value, a.Note, a.Via, a.Annotator, stamp(a.At), undoes)
+	res, err := w.stmt.Exec(a.Group, string(a.Kind), a.ItemID, a.Criterion, a.Dimension, value, a.Note, a.Via, a.Annotator, stamp(a.At), undoes)
 	if err != nil {
 		return 0, err
 	}
@@ -130,7 +147,7 @@ func (s *Store) Undo() ([]Action, error) {
 		if err != nil {
 			return err
 		}
-		undone, err = scanActions(rows)
+		undone, err = scanActions(tx, rows)
 		if err != nil {
 			return err
 		}
@@ -162,19 +179,30 @@ func (s *Store) Undo() ([]Action, error) {
 // actionColumns is what scanActions reads.
 const actionColumns = `id, group_id, kind, item_id, criterion, dimension, value, note, via, annotator, at, undoes`
 
-func scanActions(rows *sql.Rows) ([]Action, error) {
+func scanActions(tx *sql.Tx, rows *sql.Rows) ([]Action, error) {
 	defer rows.Close()
+	codec, err := loadCodec(tx)
+	if err != nil {
+		return nil, err
+	}
 	var out []Action
 	for rows.Next() {
 		var a Action
 		var kind, at string
-		var value sql.NullFloat64
+		var value any
 		var undoes sql.NullInt64
 		if err := rows.Scan(&a.ID, &a.Group, &kind, &a.ItemID, &a.Criterion, &a.Dimension, &value, &a.Note, &a.Via,
 			&a.Annotator, &at, &undoes); err != nil {
 			return nil, err
 		}
-		a.Kind, a.Value, a.Undoes = ActionKind(kind), value.Float64, undoes.Int64
+		a.Kind, a.Undoes = ActionKind(kind), undoes.Int64
+		if x, ok := codec.decode(a.Dimension, value); ok {
+			a.Value = x
+		} else if a.Kind == KindLabel || a.Kind == KindAccept {
+			// A value its scale cannot read: kept in history as NaN, which
+			// every derivation of the current label treats as no value.
+			a.Value = math.NaN()
+		}
 		var err error
 		if a.At, err = parseStamp(at); err != nil {
 			return nil, err
@@ -194,7 +222,7 @@ func (s *Store) Actions(annotator string) ([]Action, error) {
 		if err != nil {
 			return err
 		}
-		out, err = scanActions(rows)
+		out, err = scanActions(tx, rows)
 		return err
 	})
 	if err != nil {

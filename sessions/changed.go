@@ -112,7 +112,7 @@ func DiffItems(held, now []judge.Item) DatasetChange {
 
 // sameItem compares what a file says about an item.
 func sameItem(a, b *judge.Item) bool {
-	return a.Question == b.Question && a.Gold == b.Gold && a.Prediction == b.Prediction &&
+	return a.Question == b.Question && a.Gold == b.Gold && a.Prediction == b.Prediction && a.ResponseA == b.ResponseA && a.ResponseB == b.ResponseB &&
 		slices.Equal(a.Rubric, b.Rubric) && maps.Equal(a.Segments, b.Segments) &&
 		bytes.Equal(a.Fields, b.Fields)
 }
@@ -224,8 +224,8 @@ func updateItem(tx *sql.Tx, it judge.Item) error {
 	if len(it.Fields) > 0 {
 		fields = string(it.Fields)
 	}
-	if _, err := tx.Exec(`UPDATE items SET question = ?, gold = ?, prediction = ?, fields = ? WHERE item_id = ?`,
-		it.Question, it.Gold, it.Prediction, fields, it.ID); err != nil {
+	if _, err := tx.Exec(`UPDATE items SET question = ?, gold = ?, prediction = ?, response_a = ?, response_b = ?, fields = ? WHERE item_id = ?`,
+		it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields, it.ID); err != nil {
 		return fmt.Errorf("item %q: %w", it.ID, err)
 	}
 	if _, err := tx.Exec(`DELETE FROM item_criteria WHERE item_id = ?`, it.ID); err != nil {

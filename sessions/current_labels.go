@@ -26,12 +26,22 @@ func (s *Store) currentLabels(doing, where string, args ...any) ([]Label, error)
 			return err
 		}
 		defer rows.Close()
+		codec, err := loadCodec(tx)
+		if err != nil {
+			return err
+		}
 		for rows.Next() {
 			var l Label
 			var at string
-			if err := rows.Scan(&l.ItemID, &l.Criterion, &l.Dimension, &l.Value, &l.Annotator, &l.Via, &at, &l.ActionID, &l.Accepted); err != nil {
+			var value any
+			if err := rows.Scan(&l.ItemID, &l.Criterion, &l.Dimension, &value, &l.Annotator, &l.Via, &at, &l.ActionID, &l.Accepted); err != nil {
 				return err
 			}
+			x, ok := codec.decode(l.Dimension, value)
+			if !ok {
+				continue // a value its scale cannot read is no label
+			}
+			l.Value = x
 			if l.At, err = parseStamp(at); err != nil {
 				return err
 			}

@@ -121,7 +121,7 @@ func (s *Store) InitDataset(info DatasetInfo, items []judge.Item) error {
 }
 
 func insertItems(tx *sql.Tx, items []judge.Item) error {
-	itemStmt, err := tx.Prepare(`INSERT INTO items (idx, item_id, question, gold, prediction, fields) VALUES (?, ?, ?, ?, ?, ?)`)
+	itemStmt, err := tx.Prepare(`INSERT INTO items (idx, item_id, question, gold, prediction, response_a, response_b, fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func insertItems(tx *sql.Tx, items []judge.Item) error {
 		if len(it.Fields) > 0 {
 			fields = string(it.Fields)
 		}
-		if _, err := itemStmt.Exec(it.Index, it.ID, it.Question, it.Gold, it.Prediction, fields); err != nil {
+		if _, err := itemStmt.Exec(it.Index, it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields); err != nil {
 			return fmt.Errorf("item %q: %w", it.ID, err)
 		}
 		for k, c := range it.Rubric {
@@ -177,7 +177,7 @@ func (s *Store) Items() ([]judge.Item, error) {
 func readItems(tx *sql.Tx) ([]judge.Item, error) {
 	var items []judge.Item
 	pos := map[string]int{}
-	rows, err := tx.Query(`SELECT idx, item_id, question, gold, prediction, fields FROM items ORDER BY idx`)
+	rows, err := tx.Query(`SELECT idx, item_id, question, gold, prediction, response_a, response_b, fields FROM items ORDER BY idx`)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +185,7 @@ func readItems(tx *sql.Tx) ([]judge.Item, error) {
 	for rows.Next() {
 		var it judge.Item
 		var fields sql.NullString
-		if err := rows.Scan(&it.Index, &it.ID, &it.Question, &it.Gold, &it.Prediction, &fields); err != nil {
+		if err := rows.Scan(&it.Index, &it.ID, &it.Question, &it.Gold, &it.Prediction, &it.ResponseA, &it.ResponseB, &fields); err != nil {
 			return nil, err
 		}
 		if fields.Valid {

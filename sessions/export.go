@@ -42,13 +42,18 @@ type ExportSummary struct {
 // annotator's current label, provenance and note. The columns, in order:
 //
 //	id, question, gold, prediction   the item's texts
+//	response_a, response_b           a pair's two responses (only when the dataset has pairs)
 //	rubric                           its criteria (a list; "" or [] when none)
 //	segment:FIELD                    one per segment field (category, task…)
 //	verdict:RUN:DIMENSION            per run (named as in `gavel stats`) and dimension:
-//	                                 YES/NO for binary, 0/0.5/1 ternary, 1–5 Likert
+//	                                 YES/NO for binary, the number on ordinal scales
+//	                                 (0/0.5/1 ternary, 1–5 Likert, 1–10…), the
+//	                                 category's name on nominal ones, A/B/tie on pairwise
 //	verdict_status:RUN               ok, parse_error or api_error
 //	verdict_reason:RUN               the judge's reason
 //	verdict_error:RUN                why a verdict is not ok
+//	verdict_swapped:RUN:DIMENSION    a pairwise run's verdict with the responses swapped
+//	verdict_swapped_status:RUN       (both only for runs judged in both orders)
 //	label:ANNOTATOR:DIMENSION        per annotator and dimension, like verdicts
 //	label_via:ANNOTATOR              how they reached the item (order, random, filter:NAME, imported)
 //	note:ANNOTATOR                   their note
@@ -106,6 +111,7 @@ func Export(s *Store, w io.Writer, opts ExportOptions) (ExportSummary, error) {
 // exportTable is a session read for export.
 type exportTable struct {
 	items    []judge.Item
+	pairwise bool // some item is a pair: response_a and response_b are written
 	segments []string
 	runs     []exportRun
 	anns     []exportAnnotator
@@ -119,6 +125,9 @@ type exportRun struct {
 	name     string
 	info     judge.Info
 	verdicts map[string][]judge.Verdict
+	// swapped holds the swapped-order verdicts, by item; nil when the run
+	// has none.
+	swapped map[string][]judge.Verdict
 }
 
 // exportAnnotator is an annotator's current labels and notes, by item.
@@ -134,6 +143,9 @@ func (s *Store) exportTable() (*exportTable, error) {
 	var err error
 	if t.items, err = s.Items(); err != nil {
 		return nil, err
+	}
+	for _, it := range t.items {
+		t.pairwise = t.pairwise || it.Pairwise()
 	}
 	segs := map[string]bool{}
 	for _, it := range t.items {
@@ -157,11 +169,30 @@ func (s *Store) exportTable() (*exportTable, error) {
 		for _, v := range vs {
 			er.verdicts[v.ItemID] = append(er.verdicts[v.ItemID], v)
 		}
+		sw, err := s.SwappedVerdicts(r.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range sw {
+			if er.swapped == nil {
+				er.swapped = map[string][]judge.Verdict{}
+			}
+			er.swapped[v.ItemID] = append(er.swapped[v.ItemID], v)
+		}
 		t.runs = append(t.runs, er)
 		for _, d := range r.Info.Dimensions {
 			if _, ok := t.scales[d.Name]; !ok {
 				t.scales[d.Name] = d.Scale
 			}
+		}
+	}
+	declared, err := s.declaredScales()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range declared {
+		if _, ok := t.scales[d.Name]; !ok {
+			t.scales[d.Name] = d.Scale
 		}
 	}
 
@@ -202,7 +233,11 @@ func (s *Store) exportTable() (*exportTable, error) {
 
 // columnNames lists the export's columns in order.
 func (t *exportTable) columnNames() []string {
-	cols := []string{colID, colQuestion, colGold, colPrediction, colRubric}
+	cols := []string{colID, colQuestion, colGold, colPrediction}
+	if t.pairwise {
+		cols = append(cols, colResponseA, colResponseB)
+	}
+	cols = append(cols, colRubric)
 	for _, f := range t.segments {
 		cols = append(cols, prefixSegment+f)
 	}
@@ -211,6 +246,12 @@ func (t *exportTable) columnNames() []string {
 			cols = append(cols, prefixVerdict+r.name+":"+d.Name)
 		}
 		cols = append(cols, prefixStatus+r.name, prefixReason+r.name, prefixError+r.name)
+		if r.swapped != nil {
+			for _, d := range r.info.Dimensions {
+				cols = append(cols, prefixSwapped+r.name+":"+d.Name)
+			}
+			cols = append(cols, prefixSwappedStatus+r.name)
+		}
 	}
 	for _, a := range t.anns {
 		for _, d := range a.dims {

@@ -18,6 +18,8 @@ const (
 	colGold       = "gold"
 	colPrediction = "prediction"
 	colRubric     = "rubric"
+	colResponseA  = "response_a" // only when the dataset has pairwise items
+	colResponseB  = "response_b"
 	colFields     = "fields"
 
 	prefixSegment = "segment:"        // segment:<field>
@@ -25,9 +27,13 @@ const (
 	prefixStatus  = "verdict_status:" // verdict_status:<run>
 	prefixReason  = "verdict_reason:" // verdict_reason:<run>
 	prefixError   = "verdict_error:"  // verdict_error:<run>
-	prefixLabel   = "label:"          // label:<annotator>:<dimension>
-	prefixVia     = "label_via:"      // label_via:<annotator>
-	prefixNote    = "note:"           // note:<annotator>
+	// The swapped-order verdicts of a pairwise run (the swap audit), only
+	// for runs that have any; values in the original A/B terms.
+	prefixSwapped       = "verdict_swapped:"        // verdict_swapped:<run>:<dimension>
+	prefixSwappedStatus = "verdict_swapped_status:" // verdict_swapped_status:<run>
+	prefixLabel         = "label:"                  // label:<annotator>:<dimension>
+	prefixVia           = "label_via:"              // label_via:<annotator>
+	prefixNote          = "note:"                   // note:<annotator>
 )
 
 // splitLast splits "run:dimension" at its last colon, since run names may
@@ -57,15 +63,17 @@ func parseExportColumn(name string) (exportColumn, bool) {
 	case strings.HasPrefix(name, prefixSegment):
 		f := name[len(prefixSegment):]
 		return exportColumn{kind: prefixSegment, dim: f}, f != ""
-	case strings.HasPrefix(name, prefixVerdict), strings.HasPrefix(name, prefixLabel):
+	case strings.HasPrefix(name, prefixVerdict), strings.HasPrefix(name, prefixLabel), strings.HasPrefix(name, prefixSwapped):
 		prefix := prefixVerdict
 		if strings.HasPrefix(name, prefixLabel) {
 			prefix = prefixLabel
+		} else if strings.HasPrefix(name, prefixSwapped) {
+			prefix = prefixSwapped
 		}
 		owner, dim, ok := splitLast(name[len(prefix):])
 		return exportColumn{kind: prefix, owner: owner, dim: dim}, ok
 	}
-	for _, p := range []string{prefixStatus, prefixReason, prefixError, prefixVia, prefixNote} {
+	for _, p := range []string{prefixStatus, prefixReason, prefixError, prefixSwappedStatus, prefixVia, prefixNote} {
 		if strings.HasPrefix(name, p) {
 			owner := name[len(p):]
 			return exportColumn{kind: p, owner: owner}, owner != ""

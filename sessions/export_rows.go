@@ -16,14 +16,19 @@ import (
 // row builds item i's cells, parallel to columnNames.
 func (t *exportTable) row(i int) []any {
 	it := t.items[i]
-	cells := []any{it.ID, it.Question, it.Gold, it.Prediction, nil}
+	cells := []any{it.ID, it.Question, it.Gold, it.Prediction}
+	if t.pairwise {
+		cells = append(cells, it.ResponseA, it.ResponseB)
+	}
+	var rubric any
 	if len(it.Rubric) > 0 {
 		r := make([]any, len(it.Rubric))
 		for k, c := range it.Rubric {
 			r[k] = c
 		}
-		cells[4] = r
+		rubric = r
 	}
+	cells = append(cells, rubric)
 	for _, f := range t.segments {
 		if v, ok := it.Segments[f]; ok {
 			cells = append(cells, v)
@@ -33,6 +38,9 @@ func (t *exportTable) row(i int) []any {
 	}
 	for _, r := range t.runs {
 		cells = append(cells, r.cells(it)...)
+		if r.swapped != nil {
+			cells = append(cells, r.swappedCells(it)...)
+		}
 	}
 	for _, a := range t.anns {
 		cells = append(cells, a.cells(it, t.scales)...)
@@ -45,10 +53,14 @@ func (t *exportTable) row(i int) []any {
 }
 
 // formatValue writes a value the way a reviewer reads it: YES/NO on a
-// binary scale, the number otherwise.
+// binary scale, the category's name on nominal and pairwise ones (A, B,
+// tie), the number otherwise.
 func formatValue(x float64, scale judge.Scale) any {
 	if scale == judge.Binary && (x == 0 || x == 1) {
 		return judge.Binary.Format(x)
+	}
+	if scale.Categorical() && scale.Valid(x) {
+		return scale.Format(x)
 	}
 	return x
 }
@@ -91,6 +103,24 @@ func (r exportRun) cells(it judge.Item) []any {
 	}
 	for c := range lists {
 		out[c] = lists[c]
+	}
+	return out
+}
+
+// swappedCells are a pairwise run's swapped-order columns for one item: a
+// value per dimension, then the status.
+func (r exportRun) swappedCells(it judge.Item) []any {
+	out := make([]any, len(r.info.Dimensions)+1)
+	for _, v := range r.swapped[it.ID] {
+		if v.Criterion != 0 {
+			continue
+		}
+		for d, dim := range r.info.Dimensions {
+			if x, ok := v.Values[dim.Name]; ok && v.OK() {
+				out[d] = formatValue(x, dim.Scale)
+			}
+		}
+		out[len(r.info.Dimensions)] = string(v.Status)
 	}
 	return out
 }

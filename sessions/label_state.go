@@ -115,7 +115,8 @@ func ReplayLabels(history []Action) *LabelState {
 func replayable(a Action) bool {
 	switch a.Kind {
 	case KindLabel, KindAccept:
-		return a.Dimension != "" && a.Criterion >= 0 && a.Criterion <= math.MaxInt32
+		// A NaN value is a stored value its scale could not read.
+		return a.Dimension != "" && a.Criterion >= 0 && a.Criterion <= math.MaxInt32 && !math.IsNaN(a.Value)
 	case KindNote:
 		return true
 	}

@@ -102,6 +102,15 @@ func Merge(out string, inputs []string) (sum MergeSummary, err error) {
 		return sum, err
 	}
 	sum.Items = len(first.items)
+	for _, in := range ins {
+		dims, err := in.store.declaredScales()
+		if err != nil {
+			return sum, err
+		}
+		if err := dst.DeclareScales(dims); err != nil {
+			return sum, fmt.Errorf("%s: %w", in.path, err)
+		}
+	}
 	if err := mergeVerdicts(dst, ins, &sum); err != nil {
 		return sum, err
 	}
@@ -230,7 +239,7 @@ func mergeVerdicts(dst *Store, ins []*mergeInput, sum *MergeSummary) error {
 			}
 			nth := map[verdictUnit]int{}
 			for _, v := range vs {
-				u := verdictUnit{v.ItemID, v.Criterion}
+				u := verdictUnit{v.ItemID, v.Criterion, v.Swapped}
 				fp := verdictPrint(v, nth[u])
 				nth[u]++
 				if m.seen[fp] {
@@ -260,10 +269,12 @@ func mergeVerdicts(dst *Store, ins []*mergeInput, sum *MergeSummary) error {
 	return nil
 }
 
-// verdictUnit is what a verdict judges: an item, or one of its criteria.
+// verdictUnit is what a verdict judges: an item, or one of its criteria,
+// in one order (a swapped-order verdict has a history of its own).
 type verdictUnit struct {
 	item      string
 	criterion int
+	swapped   bool
 }
 
 // verdictPrint identifies a verdict of a run for the merge: its item and
@@ -280,10 +291,11 @@ func verdictPrint(v judge.Verdict, nth int) string {
 	b, _ := json.Marshal(struct {
 		Item       string
 		Criterion  int
+		Swapped    bool
 		Nth        int
 		Status     judge.Status
 		Raw, Error string
-	}{v.ItemID, v.Criterion, nth, v.Status, v.Raw, v.Error})
+	}{v.ItemID, v.Criterion, v.Swapped, nth, v.Status, v.Raw, v.Error})
 	return string(b)
 }
 
@@ -402,7 +414,7 @@ func (s *Store) everyVerdict(runID int64) ([]judge.Verdict, error) {
 		if err != nil {
 			return err
 		}
-		out, err = scanVerdicts(rows)
+		out, err = scanVerdicts(tx, rows)
 		return err
 	})
 	return out, err

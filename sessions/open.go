@@ -97,6 +97,10 @@ func Open(path string, opts Options) (*Store, error) {
 			return nil, newError(ErrNotSession, nil, "session %s is empty: it holds nothing yet to read", path)
 		}
 		err = s.openReadOnly(abs)
+		if errors.Is(err, ErrOlderSchema) && upgradeSchema(abs) == nil {
+			s.closeDBs()
+			err = s.openReadOnly(abs)
+		}
 	} else {
 		err = s.openWritable(abs)
 	}
@@ -239,6 +243,25 @@ func immutableDSN(d string) string {
 	q.Set("immutable", "1")
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// upgradeSchema brings an older session to this Gavel's schema so that a
+// read-only command (stats, export) can read it: the migrations are the
+// ones a writable open applies, each in its own transaction, and take no
+// annotator lock. It fails, leaving the file as it was, where the file
+// cannot be written; the read-only open then says how to upgrade it.
+func upgradeSchema(abs string) error {
+	w, err := sql.Open("sqlite", dsn(abs, true, false))
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	w.SetMaxOpenConns(1)
+	up := &Store{path: abs, w: w}
+	if _, _, err := up.identify(w); err != nil {
+		return err
+	}
+	return up.migrate()
 }
 
 // openReadOnlyWith opens the read connections with the data source name d

@@ -138,16 +138,40 @@ func TestMigrationsRunInOrderOnce(t *testing.T) {
 	}
 }
 
-func TestOlderSessionReadOnlyAsksForUpgrade(t *testing.T) {
+// A read-only command upgrades an older session it may write, and asks
+// for an upgrade when it may not.
+func TestOlderSessionReadOnly(t *testing.T) {
 	saved := migrations
 	t.Cleanup(func() { migrations, schemaVersion = saved, len(saved) })
 	path := sessionPath(t)
 	openStore(t, path, "ann").Close()
 	migrations = append(append([]migration(nil), saved...), migration{name: "later", sql: "CREATE TABLE later (x)"})
 	schemaVersion = len(migrations)
-	_, err := Open(path, Options{ReadOnly: true})
+	s, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read-only open of an older, writable session: %v", err)
+	}
+	s.Close()
+	if got := pragmaInt(t, rawDB(t, path), "user_version"); got != int64(schemaVersion) {
+		t.Errorf("user_version = %d after a read-only open, want %d", got, schemaVersion)
+	}
+
+	if os.Geteuid() == 0 {
+		t.Skip("root writes read-only files; the refusal is checked as a normal user")
+	}
+	migrations = append(migrations, migration{name: "later still", sql: "CREATE TABLE later2 (x)"})
+	schemaVersion = len(migrations)
+	dir := filepath.Dir(path)
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755); os.Chmod(path, 0o644) })
+	_, err = Open(path, Options{ReadOnly: true})
 	if !errors.Is(err, ErrOlderSchema) || !strings.Contains(err.Error(), "upgrade") {
-		t.Errorf("read-only open of an older session: %v", err)
+		t.Errorf("read-only open of an older session that cannot be written: %v", err)
 	}
 }
 

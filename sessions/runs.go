@@ -101,6 +101,9 @@ func (s *Store) EnsureRun(info judge.Info) (Run, error) {
 				return err
 			}
 		}
+		if err := declareScales(tx, info.Dimensions); err != nil {
+			return err
+		}
 		for i, d := range info.Dimensions {
 			if _, err := tx.Exec(`INSERT INTO run_dimensions (run_id, position, dimension, scale, description) VALUES (?, ?, ?, ?, ?)`,
 				run.ID, i, d.Name, string(d.Scale), d.Description); err != nil {

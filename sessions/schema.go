@@ -17,6 +17,7 @@ type migration struct {
 var migrations = []migration{
 	{name: "initial schema", sql: schemaV1},
 	{name: "response cache", sql: schemaV2},
+	{name: "every scale, pairwise items and swapped-order verdicts", sql: schemaV3},
 }
 
 // schemaVersion is the newest schema this build reads and writes.
@@ -201,4 +202,55 @@ CREATE TABLE responses (
 	response   TEXT NOT NULL,
 	created_at TEXT NOT NULL
 ) WITHOUT ROWID;
+`
+
+// schemaV3 widens the scales (nominal categories, any ordinal range,
+// pairwise preferences) and adds pairwise items and the swap audit:
+//   - values by scale: verdict_values.value and actions.value hold the
+//     number on binary and ordinal scales and the category's name on
+//     nominal and pairwise ones ('A', 'B', 'tie'); dimension_scales records
+//     the scale of every dimension whose values are names, so a label can
+//     be read without its judge;
+//   - items.response_a and items.response_b hold a pair's two responses;
+//   - verdicts.swapped is the order key: 1 for a verdict made with the two
+//     responses shown in the other order (its value in the original A/B
+//     terms). The current verdict is per run, item, criterion and order, so
+//     a swapped verdict is never a re-judge of the original one.
+const schemaV3 = `
+CREATE TABLE dimension_scales (
+	dimension TEXT PRIMARY KEY,
+	scale     TEXT NOT NULL
+) WITHOUT ROWID;
+
+ALTER TABLE items ADD COLUMN response_a TEXT NOT NULL DEFAULT '';
+ALTER TABLE items ADD COLUMN response_b TEXT NOT NULL DEFAULT '';
+
+ALTER TABLE verdicts ADD COLUMN swapped INTEGER NOT NULL DEFAULT 0 CHECK (swapped IN (0, 1));
+
+DROP INDEX verdicts_by_item;
+CREATE INDEX verdicts_by_item ON verdicts (run_id, swapped, item_id, criterion, id);
+
+DROP VIEW current_verdict_values;
+DROP VIEW current_verdicts;
+
+-- The latest verdict of each run per (item, criterion, order); older ones
+-- are history (re-judges). swapped = 1 rows are the second order of a
+-- pairwise judgment.
+CREATE VIEW current_verdicts AS
+SELECT v.id AS verdict_id, v.run_id, r.judge, r.model AS run_model,
+       v.item_id, v.criterion, v.swapped, v.status, v.reason, v.error, v.raw, v.model,
+       v.prompt_tokens, v.completion_tokens, v.latency_ms, v.confidence,
+       v.extra, v.created_at
+FROM verdicts v
+JOIN runs r ON r.id = v.run_id
+WHERE v.id = (SELECT max(w.id) FROM verdicts w
+              WHERE w.run_id = v.run_id AND w.swapped = v.swapped
+                AND w.item_id = v.item_id AND w.criterion = v.criterion);
+
+-- One row per dimension of each current verdict.
+CREATE VIEW current_verdict_values AS
+SELECT c.verdict_id, c.run_id, c.judge, c.run_model, c.item_id, c.criterion, c.swapped,
+       vv.dimension, vv.value, c.confidence, c.created_at
+FROM current_verdicts c
+JOIN verdict_values vv ON vv.verdict_id = c.verdict_id;
 `

@@ -108,4 +108,20 @@ func populateForExamples(t *testing.T, s *Store) {
 	if _, err := s.Undo(); err != nil {
 		t.Fatal(err)
 	}
+	// A pairwise judge that changed its mind on q1 when the pair was
+	// swapped.
+	pw, err := s.EnsureRun(judge.Info{Name: "pairwise", Model: "gpt-4o",
+		Dimensions: []judge.Dimension{{Name: "preference", Scale: judge.Pairwise}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pref := func(id string, v float64, swapped bool) judge.Verdict {
+		return judge.Verdict{ItemID: id, Swapped: swapped, Status: judge.StatusOK, Values: map[string]float64{"preference": v}}
+	}
+	if err := s.SaveVerdicts(pw.ID, []judge.Verdict{
+		pref("q1", judge.PreferA, false), pref("q1", judge.PreferB, true),
+		pref("q2", judge.PreferTie, false), pref("q2", judge.PreferTie, true),
+	}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -273,7 +273,11 @@ END`
 // first (by id, so that the last one of a run is its current verdict, as
 // Verdicts has it).
 func readStatsVerdicts(tx *sql.Tx, names map[int64]string, units map[unitKey]int, in *stats.Input) error {
-	rows, err := tx.Query(`SELECT v.id, v.run_id, v.item_id, v.criterion, v.status, ` + samplesColumn + `, vv.dimension, vv.value
+	codec, err := loadCodec(tx)
+	if err != nil {
+		return err
+	}
+	rows, err := tx.Query(`SELECT v.id, v.run_id, v.item_id, v.criterion, v.swapped, v.status, ` + samplesColumn + `, vv.dimension, vv.value
 		FROM verdicts v
 		LEFT JOIN verdict_values vv ON vv.verdict_id = v.id
 		ORDER BY v.id`)
@@ -288,10 +292,11 @@ func readStatsVerdicts(tx *sql.Tx, names map[int64]string, units map[unitKey]int
 			id, run      int64
 			item, status string
 			crit         int
+			swapped      bool
 			samples, dim sql.NullString
-			value        sql.NullFloat64
+			value        any
 		)
-		if err := rows.Scan(&id, &run, &item, &crit, &status, &samples, &dim, &value); err != nil {
+		if err := rows.Scan(&id, &run, &item, &crit, &swapped, &status, &samples, &dim, &value); err != nil {
 			return err
 		}
 		if id != lastID {
@@ -302,17 +307,17 @@ func readStatsVerdicts(tx *sql.Tx, names map[int64]string, units map[unitKey]int
 				continue
 			}
 			vs := &in.Units[u].Verdicts
-			*vs = append(*vs, stats.Verdict{Judge: name, Status: judge.Status(status)})
+			*vs = append(*vs, stats.Verdict{Judge: name, Status: judge.Status(status), Swapped: swapped})
 			cur = &(*vs)[len(*vs)-1]
 			if samples.Valid {
 				cur.Samples = parseSamples(samples.String)
 			}
 		}
-		if cur != nil && dim.Valid && value.Valid {
+		if x, ok := codec.decode(dim.String, value); cur != nil && dim.Valid && ok {
 			if cur.Values == nil {
 				cur.Values = map[string]float64{}
 			}
-			cur.Values[dim.String] = value.Float64
+			cur.Values[dim.String] = x
 		}
 	}
 	return rows.Err()
@@ -363,6 +368,10 @@ func readStatsLabels(tx *sql.Tx, units map[unitKey]int, in *stats.Input) error {
 		return err
 	}
 	defer rows.Close()
+	codec, err := loadCodec(tx)
+	if err != nil {
+		return err
+	}
 	type lkey struct {
 		unit      int
 		annotator string
@@ -372,13 +381,14 @@ func readStatsLabels(tx *sql.Tx, units map[unitKey]int, in *stats.Input) error {
 		var (
 			item, dim, annotator, via string
 			crit                      int
-			value                     float64
+			raw                       any
 		)
-		if err := rows.Scan(&item, &crit, &dim, &value, &annotator, &via); err != nil {
+		if err := rows.Scan(&item, &crit, &dim, &raw, &annotator, &via); err != nil {
 			return err
 		}
 		u, ok := units[unitKey{item, crit}]
-		if !ok {
+		value, readable := codec.decode(dim, raw)
+		if !ok || !readable {
 			continue
 		}
 		k := lkey{u, annotator}

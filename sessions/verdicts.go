@@ -36,9 +36,13 @@ func (s *Store) SaveVerdicts(runID int64, vs []judge.Verdict) error {
 			return err
 		}
 		defer known.Close()
-		ins, err := tx.Prepare(`INSERT INTO verdicts (run_id, item_id, criterion, status, reason, error, raw, model,
+		codec, err := loadCodec(tx)
+		if err != nil {
+			return err
+		}
+		ins, err := tx.Prepare(`INSERT INTO verdicts (run_id, item_id, criterion, swapped, status, reason, error, raw, model,
 			prompt_tokens, completion_tokens, latency_ms, confidence, extra, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -67,7 +71,7 @@ func (s *Store) SaveVerdicts(runID int64, vs []judge.Verdict) error {
 			if v.Confidence != nil && !math.IsNaN(*v.Confidence) {
 				conf = *v.Confidence
 			}
-			res, err := ins.Exec(runID, v.ItemID, v.Criterion, string(v.Status),
+			res, err := ins.Exec(runID, v.ItemID, v.Criterion, v.Swapped, string(v.Status),
 				judge.CutText(v.Reason, judge.TextHead, judge.TextTail), judge.CutText(v.Error, judge.TextHead, judge.TextTail),
 				judge.CutText(v.Raw, judge.RawHead, judge.RawTail), v.Model,
 				v.PromptTokens, v.CompletionTokens, float64(v.Latency)/float64(time.Millisecond), conf,
@@ -83,7 +87,7 @@ func (s *Store) SaveVerdicts(runID int64, vs []judge.Verdict) error {
 				if math.IsNaN(x) {
 					continue // NaN means no value
 				}
-				if _, err := val.Exec(id, dim, x); err != nil {
+				if _, err := val.Exec(id, dim, codec.encode(dim, x)); err != nil {
 					return fmt.Errorf("verdict for item %q, dimension %q: %w", v.ItemID, dim, err)
 				}
 			}
@@ -117,14 +121,21 @@ func extraJSON(extra map[string]any) any {
 
 // verdictColumns is what scanVerdicts reads, one row per (verdict,
 // dimension value), with a NULL dimension for a verdict without values.
-const verdictColumns = `v.id, v.item_id, v.criterion, v.status, v.reason, v.error, v.raw, v.model,
+const verdictColumns = `v.id, v.item_id, v.criterion, v.swapped, v.status, v.reason, v.error, v.raw, v.model,
 	v.prompt_tokens, v.completion_tokens, v.latency_ms, v.confidence, v.extra, v.created_at,
 	vv.dimension, vv.value`
 
 // Verdicts returns the run's current verdicts — the latest per (item,
-// criterion) — in item order, then criterion order.
+// criterion) — in item order, then criterion order. Verdicts made with a
+// pair's responses swapped are not among them: SwappedVerdicts has those.
 func (s *Store) Verdicts(runID int64) ([]judge.Verdict, error) {
-	return s.currentVerdicts(runID, "v.raw")
+	return s.currentVerdicts(runID, false, "v.raw")
+}
+
+// SwappedVerdicts returns the run's current swapped-order verdicts (the
+// second order of the swap audit), like Verdicts.
+func (s *Store) SwappedVerdicts(runID int64) ([]judge.Verdict, error) {
+	return s.currentVerdicts(runID, true, "v.raw")
 }
 
 // ReviewVerdicts is Verdicts without the raw output of ok verdicts, which
@@ -132,27 +143,33 @@ func (s *Store) Verdicts(runID int64) ([]judge.Verdict, error) {
 // ones): reopening a session of long model answers then reads kilobytes
 // rather than the whole of every answer.
 func (s *Store) ReviewVerdicts(runID int64) ([]judge.Verdict, error) {
-	return s.currentVerdicts(runID, "CASE WHEN v.status = 'ok' THEN '' ELSE v.raw END")
+	return s.currentVerdicts(runID, false, "CASE WHEN v.status = 'ok' THEN '' ELSE v.raw END")
 }
 
-// currentVerdicts reads the latest verdict per (item, criterion): the
-// highest id of each group, found on the verdicts_by_item index alone.
-func (s *Store) currentVerdicts(runID int64, raw string) ([]judge.Verdict, error) {
+// ReviewSwappedVerdicts is ReviewVerdicts for the swapped order.
+func (s *Store) ReviewSwappedVerdicts(runID int64) ([]judge.Verdict, error) {
+	return s.currentVerdicts(runID, true, "CASE WHEN v.status = 'ok' THEN '' ELSE v.raw END")
+}
+
+// currentVerdicts reads the latest verdict per (item, criterion) of one
+// order: the highest id of each group, found on the verdicts_by_item index
+// alone.
+func (s *Store) currentVerdicts(runID int64, swapped bool, raw string) ([]judge.Verdict, error) {
 	cols := strings.Replace(verdictColumns, "v.raw", raw, 1)
 	var out []judge.Verdict
 	err := s.read("reading verdicts", func(tx *sql.Tx) error {
 		rows, err := tx.Query(`WITH cur AS (
-				SELECT max(id) AS id FROM verdicts WHERE run_id = ? GROUP BY item_id, criterion)
+				SELECT max(id) AS id FROM verdicts WHERE run_id = ? AND swapped = ? GROUP BY item_id, criterion)
 			SELECT `+cols+`
 			FROM cur
 			JOIN verdicts v ON v.id = cur.id
 			JOIN items i ON i.item_id = v.item_id
 			LEFT JOIN verdict_values vv ON vv.verdict_id = v.id
-			ORDER BY i.idx, v.criterion, v.id`, runID)
+			ORDER BY i.idx, v.criterion, v.id`, runID, swapped)
 		if err != nil {
 			return err
 		}
-		out, err = scanVerdicts(rows)
+		out, err = scanVerdicts(tx, rows)
 		return err
 	})
 	if err != nil {
@@ -161,8 +178,8 @@ func (s *Store) currentVerdicts(runID int64, raw string) ([]judge.Verdict, error
 	return out, nil
 }
 
-// VerdictHistory returns every verdict the run gave an item, all criteria,
-// oldest first.
+// VerdictHistory returns every verdict the run gave an item, all criteria
+// and both orders (Swapped marks the second), oldest first.
 func (s *Store) VerdictHistory(runID int64, itemID string) ([]judge.Verdict, error) {
 	var out []judge.Verdict
 	err := s.read("reading verdict history", func(tx *sql.Tx) error {
@@ -174,7 +191,7 @@ func (s *Store) VerdictHistory(runID int64, itemID string) ([]judge.Verdict, err
 		if err != nil {
 			return err
 		}
-		out, err = scanVerdicts(rows)
+		out, err = scanVerdicts(tx, rows)
 		return err
 	})
 	if err != nil {
@@ -185,8 +202,12 @@ func (s *Store) VerdictHistory(runID int64, itemID string) ([]judge.Verdict, err
 
 // scanVerdicts folds rows of verdictColumns, grouped by verdict id, into
 // verdicts.
-func scanVerdicts(rows *sql.Rows) ([]judge.Verdict, error) {
+func scanVerdicts(tx *sql.Tx, rows *sql.Rows) ([]judge.Verdict, error) {
 	defer rows.Close()
+	codec, err := loadCodec(tx)
+	if err != nil {
+		return nil, err
+	}
 	var out []judge.Verdict
 	lastID := int64(-1)
 	for rows.Next() {
@@ -197,9 +218,9 @@ func scanVerdicts(rows *sql.Rows) ([]judge.Verdict, error) {
 			latencyMS       float64
 			conf            sql.NullFloat64
 			extra, dim      sql.NullString
-			value           sql.NullFloat64
+			value           any
 		)
-		if err := rows.Scan(&id, &v.ItemID, &v.Criterion, &status, &v.Reason, &v.Error, &v.Raw, &v.Model,
+		if err := rows.Scan(&id, &v.ItemID, &v.Criterion, &v.Swapped, &status, &v.Reason, &v.Error, &v.Raw, &v.Model,
 			&v.PromptTokens, &v.CompletionTokens, &latencyMS, &conf, &extra, &created, &dim, &value); err != nil {
 			return nil, err
 		}
@@ -222,12 +243,12 @@ func scanVerdicts(rows *sql.Rows) ([]judge.Verdict, error) {
 			}
 			out = append(out, v)
 		}
-		if dim.Valid && value.Valid {
+		if x, ok := codec.decode(dim.String, value); dim.Valid && ok {
 			last := &out[len(out)-1]
 			if last.Values == nil {
 				last.Values = map[string]float64{}
 			}
-			last.Values[dim.String] = value.Float64
+			last.Values[dim.String] = x
 		}
 	}
 	return out, rows.Err()
