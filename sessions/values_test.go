@@ -202,3 +202,53 @@ func TestExportAndMergeKeepScales(t *testing.T) {
 		t.Errorf("merged swapped verdicts %+v, %v", sw, err)
 	}
 }
+
+// A v2 session's verdicts and labels read the same after the upgrade to
+// v3, and its verdicts count as the original order.
+func TestUpgradeFromV2(t *testing.T) {
+	saved := migrations
+	t.Cleanup(func() { migrations, schemaVersion = saved, len(saved) })
+	migrations, schemaVersion = saved[:2], 2
+	path := sessionPath(t)
+	s := openStore(t, path, "ann")
+	populateV2(t, s)
+	s.Close()
+
+	migrations, schemaVersion = saved, len(saved)
+	s = openStore(t, path, "ann")
+	if got := pragmaInt(t, rawDB(t, path), "user_version"); got != int64(len(saved)) {
+		t.Fatalf("user_version = %d after the upgrade", got)
+	}
+	vs, err := s.Verdicts(1)
+	if err != nil || len(vs) != 2 || vs[1].Values["correct"] != 1 || vs[0].Swapped {
+		t.Errorf("verdicts after the upgrade: %+v, %v", vs, err)
+	}
+	labels, err := s.LabelsExcept("nobody")
+	if err != nil || len(labels) != 1 || labels[0].Value != 0 {
+		t.Errorf("labels after the upgrade: %+v, %v", labels, err)
+	}
+	var n int
+	if err := rawDB(t, path).QueryRow(`SELECT count(*) FROM current_verdict_values WHERE swapped = 0`).Scan(&n); err != nil || n != 2 {
+		t.Errorf("current_verdict_values after the upgrade: %d rows, %v", n, err)
+	}
+}
+
+// populateV2 writes through SQL what a v2 Gavel wrote: numbers only.
+func populateV2(t *testing.T, s *Store) {
+	t.Helper()
+	for _, q := range []string{
+		`INSERT INTO dataset VALUES (1, 'd.jsonl', 'x', 'jsonl', 2, '2025-01-01T00:00:00.000Z')`,
+		`INSERT INTO items (idx, item_id, question, gold, prediction) VALUES (0, 'q1', 'a?', 'b', 'c'), (1, 'q2', 'd?', 'e', 'f')`,
+		`INSERT INTO runs (id, key, judge, model, params, per_criterion, description, created_at) VALUES (1, 'k', 'docqa', 'm', '{}', 0, '', '2025-01-01T00:00:00.000Z')`,
+		`INSERT INTO run_dimensions VALUES (1, 0, 'correct', 'binary', '')`,
+		`INSERT INTO verdicts (id, run_id, item_id, criterion, status, reason, error, raw, model, prompt_tokens, completion_tokens, latency_ms, created_at)
+		 VALUES (1, 1, 'q1', 0, 'ok', '', '', '', 'm', 0, 0, 0, '2025-01-01T00:00:00.000Z'),
+		        (2, 1, 'q2', 0, 'ok', '', '', '', 'm', 0, 0, 0, '2025-01-01T00:00:00.000Z')`,
+		`INSERT INTO verdict_values VALUES (1, 'correct', 0), (2, 'correct', 1)`,
+		`INSERT INTO actions (group_id, kind, item_id, criterion, dimension, value, note, via, annotator, at) VALUES (1, 'label', 'q1', 0, 'correct', 0, '', 'order', 'old', '2025-01-01T00:00:00.000Z')`,
+	} {
+		if _, err := s.w.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
