@@ -17,20 +17,30 @@ type Agreement struct {
 	// AlphaNominal is Krippendorff's alpha at the nominal level.
 	AlphaNominal Estimate `json:"alpha_nominal"`
 	// JudgeMean and ReferenceMean are the mean values on these units: pass
-	// rates (proportions) on a binary scale, mean scores otherwise.
+	// rates (proportions) on a binary scale, mean scores on an ordinal
+	// one, the share of preferences for B (ties counting half) on a
+	// pairwise one. Undefined on a nominal scale, whose categories have
+	// no mean.
 	JudgeMean     Estimate `json:"judge_mean"`
 	ReferenceMean Estimate `json:"reference_mean"`
 	// ScoreBias = JudgeMean − ReferenceMean, with a seeded percentile
-	// bootstrap 95 % interval. Positive: the judge inflates the score.
+	// bootstrap 95 % interval. Positive: the judge inflates the score (on
+	// a pairwise scale, favours B). Undefined on a nominal scale.
 	ScoreBias Interval `json:"score_bias"`
 	// Ordinal holds the ordinal figures; null unless the scale is ordinal.
 	Ordinal *OrdinalAgreement `json:"ordinal"`
 	// Binary holds the figures with the reference as truth; null unless the
 	// scale is binary.
 	Binary *BinaryAgreement `json:"binary"`
+	// Classes holds the per-class and macro precision, recall and F1 with
+	// the reference as truth; null unless the scale is nominal or pairwise.
+	Classes *ClassAgreement `json:"classes"`
 	// Confusion is the table itself: rows the reference, columns the judge.
 	Confusion Confusion `json:"confusion"`
 }
+
+// reasonNoMean is why a nominal scale has no mean or score bias.
+const reasonNoMean = "no mean on a nominal scale"
 
 // OrdinalAgreement holds the figures that use the order of an ordinal
 // scale (ternary, Likert).
@@ -53,8 +63,14 @@ type OrdinalAgreement struct {
 	WithinOne      Interval `json:"within_one"`
 }
 
-// AgreementOf computes every figure of c for the given scale; the score
-// bias bootstrap uses seed and resamples (see Confusion.ScoreBias).
+// AgreementOf computes every figure of c for the given scale, the table
+// being over the scale's values (NewConfusion(scale.Values())), so that
+// the chance terms of kappa, AC1 and alpha count every category of the
+// scale. The figures follow the scale's kind: ordinal figures on ordinal
+// scales only, the binary classifier figures on binary ones, per-class
+// figures on nominal and pairwise ones, means and score bias wherever a
+// mean means something (Scale.Numeric). The score bias bootstrap uses
+// seed and resamples (see Confusion.ScoreBias).
 func AgreementOf(c Confusion, scale judge.Scale, seed uint64, resamples int) Agreement {
 	a := Agreement{
 		N:                c.N(),
@@ -62,10 +78,20 @@ func AgreementOf(c Confusion, scale judge.Scale, seed uint64, resamples int) Agr
 		CohenKappa:       c.CohenKappa(),
 		GwetAC1:          c.GwetAC1(),
 		AlphaNominal:     c.KrippendorffAlpha(Nominal),
-		JudgeMean:        c.JudgeMean(),
-		ReferenceMean:    c.ReferenceMean(),
-		ScoreBias:        c.ScoreBias(seed, resamples),
 		Confusion:        c,
+	}
+	if scale.Numeric() {
+		a.JudgeMean, a.ReferenceMean = c.JudgeMean(), c.ReferenceMean()
+		a.ScoreBias = c.ScoreBias(seed, resamples)
+	} else {
+		a.JudgeMean, a.ReferenceMean = undefined(reasonNoMean), undefined(reasonNoMean)
+		a.ScoreBias = undefinedInterval(reasonNoMean)
+	}
+	if scale.Categorical() {
+		// Positions (0, 1, 2…) stand for the categories: name them.
+		a.Confusion.Names = categoryNames(scale, c.Categories)
+		cl := c.Classes(a.Confusion.Names)
+		a.Classes = &cl
 	}
 	if scale.Ordinal() {
 		step := scaleStep(c.Categories)
@@ -83,10 +109,19 @@ func AgreementOf(c Confusion, scale judge.Scale, seed uint64, resamples int) Agr
 			WithinOne:            c.WithinOne(step),
 		}
 	}
-	if b, ok := c.Binary(); ok && scale == judge.Binary {
+	if b, ok := c.Binary(); ok && scale.Kind() == judge.KindBinary {
 		a.Binary = &b
 	}
 	return a
+}
+
+// categoryNames names each of cats as the scale does.
+func categoryNames(scale judge.Scale, cats []float64) []string {
+	names := make([]string, len(cats))
+	for i, v := range cats {
+		names[i] = scale.Format(v)
+	}
+	return names
 }
 
 // scaleStep is the smallest gap between two categories.

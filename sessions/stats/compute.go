@@ -23,6 +23,16 @@ type judgeDim struct {
 	key   dimKey
 	state []uint8
 	code  []int8
+	// vsState and vsCode are what is compared with the humans: state and
+	// code themselves, unless Options.SwapDisagreeAsTie changed the pairs
+	// whose two orders disagree.
+	vsState []uint8
+	vsCode  []int8
+	// swapState and swapCode are the second order of the current verdict
+	// (the judge's last swapped verdict) per unit; nil unless the scale is
+	// pairwise and the judge has swapped verdicts in its dataset.
+	swapState []uint8
+	swapCode  []int8
 	// rejudges and samples are the self-consistency counts over the
 	// judge's dataset.
 	rejudges, samples Flips
@@ -108,7 +118,7 @@ func (c *computation) judges() []JudgeSpec {
 		var dims []judge.Dimension
 		for _, d := range js.Dimensions {
 			switch {
-			case len(d.Scale.Values()) == 0:
+			case !d.Scale.Known():
 				c.notes.add(fmt.Sprintf("dimension %q of judge %q has unknown scale %q and is left out", d.Name, js.Key, d.Scale))
 			case names[d.Name]:
 				c.notes.add(fmt.Sprintf("dimension %q of judge %q is listed twice; only the first is reported", d.Name, js.Key))
@@ -181,7 +191,10 @@ func (c *computation) scopeOf(perCriterion bool) *scope {
 	return s
 }
 
-// judgeDims reads a judge's verdicts on every unit of its scope.
+// judgeDims reads a judge's verdicts on every unit of its scope. The
+// current verdict is the judge's last verdict in the original order; its
+// earlier ones are re-judges. A verdict in the swapped order is neither:
+// the last one is the current verdict's second order, for the swap audit.
 func (c *computation) judgeDims(js JudgeSpec) []*judgeDim {
 	n := len(c.in.Units)
 	dims := make([]*judgeDim, len(js.Dimensions))
@@ -192,29 +205,29 @@ func (c *computation) judgeDims(js JudgeSpec) []*judgeDim {
 	for _, u := range c.scopeOf(js.PerCriterion).units {
 		unit := &c.in.Units[u]
 		history = history[:0]
+		swapped := -1
 		for i := range unit.Verdicts {
-			if unit.Verdicts[i].Judge == js.Key {
+			switch v := &unit.Verdicts[i]; {
+			case v.Judge != js.Key:
+			case v.Swapped:
+				swapped = i
+			default:
 				history = append(history, i)
 			}
 		}
 		if len(history) == 0 {
+			if swapped >= 0 {
+				c.notes.add(fmt.Sprintf("verdicts of %q in the swapped order without one in the original order were left out", js.Key))
+			}
 			continue
 		}
 		cur := &unit.Verdicts[history[len(history)-1]]
 		for d, dim := range js.Dimensions {
 			jd := dims[d]
 			cats := jd.key.scale.Values()
-			switch cur.Status {
-			case judge.StatusOK:
-				if k := labelValue(cur.Values, dim.Name, cats); k >= 0 {
-					jd.state[u], jd.code[u] = stOK, int8(k)
-				} else {
-					jd.state[u] = stNoValue
-				}
-			case judge.StatusParseError:
-				jd.state[u] = stParse
-			case judge.StatusAPIError:
-				jd.state[u] = stAPI
+			jd.state[u], jd.code[u] = verdictState(cur, dim.Name, cats)
+			if swapped >= 0 {
+				jd.addSwapped(u, &unit.Verdicts[swapped], n, &c.notes)
 			}
 			if len(history) > 1 {
 				var f flipCount
@@ -237,8 +250,63 @@ func (c *computation) judgeDims(js JudgeSpec) []*judgeDim {
 	for _, jd := range dims {
 		jd.rejudges.Rate = withReason(Wilson(jd.rejudges.Flipped, jd.rejudges.Units), "no unit was judged twice")
 		jd.samples.Rate = withReason(Wilson(jd.samples.Flipped, jd.samples.Units), "no verdict has two or more samples")
+		jd.vsState, jd.vsCode = jd.state, jd.code
+		if c.opts.SwapDisagreeAsTie && jd.swapState != nil {
+			c.disagreeAsTie(jd)
+		}
 	}
 	return dims
+}
+
+// verdictState reads one verdict's state and category index on a
+// dimension.
+func verdictState(v *Verdict, name string, cats []float64) (uint8, int8) {
+	switch v.Status {
+	case judge.StatusOK:
+		if k := labelValue(v.Values, name, cats); k >= 0 {
+			return stOK, int8(k)
+		}
+		return stNoValue, 0
+	case judge.StatusParseError:
+		return stParse, 0
+	case judge.StatusAPIError:
+		return stAPI, 0
+	}
+	return stNone, 0
+}
+
+// addSwapped records v, a verdict in the swapped order, as unit u's
+// second order; n is the number of units.
+func (jd *judgeDim) addSwapped(u int32, v *Verdict, n int, notes *notes) {
+	if jd.key.scale.Kind() != judge.KindPairwise {
+		if _, has := v.Values[jd.key.name]; has {
+			notes.add("verdicts in the swapped order on " + jd.key.name + ", which is not pairwise, were ignored")
+		}
+		return
+	}
+	if jd.swapState == nil {
+		jd.swapState, jd.swapCode = make([]uint8, n), make([]int8, n)
+	}
+	jd.swapState[u], jd.swapCode[u] = verdictState(v, jd.key.name, jd.key.scale.Values())
+}
+
+// disagreeAsTie makes the units whose two orders disagree a tie in the
+// comparison with humans (Options.SwapDisagreeAsTie), or leaves them out
+// of it on a scale without a tie.
+func (c *computation) disagreeAsTie(jd *judgeDim) {
+	jd.vsState, jd.vsCode = slices.Clone(jd.state), slices.Clone(jd.code)
+	tie := categoryIndex(jd.key.scale.Values(), judge.PreferTie)
+	for u, st := range jd.state {
+		if st != stOK || jd.swapState[u] != stOK || jd.swapCode[u] == jd.code[u] {
+			continue
+		}
+		if tie < 0 {
+			jd.vsState[u] = stNone
+			c.notes.add(fmt.Sprintf("on the %s scale of %s a pair whose two orders disagree has no tie to count as, so it was left out of the comparison with humans", jd.key.scale, jd.key.name))
+			continue
+		}
+		jd.vsCode[u] = int8(tie)
+	}
 }
 
 // flipCount follows the values of one unit: how many, and whether they
@@ -284,6 +352,7 @@ func (c *computation) judgeReport(js JudgeSpec, dims []*judgeDim) JudgeReport {
 			Segments:  []SegmentFigures{},
 			Rejudges:  jd.rejudges,
 			Samples:   jd.samples,
+			Swap:      c.swapAudit(sc.units, jd, h),
 		}
 		for _, s := range sc.segments {
 			dr.Segments = append(dr.Segments, SegmentFigures{
@@ -302,7 +371,7 @@ func (c *computation) figures(units []int32, jd *judgeDim, h *humanDim, path ...
 	path = slices.Concat([]string{jd.key.name}, path)
 	f := Figures{Units: len(units)}
 	all, unb := NewConfusion(h.cats), NewConfusion(h.cats)
-	binary := jd.key.scale == judge.Binary
+	binary := jd.key.scale.Kind() == judge.KindBinary
 	okCount, yes := 0, 0
 	prov := make([]int, len(h.provNames))
 	for _, u := range units {
@@ -337,10 +406,10 @@ func (c *computation) figures(units []int32, jd *judgeDim, h *humanDim, path ...
 		if ref == refTie {
 			f.HumanTies++
 		}
-		if ref >= 0 && jd.state[u] == stOK {
-			all.Counts[ref][jd.code[u]]++
+		if ref >= 0 && jd.vsState[u] == stOK {
+			all.Counts[ref][jd.vsCode[u]]++
 			if h.sel[u] == selUnbiased {
-				unb.Counts[ref][jd.code[u]]++
+				unb.Counts[ref][jd.vsCode[u]]++
 			}
 		}
 	}
@@ -402,13 +471,22 @@ func withReasonEverywhere(a Agreement, reason string) Agreement {
 		es = append(es, &b.F1, &b.BalancedAccuracy)
 		is = append(is, &b.Precision, &b.Recall, &b.Specificity, &b.FalsePassRate, &b.FalseFailRate)
 	}
+	if cl := a.Classes; cl != nil {
+		es = append(es, &cl.MacroPrecision, &cl.MacroRecall, &cl.MacroF1)
+		for k := range cl.PerClass {
+			f := &cl.PerClass[k]
+			es = append(es, &f.F1)
+			is = append(is, &f.Precision, &f.Recall)
+		}
+	}
+	// A nominal scale's missing mean is missing whatever the items.
 	for _, e := range es {
-		if !e.Defined() {
+		if !e.Defined() && e.Reason != reasonNoMean {
 			e.Reason = reason
 		}
 	}
 	for _, i := range is {
-		if !i.Defined() {
+		if !i.Defined() && i.Reason != reasonNoMean {
 			i.Reason = reason
 		}
 	}

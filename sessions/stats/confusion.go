@@ -18,7 +18,10 @@ import (
 // ten million.
 type Confusion struct {
 	Categories []float64 `json:"categories"`
-	Counts     [][]int   `json:"counts"`
+	// Names names each category on a scale of named categories (nominal,
+	// pairwise), whose values are positions; empty otherwise.
+	Names  []string `json:"names,omitempty"`
+	Counts [][]int  `json:"counts"`
 }
 
 // NewConfusion returns an empty table over the given categories, sorted

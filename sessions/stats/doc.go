@@ -19,14 +19,27 @@
 // # Conventions
 //
 //   - Who is compared with whom: every comparison is over units where both
-//     sides gave a usable value. The judge's value is its current (latest)
-//     verdict with status ok; parse and API errors are counted in Judging
-//     and never enter agreement. The humans' value is the single label, or
+//     sides gave a usable value. The judge's value is its current verdict
+//     (its latest in the original order) with status ok; parse and API
+//     errors are counted in Judging and never enter agreement. A pairwise
+//     verdict made with the responses swapped (Verdict.Swapped) is never
+//     the current verdict nor a re-judge: the last one is the current
+//     verdict's second order, read by the swap audit alone (and, with
+//     Options.SwapDisagreeAsTie, by the comparison with humans). The humans' value is the single label, or
 //     the annotators' majority; a tie on the most common value leaves the
 //     unit out (counted in human_ties) rather than breaking it one way.
 //   - Tables: Confusion rows are the reference (the humans, or the second
 //     judge of a pair), columns the judge, over every category of the scale
-//     in ascending order.
+//     in ascending order, so chance terms (kappa, AC1, alpha) count the
+//     scale's own categories. On nominal and pairwise scales a value is
+//     the category's position (pairwise: A 0, tie 0.5, B 1) and the table
+//     names the categories.
+//   - Scales: figures follow the scale's kind (judge.Scale.Kind). Ordinal
+//     figures only on ordinal scales; the binary classifier figures only on
+//     binary ones; per-class and macro precision, recall and F1 on nominal
+//     and pairwise ones; means and score bias wherever a mean means
+//     something (binary, ordinal, and pairwise as the share of B with ties
+//     half), undefined on nominal scales.
 //   - Units: proportions (agreement, rates, coverage, pass rates) are in
 //     [0, 1], never percent; kappas, alpha, AC1 and correlations are in
 //     [−1, 1]; MAE, mean signed difference and score bias are in scale
@@ -59,10 +72,18 @@
 //
 //	schema_version, seed, resamples, units
 //	judges[]: judge, per_criterion, dimensions[]:
-//	    dimension, scale ("binary" | "ternary" | "likert")
+//	    dimension, scale (judge.Scale's canonical spelling: "binary",
+//	        "ternary", "likert", "ordinal:1-10", "nominal:A,B,C", "pairwise"…)
 //	    overall: Figures
 //	    segments[]: field, value, figures: Figures   (by field, then value)
 //	    rejudges, samples: {units, flipped, rate: Interval}
+//	    swap: null | {swapped, pairs, consistent, inconsistent,
+//	        positional_agreement, kappa_between_orders,
+//	        orders: {categories[], names[], counts[original][swapped]},
+//	        position: {first, second, other, first_share},
+//	        vs_humans: {n, right_original, right_swapped, right_both,
+//	            original, swapped, both},
+//	        disagree_as_tie}                         (pairwise only)
 //	judge_pairs[]: judge, reference, dimension, scale, agreement: Agreement
 //	humans[]: dimension, scale, annotators[], labelled, pairable,
 //	    majority_ties, alpha_nominal, alpha_ordinal, alpha_interval,
@@ -86,7 +107,10 @@
 //	    binary: null | {true_positives, false_positives, false_negatives,
 //	        true_negatives, precision, recall, specificity, f1,
 //	        balanced_accuracy, false_pass_rate, false_fail_rate}
-//	    confusion: {categories[], counts[reference][judge]}
+//	    classes: null | {per_class[]: {category, support, predicted,
+//	        precision, recall, f1}, macro_classes, macro_precision,
+//	        macro_recall, macro_f1}                  (nominal, pairwise)
+//	    confusion: {categories[], names[]?, counts[reference][judge]}
 //
 // # References
 //

@@ -38,7 +38,7 @@ func repeats(vals map[string]int) bool {
 }
 
 // countExtras counts the Extra fields of each unit's current verdict of
-// judge key, among units in scope (criterion units for per-criterion
+// judge key (its last in the original order), among units in scope (criterion units for per-criterion
 // judges, item units otherwise) whose current verdict is ok. Fields with
 // more than MaxExtraValues distinct values, or whose values are mostly
 // distinct, are left out.
@@ -50,7 +50,7 @@ func countExtras(units []Unit, key string, perCriterion bool) []ExtraField {
 		}
 		var cur *Verdict
 		for i := range u.Verdicts {
-			if u.Verdicts[i].Judge == key {
+			if u.Verdicts[i].Judge == key && !u.Verdicts[i].Swapped {
 				cur = &u.Verdicts[i]
 			}
 		}

@@ -32,7 +32,8 @@ var oddValues = []float64{0, 1, 0.5, 2, 3, 4, 5, math.NaN(), math.Inf(1), math.I
 // fuzzInput builds an arbitrary Input from fuzz bytes.
 func fuzzInput(data []byte) Input {
 	r := &byteReader{b: data}
-	scales := []judge.Scale{judge.Binary, judge.Ternary, judge.Likert, "bogus", ""}
+	scales := []judge.Scale{judge.Binary, judge.Ternary, judge.Likert, "bogus", "",
+		judge.Pairwise, judge.PairwiseNoTie, "nominal:x,y,z", "ordinal:0-10"}
 	names := []string{"a", "b", "c"}
 	judges := []string{"j0", "j1", "j2", "j0"}
 	var in Input
@@ -64,7 +65,7 @@ func fuzzInput(data []byte) Input {
 			}
 		}
 		for range r.pick(4) {
-			v := Verdict{Judge: judges[r.pick(len(judges))], Status: statuses[r.pick(len(statuses))], Values: values()}
+			v := Verdict{Judge: judges[r.pick(len(judges))], Status: statuses[r.pick(len(statuses))], Values: values(), Swapped: r.pick(3) == 0}
 			for range r.pick(3) {
 				v.Samples = append(v.Samples, values())
 			}
@@ -88,7 +89,7 @@ func FuzzCompute(f *testing.F) {
 	f.Add(bytes.Repeat([]byte{255, 128, 64, 32, 16, 8, 4, 2, 1}, 50))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := fuzzInput(data)
-		r := Compute(in, Options{Seed: uint64(len(data)), Resamples: 25})
+		r := Compute(in, Options{Seed: uint64(len(data)), Resamples: 25, SwapDisagreeAsTie: len(data)%2 == 1})
 		b, err := json.Marshal(r)
 		if err != nil {
 			t.Fatalf("marshal: %v", err)

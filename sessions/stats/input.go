@@ -99,6 +99,13 @@ type Options struct {
 	// MaxSegmentValues skips a segment field with more distinct values than
 	// this (the report notes it): 0 means DefaultMaxSegmentValues.
 	MaxSegmentValues int
+	// SwapDisagreeAsTie counts a pair judged in both orders whose two
+	// verdicts disagree as a tie when the judge is compared with humans
+	// (SPEC "Pairwise judgments": a winner forced on such a pair is noise).
+	// It changes Figures.VsHumans only; the swap audit, the judge's
+	// counts and judge-vs-judge comparisons keep the original order's
+	// verdict. On a scale without a tie such pairs are left out.
+	SwapDisagreeAsTie bool
 }
 
 // Defaults for Options' zero values.

@@ -57,6 +57,10 @@ type DimensionReport struct {
 	Rejudges Flips `json:"rejudges"`
 	// Samples is how often the samples of one verdict disagreed.
 	Samples Flips `json:"samples"`
+	// Swap is the swap audit: how the judge's verdicts change when the two
+	// responses are shown in the other order. Null unless the scale is
+	// pairwise and the judge gave verdicts in the swapped order.
+	Swap *SwapAudit `json:"swap"`
 }
 
 // SegmentFigures is the figures of the units whose Field is Value.
