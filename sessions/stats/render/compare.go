@@ -21,13 +21,15 @@ func judgePairLines(r stats.Report) []Line {
 		}
 		a := p.Agreement
 		judgeName, refName := safetext.SanitizeLine(p.Judge), safetext.SanitizeLine(p.Reference)
-		out = append(out, text(RoleHeader, fmt.Sprintf("%s vs %s · %s (%s)  (n = %d)", judgeName, refName, safetext.SanitizeLine(p.Dimension), p.Scale, a.N)))
+		out = append(out, text(RoleHeader, fmt.Sprintf("%s vs %s · %s (%s)  (n = %d)", judgeName, refName, safetext.SanitizeLine(p.Dimension), scaleText(p.Scale), a.N)))
 		if a.N == 0 {
 			out = append(out, text(RoleMuted, "  No item has an ok verdict from both judges yet."))
 			continue
 		}
 		out = append(out, agreementRows(p.Scale, a, "reference")...)
-		out = append(out, statRow(biasWhat(p.Scale)+" bias", plain(signedInterval(p.Scale, a.ScoreBias)), muted("  "+judgeName+" − "+refName)))
+		if p.Scale.Numeric() {
+			out = append(out, statRow(biasWhat(p.Scale)+" bias", plain(signedInterval(p.Scale, a.ScoreBias)), muted("  "+judgeName+" − "+refName)))
+		}
 		out = append(out, nil)
 		out = append(out, confusionLines(p.Scale, a.Confusion, refName, judgeName)...)
 	}
@@ -42,7 +44,7 @@ func humanLines(hs []stats.HumanAgreement) []Line {
 		if i > 0 {
 			out = append(out, nil)
 		}
-		out = append(out, text(RoleStrong, fmt.Sprintf("Between annotators · %s (%s)", safetext.SanitizeLine(h.Dimension), h.Scale)))
+		out = append(out, text(RoleStrong, fmt.Sprintf("Between annotators · %s (%s)", safetext.SanitizeLine(h.Dimension), scaleText(h.Scale))))
 		if len(h.Annotators) == 0 {
 			out = append(out, text(RoleMuted, "  Nobody has labelled this yet."))
 			continue

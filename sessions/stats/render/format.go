@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions/safetext"
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
@@ -44,16 +45,23 @@ func intervalPart(percent bool) func(float64) string {
 	return func(v float64) string { return stats.FormatNumber(v, 3) }
 }
 
-// meanText is a mean value: a pass rate on a binary scale, a mean score
-// otherwise.
+// meanText is a mean value: a pass rate on a binary scale, the share of
+// B on a pairwise one, a mean score otherwise.
 func meanText(scale judge.Scale, e stats.Estimate) string {
 	if !e.Defined() {
 		return stats.Undefined
 	}
-	if scale == judge.Binary {
+	if isShare(scale) {
 		return stats.FormatPercent(e.Value, 1)
 	}
 	return stats.FormatNumber(e.Value, 2)
+}
+
+// isShare reports whether a scale's mean is a proportion (a pass rate, a
+// share of B), shown as a percentage and its differences in points.
+func isShare(scale judge.Scale) bool {
+	k := scale.Kind()
+	return k == judge.KindBinary || k == judge.KindPairwise
 }
 
 // signedInterval renders a difference with its sign: percentage points on
@@ -71,9 +79,10 @@ func signedInterval(scale judge.Scale, i stats.Interval) string {
 }
 
 // signedPart formats one signed difference: percentage points on a binary
-// scale ("+4.5", unit " pts"), scale points with two decimals otherwise.
+// or pairwise scale ("+4.5", unit " pts"), scale points with two decimals
+// otherwise.
 func signedPart(scale judge.Scale) (f func(float64) string, unit string) {
-	if scale == judge.Binary {
+	if isShare(scale) {
 		return func(v float64) string { return signedNumber(100*v, 1) }, " pts"
 	}
 	return func(v float64) string { return signedNumber(v, 2) }, ""
@@ -112,10 +121,32 @@ func bare(s string) string {
 
 // biasWhat names what a score bias is a difference of.
 func biasWhat(scale judge.Scale) string {
-	if scale == judge.Binary {
+	switch scale.Kind() {
+	case judge.KindBinary:
 		return "pass rate"
+	case judge.KindPairwise:
+		return "share of B"
 	}
 	return "mean score"
+}
+
+// category is a value as a reviewer reads it on the scale (YES, 4, tie,
+// CORRECT), made inert: nominal category names come from judge files.
+func category(scale judge.Scale, v float64) string {
+	return safetext.SanitizeLine(scale.Format(v))
+}
+
+// scaleText is a scale's spelling for a heading, made inert (a nominal
+// scale's spelling holds its category names).
+func scaleText(scale judge.Scale) string { return safetext.SanitizeLine(string(scale)) }
+
+// namesWidth is the widest category name of c on the scale, in cells.
+func namesWidth(scale judge.Scale, c stats.Confusion) int {
+	w := 0
+	for _, v := range c.Categories {
+		w = max(w, ansi.StringWidth(category(scale, v)))
+	}
+	return w
 }
 
 func plural(n int, one, many string) string {

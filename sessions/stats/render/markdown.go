@@ -155,6 +155,12 @@ func agreementRowsMD(scale judge.Scale, a stats.Agreement, ref string) [][]strin
 			statRowMD("Within one step", mdInterval(o.WithinOne, true), "step "+stats.FormatNumber(o.Step, 1)),
 		)
 	}
+	if cl := a.Classes; cl != nil {
+		rows = append(rows, statRowMD("Macro F1", mdEstimate(cl.MacroF1, 3), ref+" = truth, "+macroNote(cl)))
+	}
+	if !scale.Numeric() {
+		return rows // no mean on a nominal scale
+	}
 	rows = append(rows,
 		statRowMD("Judge "+biasWhat(scale), mdEstimateMean(scale, a.JudgeMean), ""),
 		statRowMD(capitalize(ref)+" "+biasWhat(scale), mdEstimateMean(scale, a.ReferenceMean), ""),
@@ -180,11 +186,11 @@ func capitalize(s string) string {
 func markdownConfusion(b *strings.Builder, scale judge.Scale, c stats.Confusion, rowName, colName string) {
 	head := []string{mdText(rowName) + " \\\\ " + mdText(colName)}
 	for _, v := range c.Categories {
-		head = append(head, ">"+scale.Format(v))
+		head = append(head, ">"+mdText(scale.Format(v)))
 	}
 	var rows [][]string
 	for i, v := range c.Categories {
-		row := []string{scale.Format(v)}
+		row := []string{mdText(scale.Format(v))}
 		for j := range c.Categories {
 			cell := fmt.Sprint(c.Counts[i][j])
 			if i == j {
@@ -202,7 +208,7 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 	f := d.Overall
 	j := f.Judging
 	a := f.VsHumans
-	w("\n## %s · %s (%s)\n\n", mdText(judgeName), mdText(d.Dimension), d.Scale)
+	w("\n## %s · %s (%s)\n\n", mdText(judgeName), mdText(d.Dimension), mdText(string(d.Scale)))
 	w("Labelled %d of %d (%s); judged %d: ok %d, no value %d, parse errors %d (%s), API errors %d (%s) — errors are kept out of agreement.",
 		f.Labelled, f.Units, stats.FormatPercent(f.Coverage.Value, 1), j.Judged, j.OK, j.NoValue,
 		j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1))
@@ -231,6 +237,9 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 				statRowMD("False-pass rate", mdInterval(bin.FalsePassRate, true), "judge YES, human NO (leniency)"),
 				statRowMD("False-fail rate", mdInterval(bin.FalseFailRate, true), "judge NO, human YES (harshness)"),
 			})
+		}
+		if cl := a.Classes; cl != nil {
+			markdownClasses(b, cl, "human")
 		}
 	}
 	if c := f.Corrected; c != nil && c.Judged > 0 {
@@ -267,6 +276,9 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 		flip("Across re-judges", d.Rejudges),
 		flip("Across samples", d.Samples),
 	})
+	if sw := d.Swap; sw != nil {
+		markdownSwap(b, d.Scale, sw)
+	}
 	if len(d.Segments) > 0 {
 		w("\n### By segment\n")
 		var rows [][]string
@@ -300,7 +312,7 @@ func markdownPairs(b *strings.Builder, r stats.Report) {
 		if a.Ordinal != nil {
 			quad = stats.FormatNumber(a.Ordinal.QuadraticKappa.Value, 3)
 		}
-		rows = append(rows, []string{mdText(p.Judge), mdText(p.Reference), mdText(p.Dimension) + " (" + string(p.Scale) + ")", fmt.Sprint(a.N),
+		rows = append(rows, []string{mdText(p.Judge), mdText(p.Reference), mdText(p.Dimension) + " (" + mdText(string(p.Scale)) + ")", fmt.Sprint(a.N),
 			bare(interval(a.PercentAgreement, true)), stats.FormatNumber(a.CohenKappa.Value, 3), stats.FormatNumber(a.GwetAC1.Value, 3), quad,
 			bare(signedInterval(p.Scale, a.ScoreBias))})
 	}
@@ -319,7 +331,7 @@ func markdownHumans(b *strings.Builder, hs []stats.HumanAgreement) {
 		for i, a := range h.Annotators {
 			names[i] = mdText(a)
 		}
-		rows = append(rows, []string{mdText(h.Dimension) + " (" + string(h.Scale) + ")", strings.Join(names, ", "), fmt.Sprint(h.Labelled), fmt.Sprint(h.Pairable), fmt.Sprint(h.MajorityTies),
+		rows = append(rows, []string{mdText(h.Dimension) + " (" + mdText(string(h.Scale)) + ")", strings.Join(names, ", "), fmt.Sprint(h.Labelled), fmt.Sprint(h.Pairable), fmt.Sprint(h.MajorityTies),
 			stats.FormatNumber(h.AlphaNominal.Value, 3), stats.FormatNumber(h.AlphaOrdinal.Value, 3), stats.FormatNumber(h.AlphaInterval.Value, 3), stats.FormatNumber(h.FleissKappa.Value, 3)})
 	}
 	mdTable(b, []string{"Dimension", "Annotators", ">Labelled", ">By two or more", ">Tied", ">Alpha nominal", ">Alpha ordinal", ">Alpha interval", ">Fleiss' kappa"}, rows)

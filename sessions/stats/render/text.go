@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/stats"
 
@@ -64,18 +66,21 @@ func Lines(r stats.Report, width int) []Line {
 
 // dimensionLines renders one judge's figures on one dimension: what was
 // judged and labelled, the agreement table (with the ordinal figures on
-// ternary and Likert scales), the confusion matrix as a shaded grid, the
-// binary classifier figures, judge and human score distributions as bars,
-// the corrected pass rate, the figures over the unbiased part when the
-// labels were mostly reached through a filter, the judge's flip rates and
-// the per-segment table. Lines may be wider than width; Lines wraps them.
+// ordinal scales), the confusion matrix as a shaded grid, the binary
+// classifier figures, the per-category table on nominal and pairwise
+// scales, judge and human distributions as bars, the corrected pass rate,
+// the figures over the unbiased part when the labels were mostly reached
+// through a filter, the judge's flip rates, the swap audit of a pairwise
+// judge and the per-segment table. Values are the scale's names (YES,
+// tie, CORRECT), never their codes. Lines may be wider than width; Lines
+// wraps them.
 func dimensionLines(judgeName string, d stats.DimensionReport, width int) []Line {
 	f := d.Overall
 	a := f.VsHumans
 	var out []Line
 	add := func(l ...Line) { out = append(out, l...) }
 
-	add(text(RoleHeader, fmt.Sprintf("%s · %s (%s)", safetext.SanitizeLine(judgeName), safetext.SanitizeLine(d.Dimension), d.Scale)))
+	add(text(RoleHeader, fmt.Sprintf("%s · %s (%s)", safetext.SanitizeLine(judgeName), safetext.SanitizeLine(d.Dimension), scaleText(d.Scale))))
 	add(coverageLines(f)...)
 	if w := f.Selection.Warning; w != "" {
 		add(text(RoleWarning, "⚠ "+safetext.SanitizeLine(w)))
@@ -92,6 +97,10 @@ func dimensionLines(judgeName string, d stats.DimensionReport, width int) []Line
 			add(nil)
 			add(classifierLines(b)...)
 		}
+		if cl := a.Classes; cl != nil {
+			add(nil)
+			add(classLines(cl, "human")...)
+		}
 		add(nil)
 		add(distributionLines(d.Scale, a, width)...)
 	}
@@ -105,6 +114,10 @@ func dimensionLines(judgeName string, d stats.DimensionReport, width int) []Line
 	}
 	add(nil)
 	add(flipLines(d)...)
+	if sw := d.Swap; sw != nil {
+		add(nil)
+		add(swapLines(d.Scale, sw)...)
+	}
 	if len(d.Segments) > 0 {
 		add(nil)
 		add(segmentLines(d.Scale, d.Segments)...)
@@ -136,7 +149,7 @@ func coverageLines(f stats.Figures) []Line {
 
 // agreementRows is the agreement table of a judge against a reference
 // (the humans, or another judge), with the ordinal figures on ordinal
-// scales.
+// scales and the macro F1 on scales of named categories.
 func agreementRows(scale judge.Scale, a stats.Agreement, ref string) []Line {
 	out := []Line{
 		statRow("percent agreement", plain(interval(a.PercentAgreement, true)), muted("  Wilson 95%")),
@@ -153,6 +166,9 @@ func agreementRows(scale judge.Scale, a stats.Agreement, ref string) []Line {
 			statRow("within one step", plain(interval(o.WithinOne, true)), muted("  step "+stats.FormatNumber(o.Step, 1))),
 		)
 	}
+	if cl := a.Classes; cl != nil {
+		out = append(out, statRow("macro F1", plain(estimate(cl.MacroF1, 3)), muted("  "+ref+" = truth, by category below")))
+	}
 	return out
 }
 
@@ -160,20 +176,34 @@ func agreementRows(scale judge.Scale, a stats.Agreement, ref string) []Line {
 // the judge, each cell tagged with its share of n so the screen can shade
 // it, the diagonal apart.
 func confusionLines(scale judge.Scale, c stats.Confusion, rowName, colName string) []Line {
-	out := []Line{text(RoleStrong, fmt.Sprintf("Confusion  (rows: %s, columns: %s)", safetext.SanitizeLine(rowName), safetext.SanitizeLine(colName)))}
-	n := max(c.N(), 1)
-	const cw = 7
-	head := "  " + strings.Repeat(" ", 10)
-	for _, v := range c.Categories {
-		head += padLeft(scale.Format(v), cw)
-	}
-	out = append(out, text(RoleMuted, head))
 	prefix := "ref "
 	if rowName == "human" {
 		prefix = "human "
 	}
+	title := fmt.Sprintf("Confusion  (rows: %s, columns: %s)", safetext.SanitizeLine(rowName), safetext.SanitizeLine(colName))
+	return confusionGrid(scale, c, title, prefix)
+}
+
+// maxCategoryWidth is the widest a category name is shown in a grid.
+const maxCategoryWidth = 14
+
+// confusionGrid draws a table of counts under title, each row's name
+// being prefix and the row's category. Columns are 7 cells wide, wider
+// for long category names (cut at maxCategoryWidth).
+func confusionGrid(scale judge.Scale, c stats.Confusion, title, prefix string) []Line {
+	out := []Line{text(RoleStrong, title)}
+	n := max(c.N(), 1)
+	nw := min(namesWidth(scale, c), maxCategoryWidth)
+	cw := max(7, nw+1)
+	lw := max(10, ansi.StringWidth(prefix)+nw+1)
+	name := func(v float64) string { return ansi.Truncate(category(scale, v), maxCategoryWidth, "…") }
+	head := "  " + strings.Repeat(" ", lw)
+	for _, v := range c.Categories {
+		head += padLeft(name(v), cw)
+	}
+	out = append(out, text(RoleMuted, head))
 	for i, hv := range c.Categories {
-		line := Line{plain("  "), muted(padRight(prefix+scale.Format(hv), 10))}
+		line := Line{plain("  "), muted(padRight(prefix+name(hv), lw))}
 		for j := range c.Categories {
 			count := c.Counts[i][j]
 			role := RoleCell
@@ -214,7 +244,12 @@ func distributionLines(scale judge.Scale, a stats.Agreement, width int) []Line {
 	}
 	n := max(c.N(), 1)
 	barW := max(min(width-34, 30), 5)
-	out := []Line{text(RoleStrong, "Scores on the items both rated")}
+	nw := max(4, min(namesWidth(scale, c), maxCategoryWidth)+1)
+	title := "Scores on the items both rated"
+	if scale.Categorical() {
+		title = "Answers on the items both rated"
+	}
+	out := []Line{text(RoleStrong, title)}
 	for i, v := range c.Categories {
 		for _, who := range []struct {
 			name  string
@@ -223,24 +258,38 @@ func distributionLines(scale judge.Scale, a stats.Agreement, width int) []Line {
 			share := float64(who.count) / float64(n)
 			fill := int(share*float64(barW) + 0.5)
 			out = append(out, Line{
-				plain(fmt.Sprintf("  %s %s ", padRight(scale.Format(v), 4), padRight(who.name, 6))),
+				plain(fmt.Sprintf("  %s %s ", padRight(ansi.Truncate(category(scale, v), maxCategoryWidth, "…"), nw), padRight(who.name, 6))),
 				{Text: strings.Repeat("█", fill), Role: RoleBarFull},
 				{Text: strings.Repeat("░", barW-fill), Role: RoleBarEmpty},
 				plain(" " + stats.FormatPercent(share, 0)),
 			})
 		}
 	}
+	if !scale.Numeric() {
+		return out // no mean on a nominal scale
+	}
 	what := biasWhat(scale)
 	bias := a.ScoreBias
 	out = append(out, text(RolePlain, fmt.Sprintf("  %s: judge %s, human %s, bias %s", what, meanText(scale, a.JudgeMean), meanText(scale, a.ReferenceMean), signedInterval(scale, bias))))
 	if bias.Defined() && bias.Value != 0 {
-		verb := "inflates"
-		if bias.Value < 0 {
-			verb = "deflates"
-		}
-		out = append(out, text(RoleMuted, fmt.Sprintf("  the judge %s the %s", verb, what)))
+		out = append(out, text(RoleMuted, "  "+biasSentence(scale, bias.Value)))
 	}
 	return out
+}
+
+// biasSentence says which way a score bias goes.
+func biasSentence(scale judge.Scale, bias float64) string {
+	if scale.Kind() == judge.KindPairwise {
+		if bias > 0 {
+			return "the judge prefers B more often than the humans do"
+		}
+		return "the judge prefers A more often than the humans do"
+	}
+	verb := "inflates"
+	if bias < 0 {
+		verb = "deflates"
+	}
+	return fmt.Sprintf("the judge %s the %s", verb, biasWhat(scale))
 }
 
 // correctedLines: the judge's pass rate over every judged item, and what
@@ -289,7 +338,12 @@ func unbiasedLines(scale judge.Scale, sel stats.Selection, p *stats.UnbiasedPart
 			statRow("false-fail rate", plain(interval(b.FalseFailRate, true))),
 		)
 	}
-	out = append(out, statRow(biasWhat(scale)+" bias", plain(signedInterval(scale, a.ScoreBias))))
+	if cl := a.Classes; cl != nil {
+		out = append(out, statRow("macro F1", plain(estimate(cl.MacroF1, 3))))
+	}
+	if scale.Numeric() {
+		out = append(out, statRow(biasWhat(scale)+" bias", plain(signedInterval(scale, a.ScoreBias))))
+	}
 	if c := p.Corrected; c != nil && c.Judged > 0 {
 		out = append(out, statRow("corrected pass rate", plain(interval(c.PassRate, true))))
 	}
