@@ -43,9 +43,10 @@ type Agreement struct {
 const reasonNoMean = "no mean on a nominal scale"
 
 // OrdinalAgreement holds the figures that use the order of an ordinal
-// scale (ternary, Likert).
+// scale (ternary, Likert, 1–10, 0–10…); never on binary, nominal or
+// pairwise scales, whose values are categories.
 type OrdinalAgreement struct {
-	// Step is one step of the scale (0.5 ternary, 1 Likert), the tolerance
+	// Step is one step of the scale (0.5 ternary, 1 otherwise), the tolerance
 	// of WithinOne.
 	Step           float64  `json:"step"`
 	LinearKappa    Estimate `json:"linear_kappa"`
