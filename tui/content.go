@@ -57,9 +57,14 @@ func (s *reviewScreen) paneLines(p pane, inner int) []string {
 			return s.textLines(it.Question, inner)
 		case paneGold:
 			return s.goldLines(it, inner)
-		default:
-			return s.predictionLines(it, inner)
+		case paneResponseB:
+			return s.answerLines(it.ResponseB, inner, false)
+		case panePrediction:
+			if it.Pairwise() {
+				return s.answerLines(it.ResponseA, inner, false)
+			}
 		}
+		return s.answerLines(it.Prediction, inner, true)
 	})
 }
 
@@ -106,11 +111,12 @@ func (s *reviewScreen) goldLines(it judge.Item, inner int) []string {
 	return lines
 }
 
-// predictionLines draws the prediction: <think> traces dimmed and, unless
-// unfolded, folded into one line; the answer the judge extracted
-// highlighted where it appears in the final text.
-func (s *reviewScreen) predictionLines(it judge.Item, inner int) []string {
-	think, final := judge.SplitThink(it.Prediction)
+// answerLines draws a prediction or one response of a pair: <think>
+// traces dimmed and, unless unfolded, folded into one line; in a
+// prediction (highlight set), the answer the judge extracted highlighted
+// where it appears in the final text.
+func (s *reviewScreen) answerLines(answer string, inner int, highlight bool) []string {
+	think, final := judge.SplitThink(answer)
 	var lines []string
 	if strings.TrimSpace(think) != "" {
 		t, cut := shown(strings.TrimSpace(think))
@@ -128,11 +134,17 @@ func (s *reviewScreen) predictionLines(it judge.Item, inner int) []string {
 		}
 	}
 	text, cut := shown(strings.TrimSpace(final))
+	if text == "" && len(lines) == 0 {
+		return []string{s.styles.Muted.Render("(empty)")}
+	}
 	if text == "" {
 		lines = append(lines, s.styles.Muted.Render("(no final answer after the trace)"))
 		return lines
 	}
-	hl := s.highlightSpan(text)
+	hl := span{}
+	if highlight {
+		hl = s.highlightSpan(text)
+	}
 	for _, sp := range wrapSpans(text, inner) {
 		lines = append(lines, s.highlightLine(text, sp, hl))
 	}

@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 	"sort"
+
+	"github.com/gavel-dev/gavel/judge"
 )
 
 // A filter picks the items to review. The review screen and the list move
@@ -26,7 +28,8 @@ const lowConfidence = 0.7
 // staticFilters are the filters f cycles through, before the segment
 // filters. A filter with an offered test is only offered when it can
 // match: "judge ≠ judge" needs a second judge, "annotators disagree" the
-// labels of somebody else.
+// labels of somebody else, "inconsistent under swap" verdicts in both
+// orders of a pair.
 var staticFilters = []filter{
 	{id: "all", name: "all items", match: func(*workspace, int) bool { return true }},
 	{id: "unreviewed", name: "unreviewed", match: func(w *workspace, i int) bool { return w.applicable[i] && !w.reviewed[i] }},
@@ -38,17 +41,34 @@ var staticFilters = []filter{
 	{id: "low-confidence", name: fmt.Sprintf("confidence < %.0f%%", lowConfidence*100), match: (*workspace).lowConfidence},
 	{id: "errors", name: "parse or API errors", match: (*workspace).hasError},
 	{id: "judge-top", name: "judge says YES / top score", match: func(w *workspace, i int) bool { return w.judgeAt(i, true) },
-		offered: notBlind},
+		offered: scoredNotBlind},
 	{id: "judge-bottom", name: "judge says NO / bottom score", match: func(w *workspace, i int) bool { return w.judgeAt(i, false) },
-		offered: notBlind},
+		offered: scoredNotBlind},
 	{id: "humans-differ", name: "judge ≠ a human", match: (*workspace).judgeDiffersFromHuman,
 		offered: func(w *workspace) bool { return w.others.any() && !w.blind }},
+	{id: "swap-inconsistent", name: "inconsistent under swap", match: (*workspace).inconsistentUnderSwap,
+		offered: (*workspace).hasSwapped},
 }
 
 // notBlind offers a filter only outside blind mode: a filter on the
 // judge's value (or on verdicts and labels compared) would tell what blind
 // mode hides.
 func notBlind(w *workspace) bool { return !w.blind }
+
+// scoredNotBlind offers the top and bottom filters on judges that score
+// (YES/NO, a range): categories and preferences have no top (B is not
+// better than A).
+func scoredNotBlind(w *workspace) bool {
+	if w.blind || w.run() == nil {
+		return false
+	}
+	for _, d := range w.run().info.Dimensions {
+		if !d.Scale.Categorical() {
+			return true
+		}
+	}
+	return false
+}
 
 // judgeDiffersFromHuman reports items where the active judge's value
 // differs from some person's label: yours or another annotator's (an
@@ -173,10 +193,15 @@ func (w *workspace) lowConfidence(i int) bool {
 	return ok && c < lowConfidence
 }
 
+// hasError reports an item whose verdict failed, in either order of a
+// pair.
 func (w *workspace) hasError(i int) bool {
-	for _, v := range w.run().verdicts[i] {
-		if !v.OK() {
-			return true
+	r := w.run()
+	for _, vs := range [][]judge.Verdict{r.verdicts[i], r.swapped[i]} {
+		for _, v := range vs {
+			if !v.OK() {
+				return true
+			}
 		}
 	}
 	return false

@@ -171,6 +171,7 @@ func keyMsg(k string) tea.KeyPressMsg {
 		"right": tea.KeyRight, "left": tea.KeyLeft, "up": tea.KeyUp, "down": tea.KeyDown,
 		"enter": tea.KeyEnter, "esc": tea.KeyEscape, "tab": tea.KeyTab, "space": tea.KeySpace,
 		"home": tea.KeyHome, "end": tea.KeyEnd, "pgdown": tea.KeyPgDown, "pgup": tea.KeyPgUp,
+		"backspace": tea.KeyBackspace,
 	}
 	if strings.HasPrefix(k, "ctrl+") {
 		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}

@@ -127,7 +127,7 @@ func (s *reviewScreen) askRejudgeAll() dialog {
 	}
 	var tasks []judge.Task
 	for _, i := range s.sel.items {
-		tasks = append(tasks, judge.Tasks(r.info, s.items[i])...)
+		tasks = append(tasks, s.tasksFor(r, i)...)
 	}
 	if len(tasks) == 0 {
 		s.refuse("Nothing to re-judge here.")
@@ -172,6 +172,10 @@ func (m *Model) runLoaded(msg loadedMsg) tea.Cmd {
 		return nil
 	}
 	for _, v := range msg.loaded.Verdicts {
+		r.put(m.index, v, false)
+	}
+	for _, v := range msg.loaded.Swapped {
+		v.Swapped = true
 		r.put(m.index, v, false)
 	}
 	if msg.run == m.act {

@@ -18,35 +18,93 @@ func (s *reviewScreen) yesNo(value float64) tea.Cmd {
 		s.refuse("The active judge has nothing to label on this item.")
 		return nil
 	}
-	if rw.dim.Scale != judge.Binary {
-		s.refuse(fmt.Sprintf("Scored %s here: press %s; y and n label YES/NO items.", scaleRange(rw.dim.Scale), scaleKeys(rw.dim.Scale)))
+	if inputOf(rw.dim.Scale) != inputYesNo {
+		s.refuse(fmt.Sprintf("y and n label YES/NO items: press %s here%s.", scaleKeys(rw.dim.Scale), scaleValues(rw.dim.Scale)))
 		return nil
 	}
 	return s.labelRow(rw, value, sessions.KindLabel)
 }
 
-// score turns a digit key into a value on the selected row's scale.
-func (s *reviewScreen) score(digit string) tea.Cmd {
+// score turns a digit key into a value on the selected row's scale (see
+// scale_keys.go); on a scale too long for digits it opens the picker
+// with the digit typed.
+func (s *reviewScreen) score(digit string) action {
 	rw, ok := s.selectedRow()
 	if !ok {
 		s.refuse("The active judge has nothing to label on this item.")
-		return nil
+		return action{}
 	}
-	d := float64(digit[0] - '0')
-	switch rw.dim.Scale {
-	case judge.Binary:
+	sc := rw.dim.Scale
+	switch inputOf(sc) {
+	case inputYesNo:
 		s.refuse("This item is labelled YES or NO: press y or n.")
-		return nil
-	case judge.Ternary:
-		if d == 5 {
-			d = 0.5
+		return action{}
+	case inputPicker:
+		return action{open: s.picker(rw, digit)}
+	}
+	v, ok := digitValue(sc, digit)
+	switch {
+	case !ok && digit == "0" && sc.Kind() == judge.KindPairwise:
+		s.refuse(fmt.Sprintf("0 would be a tie, and this judge's scale has none (%s): press %s.", scaleRange(sc), scaleKeys(sc)))
+		return action{}
+	case !ok:
+		s.refuse(fmt.Sprintf("%s is not %s here (%s): press %s.", digit, valueWord(sc), scaleRange(sc), scaleKeys(sc)))
+		return action{}
+	}
+	return act(s.labelRow(rw, v, sessions.KindLabel))
+}
+
+// pick opens the picker on the selected row of a scale too long for
+// digits (enter on such a row).
+func (s *reviewScreen) pick() action {
+	rw, ok := s.selectedRow()
+	if !ok {
+		s.refuse("The active judge has nothing to label on this item.")
+		return action{}
+	}
+	return action{open: s.picker(rw, "")}
+}
+
+// picker is the picker dialog for a row of the item on screen, the
+// judge's value selected when it shows (enter then enter labels as the
+// judge did), with typed already typed.
+func (s *reviewScreen) picker(rw row, typed string) dialog {
+	at, has := 0.0, false
+	marks := map[float64]string{}
+	if r := s.run(); r != nil && !s.hidden(s.cur) {
+		if v, ok := r.judgeValue(s.cur, rw); ok {
+			at, has = v, true
+			marks[v] = "judge"
 		}
 	}
-	if !rw.dim.Scale.Valid(d) {
-		s.refuse(fmt.Sprintf("%s is not a score here (%s): press %s.", digit, scaleRange(rw.dim.Scale), scaleKeys(rw.dim.Scale)))
+	if v, ok := s.label(s.cur, rw); ok {
+		at, has = v, true // relabelling starts from the label
+		if marks[v] != "" {
+			marks[v] = "judge, you"
+		} else {
+			marks[v] = "you"
+		}
+	}
+	title := SanitizeLine(Clip(rowName(s.items[s.cur], rw), 256))
+	return newPickerDialog(pickTarget{item: s.cur, crit: rw.crit, dim: rw.dim.Name}, rw.dim.Scale, title, at, has, typed, marks)
+}
+
+// picked labels the row the picker was opened on with the value chosen,
+// if that item and row are still the ones on screen.
+func (s *reviewScreen) picked(msg pickedMsg) tea.Cmd {
+	t := msg.target
+	if !s.hasItem() || t.item != s.cur {
 		return nil
 	}
-	return s.labelRow(rw, d, sessions.KindLabel)
+	for _, rw := range s.rows(s.cur) {
+		if rw.crit == t.crit && rw.dim.Name == t.dim {
+			if !rw.dim.Scale.Valid(msg.value) {
+				return nil
+			}
+			return s.labelRow(rw, msg.value, sessions.KindLabel)
+		}
+	}
+	return nil
 }
 
 // labelRow labels one row of the item on screen.
@@ -184,28 +242,6 @@ func (m *Model) saveNote(msg noteMsg) tea.Cmd {
 		m.tell(fmt.Sprintf("Note saved on %s: %s", idText(id), SanitizeLine(text)))
 	}
 	return m.push(saveOp{item: msg.item, acts: []sessions.Action{a}})
-}
-
-// scaleKeys says which keys label a scale.
-func scaleKeys(s judge.Scale) string {
-	switch s {
-	case judge.Ternary:
-		return "0, 5 (= 0.5) or 1"
-	case judge.Likert:
-		return "1 to 5"
-	}
-	return "y or n"
-}
-
-// scaleRange names a scale's values.
-func scaleRange(s judge.Scale) string {
-	switch s {
-	case judge.Ternary:
-		return "0 / 0.5 / 1"
-	case judge.Likert:
-		return "1–5"
-	}
-	return "YES / NO"
 }
 
 // plural is "1 item", "2 items".

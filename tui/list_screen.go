@@ -134,11 +134,19 @@ func (s *listScreen) view(width, height int) string {
 	return box(st, title, lines, 0, width, height, true)
 }
 
-// row is one item as a table row (i = -1 gives the column names).
+// row is one item as a table row (i = -1 gives the column names). A
+// judge with swapped-order verdicts gets a column saying whether each
+// pair's verdict survived the swap.
 func (s *listScreen) row(i, inner int) string {
-	const idW, segW, valW = 14, 12, 8
+	const idW, segW = 14, 12
+	valW := s.valueWidth()
+	swapCol := s.run() != nil && s.run().nSwapped > 0
 	if i < 0 {
-		return "  " + padRight("#", 7) + padRight("id", idW) + padRight("segment", segW) + padRight("judge", valW) + padRight("you", valW) + "   question"
+		head := "  " + padRight("#", 7) + padRight("id", idW) + padRight("segment", segW) + padRight("judge", valW)
+		if swapCol {
+			head += padRight("swap", valW)
+		}
+		return head + padRight("you", valW) + "   question"
 	}
 	st := s.styles
 	it := s.items[i]
@@ -156,11 +164,11 @@ func (s *listScreen) row(i, inner int) string {
 			case !v.OK():
 				judgeV = string(v.Status)
 			default:
-				judgeV = rw.dim.Scale.Format(v.Values[rw.dim.Name])
+				judgeV = formatValue(rw.dim.Scale, v.Values[rw.dim.Name])
 			}
 		}
 		if x, ok := s.label(i, rw); ok {
-			humanV = rw.dim.Scale.Format(x)
+			humanV = formatValue(rw.dim.Scale, x)
 		}
 		if len(rows) > 1 {
 			judgeV += "…"
@@ -176,7 +184,39 @@ func (s *listScreen) row(i, inner int) string {
 	cells := "  " + padRight(fmt.Sprint(i+1), 7) +
 		padRight(ansi.Truncate(SanitizeLine(Clip(it.ID, 256)), idW-1, "…"), idW) +
 		padRight(ansi.Truncate(seg, segW-1, "…"), segW) +
-		padRight(judgeV, valW) + padRight(humanV, valW) + mark + " "
+		padRight(ansi.Truncate(judgeV, valW-1, "…"), valW)
+	if swapCol {
+		cells += s.swapCell(i, valW)
+	}
+	cells += padRight(ansi.Truncate(humanV, valW-1, "…"), valW) + mark + " "
 	q := strings.Join(strings.Fields(SanitizeLine(Clip(it.Question, 400))), " ")
 	return cells + ansi.Truncate(q, max(inner-ansi.StringWidth(cells), 0), "…")
+}
+
+// swapCell says whether an item's verdict is the same in both orders of
+// its pair: "same", "differs", or blank (one order only, or blind mode).
+func (s *listScreen) swapCell(i, w int) string {
+	if s.hidden(i) {
+		return padRight("", w)
+	}
+	switch s.itemSwap(i) {
+	case swapConsistent:
+		return s.styles.Agree.Render("same") + padRight("", w-len("same"))
+	case swapInconsistent:
+		return s.styles.Disagree.Render("differs") + padRight("", w-len("differs"))
+	}
+	return padRight("", w)
+}
+
+// valueWidth is the width of the judge and you columns: 8 cells, more for
+// a scale whose values are longer (NOT_ATTEMPTED), up to 16; a longer
+// value is cut, so the columns stay aligned.
+func (s *listScreen) valueWidth() int {
+	w := 8
+	if r := s.run(); r != nil {
+		for _, d := range r.info.Dimensions {
+			w = max(w, min(scaleWidth(d.Scale)+1, 16))
+		}
+	}
+	return w
 }

@@ -99,6 +99,7 @@ func New(o Options) *Model {
 		items:     o.Items,
 		index:     make(map[string]int, len(o.Items)),
 		blind:     o.Blind,
+		swap:      o.Swap,
 		statsFn:   o.Stats,
 		healthFn:  o.ServerHealth,
 	}
@@ -192,5 +193,8 @@ func (m *Model) render() string {
 		return d.overlay(m.styles, m.width, m.height)
 	}
 	body := m.current().view(m.width, m.height-chromeRows)
+	if d, ok := m.top().(floating); ok {
+		body = placeOver(body, d.float(m.styles, m.width, m.height-chromeRows), m.width, m.height-chromeRows)
+	}
 	return strings.Join([]string{m.headerLine(), body, m.statusLine(), padTo(m.hintLine(), m.width)}, "\n")
 }

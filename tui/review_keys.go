@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"fmt"
+	"strings"
+
 	"charm.land/bubbles/v2/key"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -9,11 +12,13 @@ import (
 // reviewKeys are the review screen's keys.
 type reviewKeys struct {
 	// Labelling. Yes and No label YES/NO items; Score takes the digits of
-	// the other scales. Which of them the screen offers follows the scale
-	// of the row being labelled.
+	// the other scales; Pick opens the list of a scale too long for
+	// digits. Which of them the screen offers follows the scale of the
+	// row being labelled (see scale_keys.go).
 	Yes    key.Binding
 	No     key.Binding
 	Score  key.Binding
+	Pick   key.Binding
 	Accept key.Binding
 	Note   key.Binding
 	Undo   key.Binding
@@ -52,7 +57,8 @@ func defaultReviewKeys() reviewKeys {
 	return reviewKeys{
 		Yes:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "label YES (YES/NO items)")),
 		No:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "label NO (YES/NO items)")),
-		Score:  key.NewBinding(key.WithKeys("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("0-9", "score: 0 · 5 · 1 on 0/0.5/1 items (5 = 0.5), 1–5 on Likert items")),
+		Score:  key.NewBinding(key.WithKeys("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("0-9", "label by digit: the score (0 · 5 · 1 on 0/0.5/1 items), the category's number, 1 = A · 2 = B · 0 = tie on pairwise items")),
+		Pick:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "on scales of more than 9 values (1–10, long category lists): pick the label from a list; a digit opens it too")),
 		Accept: key.NewBinding(key.WithKeys("a", "enter"), key.WithHelp("a/enter", "accept the judge's verdict")),
 		Note:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "write a note on this item")),
 		Undo:   key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo your last action")),
@@ -89,18 +95,43 @@ func defaultReviewKeys() reviewKeys {
 }
 
 // scaleBindings are the label keys of one scale, as the hint line and the
-// help overlay show them for the row being labelled.
-func (k reviewKeys) scaleBindings(s judge.Scale) []key.Binding {
-	switch s {
-	case judge.Binary:
+// help overlay show them for the row being labelled: y and n; the range
+// of a scale of numbers; each digit with its name where digits stand for
+// names (categories, A and B, labelled points), the names cut to fit
+// width cells rather than dropped; the picker's key.
+func (k reviewKeys) scaleBindings(sc judge.Scale, width int) []key.Binding {
+	switch inputOf(sc) {
+	case inputYesNo:
 		return []key.Binding{relabel(k.Yes, "y", "yes"), relabel(k.No, "n", "no")}
-	case judge.Ternary:
-		return []key.Binding{relabel(k.Score, "0 · 5 · 1", "score (5 = 0.5)")}
-	case judge.Likert:
-		return []key.Binding{relabel(k.Score, "1–5", "score")}
+	case inputPicker:
+		what := "pick " + scaleRange(sc)
+		if sc.Kind() == judge.KindNominal {
+			what = fmt.Sprintf("pick one of %d categories", sc.Points())
+		}
+		return []key.Binding{relabel(k.Pick, "enter", what)}
 	}
-	return nil
+	keys := digitKeys(sc)
+	switch {
+	case sc == judge.Ternary:
+		return []key.Binding{relabel(k.Score, "0 · 5 · 1", "score (5 = 0.5)")}
+	case !named(keys):
+		return []key.Binding{relabel(k.Score, keys[0].key+"–"+keys[len(keys)-1].key, "score")}
+	}
+	names, ok := fitNames(keys, width)
+	if !ok {
+		// Too many names for the line: the help overlay lists them.
+		return []key.Binding{relabel(k.Score, keys[0].key+"–"+keys[len(keys)-1].key, strings.TrimPrefix(valueWord(sc), "a ")+" · ? names them")}
+	}
+	out := make([]key.Binding, len(keys))
+	for i, d := range keys {
+		out[i] = relabel(k.Score, d.key, names[i])
+	}
+	return out
 }
+
+// hintTail is room kept on the hint line for the keys every screen shows
+// ("? help · m messages · q quit") when the label keys are laid out.
+const hintTail = 32
 
 // ShortHelp is the hint line: the label keys of the row being labelled,
 // then the keys used on every item.
@@ -111,7 +142,7 @@ func (s *reviewScreen) ShortHelp() []key.Binding {
 	}
 	var out []key.Binding
 	if rw, ok := s.selectedRow(); ok {
-		out = append(out, k.scaleBindings(rw.dim.Scale)...)
+		out = append(out, k.scaleBindings(rw.dim.Scale, max(s.width-hintTail, 24))...)
 	}
 	if len(s.rows(s.cur)) > 1 {
 		out = append(out, relabel(k.NextRow, "[ ]", "row"))
@@ -127,15 +158,19 @@ func (s *reviewScreen) ShortHelp() []key.Binding {
 // FullHelp is the help overlay, one column per group (named by groups).
 func (s *reviewScreen) FullHelp() [][]key.Binding {
 	k := s.keys
-	label := []key.Binding{k.Yes, k.No, k.Score}
+	label := []key.Binding{k.Yes, k.No, k.Score, k.Pick}
+	accept := k.Accept
 	if rw, ok := s.selectedRow(); ok {
-		label = k.scaleBindings(rw.dim.Scale)
+		label = k.scaleBindings(rw.dim.Scale, 1<<20) // every name: the overlay has a line each
 		for i, b := range label {
 			label[i] = relabel(b, b.Help().Key, "label this item: "+b.Help().Desc)
 		}
+		if inputOf(rw.dim.Scale) == inputPicker {
+			accept = relabel(accept, "a", accept.Help().Desc) // enter picks here
+		}
 	}
 	return [][]key.Binding{
-		append(label, k.Accept, k.Note, k.Undo, k.Rejudge, k.RejudgeAll, k.Switch),
+		append(label, accept, k.Note, k.Undo, k.Rejudge, k.RejudgeAll, k.Switch),
 		{k.Next, k.Prev, k.Skip, k.First, k.FirstItem, k.LastItem, k.NextRow, k.PrevRow},
 		{k.List, k.Filter, k.FilterBack, k.Order, k.Search, k.Blind, k.Stats},
 		{k.Focus, k.FocusBack, k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom, k.Zoom, k.Think},

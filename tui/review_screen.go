@@ -3,8 +3,6 @@ package tui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/gavel-dev/gavel/judge"
 )
 
 // reviewScreen shows one item's question, gold answer, prediction and
@@ -57,6 +55,10 @@ func (s *reviewScreen) follow() {
 		}
 	}
 	s.item, s.judge = s.cur, s.act
+	if s.hasItem() && !s.shows(s.focus) {
+		// B, or a reference, on an item without: the response pane.
+		s.focus = panePrediction
+	}
 	s.row = s.firstOpenRow(s.cur)
 	s.scroll = [numPanes]int{}
 	s.atEnd = [numPanes]bool{}
@@ -96,7 +98,7 @@ func (s *reviewScreen) update(msg tea.KeyPressMsg) action {
 		return action{show: showStats}
 	case key.Matches(msg, k.List):
 		return action{show: showList}
-	case key.Matches(msg, k.Yes, k.No, k.Score, k.Accept, k.Undo, k.Note, k.Rejudge, k.RejudgeAll):
+	case key.Matches(msg, k.Yes, k.No, k.Score, k.Pick, k.Accept, k.Undo, k.Note, k.Rejudge, k.RejudgeAll):
 		return s.labelKey(msg)
 	case key.Matches(msg, k.Switch):
 		s.switchJudge()
@@ -140,9 +142,9 @@ func (s *reviewScreen) readKey(msg tea.KeyPressMsg) {
 	}
 	switch {
 	case key.Matches(msg, k.Focus):
-		s.focus = (s.focus + 1) % numPanes
+		s.nextPane(1)
 	case key.Matches(msg, k.FocusBack):
-		s.focus = (s.focus + numPanes - 1) % numPanes
+		s.nextPane(-1)
 	case key.Matches(msg, k.Zoom):
 		s.zoom = !s.zoom
 	case key.Matches(msg, k.Down):
@@ -181,7 +183,9 @@ func (s *reviewScreen) labelKey(msg tea.KeyPressMsg) action {
 	case key.Matches(msg, k.No):
 		return act(s.yesNo(0))
 	case key.Matches(msg, k.Score):
-		return act(s.score(msg.String()))
+		return s.score(msg.String())
+	case key.Matches(msg, k.Pick) && s.picking():
+		return s.pick()
 	case key.Matches(msg, k.Accept):
 		return act(s.accept())
 	case key.Matches(msg, k.Undo):
@@ -190,12 +194,19 @@ func (s *reviewScreen) labelKey(msg tea.KeyPressMsg) action {
 		return action{open: newNoteDialog(s.cur, s.items[s.cur].ID, s.note(s.cur), s.width)}
 	case key.Matches(msg, k.Rejudge):
 		if r := s.run(); r != nil {
-			return act(s.rejudgeNow(s.act, judge.Tasks(r.info, s.items[s.cur]), "this item"))
+			return act(s.rejudgeNow(s.act, s.tasksFor(r, s.cur), "this item"))
 		}
 	case key.Matches(msg, k.RejudgeAll):
 		return action{open: s.askRejudgeAll()}
 	}
 	return action{}
+}
+
+// picking reports whether the row being labelled takes its label from
+// the picker (enter opens it there, where it would accept elsewhere).
+func (s *reviewScreen) picking() bool {
+	rw, ok := s.selectedRow()
+	return ok && inputOf(rw.dim.Scale) == inputPicker
 }
 
 // step moves by delta within the selection.

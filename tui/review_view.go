@@ -80,6 +80,12 @@ func questionOffset(lines []string, rows int) int {
 // (a few-shot question opens at its end: the title says so).
 func (s *reviewScreen) paneTitle(p pane, offset int, overflows bool) string {
 	title := paneTitles[p]
+	switch {
+	case p == panePrediction && s.pairwise():
+		title = "A"
+	case p == paneGold && s.pairwise():
+		title = "Reference"
+	}
 	if p == paneVerdict {
 		if r := s.run(); r != nil {
 			title = "Verdict · " + SanitizeLine(r.name())

@@ -17,6 +17,10 @@ type Run struct {
 	// Verdicts are the run's current verdicts (latest per item and
 	// criterion), in any order.
 	Verdicts []judge.Verdict
+	// Swapped are the run's current swapped-order verdicts (the pair
+	// judged with its responses shown B first, Verdict.Swapped set), kept
+	// beside Verdicts as each item's second order, never in its place.
+	Swapped []judge.Verdict
 	// Judging streams the verdicts still to come; nil when the run has
 	// nothing left to judge.
 	Judging *sessions.Judging
@@ -41,6 +45,7 @@ type Run struct {
 // Loaded is what a Run's Load found.
 type Loaded struct {
 	Verdicts []judge.Verdict
+	Swapped  []judge.Verdict // as Run.Swapped
 	Judging  *sessions.Judging
 	Pending  int
 }
@@ -74,14 +79,23 @@ type row struct {
 	dim  judge.Dimension
 }
 
-// vkey names one verdict slot: an item's criterion.
-type vkey struct{ item, crit int }
+// vkey names one verdict slot: an item's criterion, in the order the
+// pair was shown (swapped) for pairwise items.
+type vkey struct {
+	item, crit int
+	swapped    bool
+}
 
 // runView is a run's verdicts indexed for drawing, and its judging.
 type runView struct {
 	info     judge.Info
 	key      string
 	verdicts [][]judge.Verdict // per item, one per criterion
+	// swapped holds the swapped-order verdicts (the position-bias audit),
+	// per item like verdicts; nSwapped counts the slots filled, so that
+	// the swap filter is offered only where it can match.
+	swapped  [][]judge.Verdict
+	nSwapped int
 	streams  map[int]*stream
 	next     int // the id of the next stream
 	rejudge  func([]judge.Task) (*sessions.Judging, error)
@@ -100,6 +114,7 @@ func newRunView(r Run, index map[string]int, n int) *runView {
 		info:     r.Info,
 		key:      r.Key,
 		verdicts: make([][]judge.Verdict, n),
+		swapped:  make([][]judge.Verdict, n),
 		streams:  map[int]*stream{},
 		rejudge:  r.Rejudge,
 		stopped:  r.Stopped,
@@ -108,6 +123,10 @@ func newRunView(r Run, index map[string]int, n int) *runView {
 		loading:  r.Load != nil,
 	}
 	for _, vd := range r.Verdicts {
+		v.put(index, vd, false)
+	}
+	for _, vd := range r.Swapped {
+		vd.Swapped = true
 		v.put(index, vd, false)
 	}
 	if r.Judging != nil {
@@ -149,31 +168,50 @@ func (r *runView) progress() sessions.Batch {
 	return p
 }
 
-// put stores a verdict as the current one for its item and criterion and
-// returns the item's index (-1 for an unknown item). With remember set, a
-// replaced verdict is kept in was.
+// put stores a verdict as the current one for its item, criterion and
+// order (a swapped-order verdict is the item's second order, beside the
+// first), and returns the item's index (-1 for an unknown item). With
+// remember set, a replaced verdict is kept in was.
 func (r *runView) put(index map[string]int, vd judge.Verdict, remember bool) int {
 	i, ok := index[vd.ItemID]
 	if !ok {
 		return -1
 	}
-	vs := r.verdicts[i]
+	slots := r.verdicts
+	if vd.Swapped {
+		slots = r.swapped
+	}
+	vs := slots[i]
 	for k := range vs {
 		if vs[k].Criterion == vd.Criterion {
 			if remember {
-				r.was[vkey{i, vd.Criterion}] = vs[k]
+				r.was[vkey{i, vd.Criterion, vd.Swapped}] = vs[k]
 			}
 			vs[k] = vd
 			return i
 		}
 	}
-	r.verdicts[i] = append(vs, vd)
+	slots[i] = append(vs, vd)
+	if vd.Swapped {
+		r.nSwapped++
+	}
 	return i
 }
 
 // verdict returns the current verdict of an item's criterion.
 func (r *runView) verdict(item, crit int) (judge.Verdict, bool) {
 	for _, v := range r.verdicts[item] {
+		if v.Criterion == crit {
+			return v, true
+		}
+	}
+	return judge.Verdict{}, false
+}
+
+// swappedVerdict returns the current swapped-order verdict of an item's
+// criterion.
+func (r *runView) swappedVerdict(item, crit int) (judge.Verdict, bool) {
+	for _, v := range r.swapped[item] {
 		if v.Criterion == crit {
 			return v, true
 		}

@@ -96,11 +96,12 @@ func (m *Model) searchResult(msg searchResultMsg) tea.Cmd {
 	return nil
 }
 
-// itemHolds reports whether an item's id, question, gold or prediction
-// holds q (already lower-case), ignoring case.
+// itemHolds reports whether an item's id, question, gold, prediction or
+// pair of responses holds q (already lower-case), ignoring case.
 func itemHolds(w *workspace, i int, q string) bool {
 	it := &w.items[i]
-	return containsFold(it.ID, q) || containsFold(it.Question, q) || containsFold(it.Gold, q) || containsFold(it.Prediction, q)
+	return containsFold(it.ID, q) || containsFold(it.Question, q) || containsFold(it.Gold, q) || containsFold(it.Prediction, q) ||
+		containsFold(it.ResponseA, q) || containsFold(it.ResponseB, q)
 }
 
 // containsFold reports whether s holds the lower-case needle q, ignoring

@@ -61,6 +61,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.runLoaded(msg)
 	case noteMsg:
 		return m.saveNote(msg)
+	case pickedMsg:
+		return m.review.picked(msg)
 	case searchQueryMsg:
 		return m.startSearch(msg.query)
 	case searchResultMsg:

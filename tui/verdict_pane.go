@@ -44,6 +44,7 @@ func (s *reviewScreen) verdictLines(inner int) []string {
 		lines = append(lines, s.itemScoreLines(rows, inner)...)
 	}
 	rw := rows[sel]
+	lines = append(lines, s.swapLines(rw, inner)...)
 	vd, has := r.verdict(s.cur, rw.crit)
 	lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
 	switch {
@@ -57,7 +58,14 @@ func (s *reviewScreen) verdictLines(inner int) []string {
 		lines = append(lines, st.Muted.Render("No verdict."))
 	default:
 		lines = append(lines, s.verdictDetail(vd, inner)...)
-		if old, ok := r.was[vkey{s.cur, rw.crit}]; ok {
+		if old, ok := r.was[vkey{s.cur, rw.crit, false}]; ok {
+			lines = append(lines, field(st, "before", "re-judged; the earlier verdict was "+verdictSummary(old, rw), inner)...)
+		}
+	}
+	if sv, ok := r.swappedVerdict(s.cur, rw.crit); ok && !s.hidden(s.cur) {
+		lines = append(lines, st.Muted.Render(ansi.Truncate("── swapped order (B shown first) "+strings.Repeat("─", inner), inner, "")))
+		lines = append(lines, s.verdictDetail(sv, inner)...)
+		if old, ok := r.was[vkey{s.cur, rw.crit, true}]; ok {
 			lines = append(lines, field(st, "before", "re-judged; the earlier verdict was "+verdictSummary(old, rw), inner)...)
 		}
 	}
@@ -104,7 +112,7 @@ func (s *reviewScreen) rowLine(rw row, selected, named bool, inner int) string {
 		jv = st.Muted.Render("hidden")
 	} else if ok {
 		if x, ok := v.Values[rw.dim.Name]; ok && v.OK() {
-			jv = s.valueStyle(rw.dim.Scale, x).Render(rw.dim.Scale.Format(x))
+			jv = s.valueStyle(rw.dim.Scale, x).Render(formatValue(rw.dim.Scale, x))
 		} else if !v.OK() {
 			jv = st.Error.Render(string(v.Status))
 		}
@@ -112,7 +120,7 @@ func (s *reviewScreen) rowLine(rw row, selected, named bool, inner int) string {
 	hv := st.Muted.Render("—")
 	long, brief := "", ""
 	if x, ok := s.label(s.cur, rw); ok {
-		hv = s.valueStyle(rw.dim.Scale, x).Render(rw.dim.Scale.Format(x))
+		hv = s.valueStyle(rw.dim.Scale, x).Render(formatValue(rw.dim.Scale, x))
 		if j, ok := r.judgeValue(s.cur, rw); ok {
 			if j == x {
 				long, brief = st.Agree.Render(" ✓ agree"), st.Agree.Render(" ✓")
@@ -155,7 +163,7 @@ func (s *reviewScreen) rowLine(rw row, selected, named bool, inner int) string {
 func scaleWidth(sc judge.Scale) int {
 	w := 1
 	for _, v := range sc.Values() {
-		w = max(w, ansi.StringWidth(sc.Format(v)))
+		w = max(w, ansi.StringWidth(formatValue(sc, v)))
 	}
 	return w
 }
@@ -262,11 +270,13 @@ func extraText(v any) string {
 }
 
 // valueStyle colours a value: top of the scale green, bottom red, middle
-// amber.
+// amber. Categories and preferences have no better or worse end (A is not
+// worse than B, nor CORRECT, listed first, worse than INCORRECT): they
+// are only set in bold.
 func (s *reviewScreen) valueStyle(sc judge.Scale, v float64) lipglossStyle {
 	vals := sc.Values()
 	switch {
-	case len(vals) == 0:
+	case len(vals) == 0 || sc.Categorical():
 		return s.styles.Strong
 	case v == vals[len(vals)-1]:
 		return s.styles.Yes
@@ -293,7 +303,7 @@ func verdictSummary(v judge.Verdict, rw row) string {
 		return string(v.Status)
 	}
 	if x, ok := v.Values[rw.dim.Name]; ok {
-		return rw.dim.Scale.Format(x)
+		return formatValue(rw.dim.Scale, x)
 	}
 	return "without a value"
 }
@@ -378,7 +388,7 @@ func (s *reviewScreen) otherJudges(rw row, inner int) []string {
 		text := st.Muted.Render("…")
 		if v, ok := r.verdict(s.cur, rw.crit); ok {
 			if x, ok := v.Values[rw.dim.Name]; ok && v.OK() {
-				text = s.valueStyle(rw.dim.Scale, x).Render(rw.dim.Scale.Format(x))
+				text = s.valueStyle(rw.dim.Scale, x).Render(formatValue(rw.dim.Scale, x))
 				if hasMine && x != mine {
 					text += st.Disagree.Render(" ≠ " + SanitizeLine(Clip(s.run().info.Name, 32)))
 				}
@@ -406,7 +416,7 @@ func (s *reviewScreen) otherAnnotators(rw row, inner int) []string {
 		if o.Criterion != rw.crit || o.Dimension != rw.dim.Name {
 			continue
 		}
-		text := s.valueStyle(rw.dim.Scale, o.Value).Render(rw.dim.Scale.Format(o.Value))
+		text := s.valueStyle(rw.dim.Scale, o.Value).Render(formatValue(rw.dim.Scale, o.Value))
 		if hasMine && o.Value != mine {
 			text += st.Disagree.Render(" ≠ you")
 		}
@@ -420,4 +430,40 @@ func (s *reviewScreen) otherAnnotators(rw row, inner int) []string {
 func (s *reviewScreen) nameValue(label, name, value string, inner int) string {
 	room := max(inner-ansi.StringWidth(label)-ansi.StringWidth(value)-2, 1)
 	return s.styles.Muted.Render(label) + ansi.Truncate(SanitizeLine(Clip(name, 256)), room, "…") + "  " + value
+}
+
+// swapLines is the judge's value in the swapped order of a pair, under
+// the original's, and whether the two agree: "consistent under swap" or
+// "inconsistent under swap". Nothing for an item judged in one order
+// only, or while blind mode hides the verdicts.
+func (s *reviewScreen) swapLines(rw row, inner int) []string {
+	st := s.styles
+	r := s.run()
+	it := s.items[s.cur]
+	sv, has := r.swappedVerdict(s.cur, rw.crit)
+	expected := s.swap && it.Pairwise() && pairwiseJudge(r.info)
+	if (!has && !expected) || s.hidden(s.cur) {
+		return nil
+	}
+	value := st.Muted.Render("—")
+	switch x, ok := sv.Values[rw.dim.Name]; {
+	case !has && (r.judging() || r.loading):
+		value = st.Muted.Render("…")
+	case has && !sv.OK():
+		value = st.Error.Render(string(sv.Status))
+	case has && ok:
+		value = s.valueStyle(rw.dim.Scale, x).Render(formatValue(rw.dim.Scale, x))
+	}
+	line := st.Muted.Render("swapped ") + value
+	if w := ansi.StringWidth(line); w+len(" (B shown first)") <= inner {
+		line += st.Muted.Render(" (B shown first)")
+	}
+	out := []string{line}
+	switch r.swapCheck(s.cur, rw) {
+	case swapConsistent:
+		out = append(out, st.Agree.Render("✓ consistent under swap"))
+	case swapInconsistent:
+		out = append(out, st.Disagree.Render("✗ inconsistent under swap"))
+	}
+	return out
 }

@@ -38,6 +38,7 @@ type workspace struct {
 	cur   int       // the item on screen
 	sel   selection // the filter and order items are reviewed in
 	blind bool      // hide verdicts until the item is labelled
+	swap  bool      // judge pairwise items in both orders (--swap)
 
 	save   saveQueue
 	log    messageLog

@@ -1,0 +1,100 @@
+package tui
+
+import (
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// The swap audit: a pairwise judge asked about a pair twice, once with
+// the responses shown A first and once B first (its answer written back
+// in the original A/B terms). A judge that prefers a position rather than
+// a response answers differently: the item is "inconsistent under swap".
+
+// swapCheck is how an item's two orders compare on a row.
+type swapCheck int
+
+const (
+	swapUnknown      swapCheck = iota // no ok verdict in one order or both
+	swapConsistent                    // the same value in both orders
+	swapInconsistent                  // the value depends on the order
+)
+
+// swapValue is the run's swapped-order value for a row, if it has an ok
+// verdict.
+func (r *runView) swapValue(item int, rw row) (float64, bool) {
+	v, ok := r.swappedVerdict(item, rw.crit)
+	if !ok || !v.OK() {
+		return 0, false
+	}
+	x, ok := v.Values[rw.dim.Name]
+	return x, ok
+}
+
+// swapCheck compares a row's values in the two orders.
+func (r *runView) swapCheck(item int, rw row) swapCheck {
+	a, okA := r.judgeValue(item, rw)
+	b, okB := r.swapValue(item, rw)
+	switch {
+	case !okA || !okB:
+		return swapUnknown
+	case a == b:
+		return swapConsistent
+	}
+	return swapInconsistent
+}
+
+// itemSwap sums up an item's rows: inconsistent when any row is, else
+// consistent when any row could be compared.
+func (w *workspace) itemSwap(i int) swapCheck {
+	r := w.run()
+	if r == nil || len(r.swapped[i]) == 0 {
+		return swapUnknown
+	}
+	out := swapUnknown
+	for _, rw := range w.rows(i) {
+		switch r.swapCheck(i, rw) {
+		case swapInconsistent:
+			return swapInconsistent
+		case swapConsistent:
+			out = swapConsistent
+		}
+	}
+	return out
+}
+
+// inconsistentUnderSwap is the filter's test.
+func (w *workspace) inconsistentUnderSwap(i int) bool { return w.itemSwap(i) == swapInconsistent }
+
+// hasSwapped reports whether the active run has a swapped-order verdict:
+// only then is the swap filter offered (and never in blind mode, where it
+// would tell something of the verdicts).
+func (w *workspace) hasSwapped() bool {
+	r := w.run()
+	return r != nil && r.nSwapped > 0 && !w.blind
+}
+
+// pairwiseJudge reports whether a judge rates on a pairwise scale.
+func pairwiseJudge(info judge.Info) bool {
+	for _, d := range info.Dimensions {
+		if d.Scale.Kind() == judge.KindPairwise {
+			return true
+		}
+	}
+	return false
+}
+
+// tasksFor is the work a (re-)judge of an item asks of a run: its tasks,
+// and for a pairwise item, judged in both orders when the screen was
+// opened with --swap or the item already has a swapped-order verdict
+// (re-judging one order only would leave the two from different runs).
+func (w *workspace) tasksFor(r *runView, item int) []judge.Task {
+	it := w.items[item]
+	tasks := judge.Tasks(r.info, it)
+	if !it.Pairwise() || !pairwiseJudge(r.info) || !(w.swap || len(r.swapped[item]) > 0) {
+		return tasks
+	}
+	for _, t := range judge.Tasks(r.info, it) {
+		t.Swapped = true
+		tasks = append(tasks, t)
+	}
+	return tasks
+}
