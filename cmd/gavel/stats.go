@@ -25,6 +25,7 @@ type statsFlags struct {
 	judge     string
 	seed      uint64
 	resamples int
+	swapTies  bool
 }
 
 // maxResamples bounds --resamples: beyond it an interval gains nothing
@@ -38,9 +39,11 @@ func newStatsCmd(e env) *cobra.Command {
 		Short: "Print how far the session's judges can be trusted: agreement with the humans, each other and themselves",
 		Long: `Print the agreement statistics of a session: for each judge and dimension,
 percent agreement, Cohen's kappa, Gwet's AC1, Krippendorff's alpha (and the
-ordinal figures on ternary and Likert scales), the confusion matrix, the
-judge as a classifier, the score bias, the corrected pass rate, flip rates,
-the per-segment table; judge against judge; agreement between annotators.
+ordinal figures on ordinal scales, per-category precision, recall and F1 on
+nominal and pairwise ones), the confusion matrix, the judge as a
+classifier, the score bias, the corrected pass rate, flip rates, the swap
+audit of pairwise judges run with --swap, the per-segment table; judge
+against judge; agreement between annotators.
 
 The figures are the statistics screen's (press s in a review), computed the
 same way with the same seed. The session is only read, so this works while
@@ -69,6 +72,7 @@ Formats:
 	f.StringVar(&o.judge, "judge", "", "only this judge: its `NAME`, or its label as the report shows it (e.g. \"docqa · gpt-4o\")")
 	f.Uint64Var(&o.seed, "seed", statsSeed, "the `SEED` of the bootstrap intervals (the statistics screen uses the default)")
 	f.IntVar(&o.resamples, "resamples", stats.DefaultResamples, "`N` bootstrap resamples per interval; 0 turns the bootstrap off")
+	f.BoolVar(&o.swapTies, "swap-ties", false, "count a pair the judge answered differently in its two orders (--swap) as a tie when comparing it with the humans: a winner forced there is noise")
 	return cmd
 }
 
@@ -106,7 +110,7 @@ func runStats(e env, path string, o statsFlags) error {
 			return err
 		}
 	}
-	opts := stats.Options{Seed: o.seed, Resamples: o.resamples}
+	opts := stats.Options{Seed: o.seed, Resamples: o.resamples, SwapDisagreeAsTie: o.swapTies}
 	if o.resamples == 0 {
 		opts.Resamples = -1 // stats.Options reads 0 as the default
 	}
