@@ -51,3 +51,41 @@ func Tasks(info Info, it Item) []Task {
 	}
 	return ts
 }
+
+// Prefers reports whether the judge states a preference between two
+// responses: one of its dimensions is on a pairwise scale. Only such a
+// judge has a second order to judge a pair in (see SwapTasks).
+func (i Info) Prefers() bool {
+	for _, d := range i.Dimensions {
+		if d.Scale.Kind() == KindPairwise {
+			return true
+		}
+	}
+	return false
+}
+
+// SwapTasks returns the swapped-order twins of Tasks(info, it): the same
+// tasks with the pair's responses shown B first, for the position-bias
+// audit. There are none unless the judge states a preference and the item
+// holds a pair: swapping what a judge never compares would only judge the
+// same prompt twice.
+func SwapTasks(info Info, it Item) []Task {
+	if !info.Prefers() || !it.Pairwise() {
+		return nil
+	}
+	ts := Tasks(info, it)
+	for k := range ts {
+		ts[k].Swapped = true
+	}
+	return ts
+}
+
+// TasksFor is Tasks, followed with swap by SwapTasks: every unit of work
+// a run has for an item when it judges pairs in both orders.
+func TasksFor(info Info, it Item, swap bool) []Task {
+	ts := Tasks(info, it)
+	if swap {
+		ts = append(ts, SwapTasks(info, it)...)
+	}
+	return ts
+}

@@ -14,7 +14,7 @@ func TestListHasEveryBuiltin(t *testing.T) {
 	for _, e := range New().List() {
 		names = append(names, e.Name)
 	}
-	if got := strings.Join(names, " "); got != "match docqa rubric same-event bbh quality" {
+	if got := strings.Join(names, " "); got != "match docqa rubric same-event bbh quality pairwise" {
 		t.Errorf("built-in judges: %s", got)
 	}
 }

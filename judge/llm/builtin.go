@@ -12,8 +12,12 @@ import (
 type definition struct {
 	name        string
 	description string
-	// inputs names the item fields the prompt uses.
-	inputs       []string
+	// inputs names the item fields the prompt needs: an item lacking one
+	// of neededInputs among them is skipped (see missingInput).
+	inputs []string
+	// optional names the fields the prompt uses when the item has them
+	// (the pairwise judge's gold answer, its reference).
+	optional     []string
 	dims         []judge.Dimension
 	perCriterion bool
 	// json judges write JSON and are asked for response_format.
@@ -59,7 +63,7 @@ func mustTemplate(s string) template {
 
 // builtins returns the built-in LLM judges, in the order they are listed.
 func builtins() []*definition {
-	return []*definition{docqaJudge(), rubricJudge(), sameEventJudge(), bbhJudge(), qualityJudge()}
+	return []*definition{docqaJudge(), rubricJudge(), sameEventJudge(), bbhJudge(), qualityJudge(), pairwiseJudge()}
 }
 
 func docqaJudge() *definition {

@@ -17,7 +17,10 @@ type Entry struct {
 	Description string `json:"description"`
 	// Inputs are the item fields the prompt uses (question, gold,
 	// prediction, criterion, id, or dataset fields of custom judges).
-	Inputs       []string          `json:"inputs"`
+	Inputs []string `json:"inputs"`
+	// Optional are the item fields the prompt uses when an item has them
+	// (the pairwise judge's gold answer, as a reference).
+	Optional     []string          `json:"optional,omitempty"`
 	Dimensions   []judge.Dimension `json:"dimensions"`
 	PerCriterion bool              `json:"per_criterion,omitempty"`
 	// Output is the format the model must write, in a few words.
@@ -34,6 +37,7 @@ func (d *definition) entry() Entry {
 		Name:         d.name,
 		Description:  d.description,
 		Inputs:       slices.Clone(d.inputs),
+		Optional:     slices.Clone(d.optional),
 		Dimensions:   slices.Clone(d.dims),
 		PerCriterion: d.perCriterion,
 		Output:       d.format,

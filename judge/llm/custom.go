@@ -40,15 +40,20 @@ const maxJudgeFileBytes = 1 << 20
 //	  extra: [topic]          # further fields kept in Verdict.Extra
 //	dimensions:
 //	  - name: helpful
-//	    scale: binary          # binary, ternary or likert
+//	    scale: binary          # any judge.Scale: binary, likert, ordinal:1-10,
+//	                           # nominal:CORRECT,INCORRECT,NOT_ATTEMPTED, pairwise…
 //	    field: helpful         # JSON field (dotted path) or line key
-//	    values: {YES: 1, NO: 0}
+//	    values: {PASS: YES, FAIL: NO}
 //
-// Templates take {question}, {gold}, {prediction}, {criterion}, {id},
-// {rubric}, or any field of the dataset row by name or dotted path
-// ({doc.title}, {fields.question} for the row's own "question"); {{ and }}
-// are literal braces. A judge whose templates use {criterion} rates each
-// rubric criterion on its own.
+// Templates take {question}, {gold}, {prediction}, {response_a},
+// {response_b}, {criterion}, {id}, {rubric}, or any field of the dataset
+// row by name or dotted path ({doc.title}, {fields.question} for the row's
+// own "question"); {{ and }} are literal braces. A judge whose templates
+// use {criterion} rates each rubric criterion on its own; one whose
+// templates use {response_a} and {response_b} compares the two responses
+// of pairwise items, which --swap shows in the other order too (B in the
+// A slot): give such a judge a pairwise scale, so that its answer can be
+// mapped back to the original order.
 type CustomFile struct {
 	Name         string      `yaml:"name" json:"name"`
 	Description  string      `yaml:"description" json:"description"`
@@ -79,11 +84,44 @@ type CustomDim struct {
 	// Field is the JSON field (dotted path) or line key holding the
 	// value; it defaults to the dimension's name. Unused for word.
 	Field string `yaml:"field" json:"field"`
-	// Values maps what the model writes to the scale's values
-	// (matched case-insensitively), as {PASS: 1, FAIL: 0}. Without it a
-	// binary dimension reads YES/NO, true/false or 1/0, and the others
-	// read numbers.
-	Values map[string]float64 `yaml:"values" json:"values"`
+	// Values maps what the model writes (matched case-insensitively) to
+	// the scale's values, each written as the scale reads it
+	// (judge.Scale.Read): {PASS: YES, FAIL: NO} or {PASS: 1, FAIL: 0},
+	// {"Output (a)": A, "Output (b)": B}. Without it the scale reads the
+	// answer itself: YES/NO, true/false or 1/0 on a binary scale, the
+	// number or its label on an ordinal one, the category's name on a
+	// nominal one, A, B or tie on a pairwise one.
+	Values map[string]ValueText `yaml:"values" json:"values"`
+}
+
+// ValueText is a scale value as a judge file writes it: a number (1,
+// 0.5) or a name (YES, CORRECT, A, tie), read on the dimension's scale.
+type ValueText string
+
+// UnmarshalYAML takes any scalar (YAML would otherwise refuse a name
+// where a number is expected, or read 1.0 as 1).
+func (v *ValueText) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: a value is a number or a name, not a list or a map", n.Line)
+	}
+	*v = ValueText(n.Value)
+	return nil
+}
+
+// UnmarshalJSON takes a string, a number or a boolean.
+func (v *ValueText) UnmarshalJSON(b []byte) error {
+	var x any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&x); err != nil {
+		return err
+	}
+	switch x.(type) {
+	case string, json.Number, bool:
+		*v = ValueText(stringify(x))
+		return nil
+	}
+	return fmt.Errorf("a value is a number or a name, not %s", clip(string(b), 40))
 }
 
 const (
@@ -320,7 +358,9 @@ func (cf *CustomFile) checkDims(format string, bad func(string, ...any)) ([]judg
 			bad("%s: the name is used twice", where)
 		}
 		seenName[cd.Name] = true
-		scale, err := judge.ParseScale(strings.ToLower(strings.TrimSpace(cd.Scale)))
+		// Not lower-cased: category names keep the case they are
+		// written in (ParseScale reads the kind in any case).
+		scale, err := judge.ParseScale(cd.Scale)
 		if err != nil {
 			bad("%s: %v", where, err)
 			continue
@@ -347,15 +387,21 @@ func (cf *CustomFile) checkDims(format string, bad func(string, ...any)) ([]judg
 			}
 			seenField[spec.field] = true
 		}
-		for word, v := range cd.Values {
+		for _, word := range slices.Sorted(maps.Keys(cd.Values)) {
+			text := cd.Values[word]
 			if strings.TrimSpace(word) == "" {
 				bad("%s: values: an empty word", where)
 			}
-			if !scale.Valid(v) {
-				bad("%s: values: %q maps to %g, which is not on the %s scale (%s)", where, clip(word, 40), v, scale, scaleList(scale))
+			v, ok := scale.Read(string(text))
+			if !ok {
+				bad("%s: values: %q maps to %s, which is not on the %s scale (%s)", where, clip(word, 40), clip(string(text), 40), scale, scale.Describe())
+				continue
 			}
+			if spec.values == nil {
+				spec.values = map[string]float64{}
+			}
+			spec.values[word] = v
 		}
-		spec.values = cd.Values
 		specs = append(specs, spec)
 		dims = append(dims, judge.Dimension{Name: cd.Name, Scale: scale, Description: strings.TrimSpace(cd.Description)})
 	}
@@ -386,7 +432,7 @@ func outputDescription(format string, specs []dimSpec) string {
 		if len(s.values) > 0 {
 			f += " (" + strings.Join(slices.Sorted(maps.Keys(s.values)), ", ") + ")"
 		} else {
-			f += " (" + string(s.scale) + ")"
+			f += " (" + s.scale.Describe() + ")"
 		}
 		fields = append(fields, f)
 	}
@@ -401,6 +447,9 @@ func outputDescription(format string, specs []dimSpec) string {
 	}
 	if len(specs) == 1 && specs[0].scale == judge.Binary {
 		return "the bare word YES or NO"
+	}
+	if len(specs) == 1 {
+		return "a bare answer: " + specs[0].scale.Describe()
 	}
 	return "a bare answer"
 }

@@ -128,6 +128,14 @@ func (o customOutput) parseLines(text string) (parsed, error) {
 			return parsed{}, fmt.Errorf("no %q line found", d.field+":")
 		}
 		l := lines[i]
+		if d.scale.Categorical() && len(d.values) == 0 {
+			// A category may be several words ("tie (bothbad)",
+			// "Assistant A"): the whole value first.
+			if v, ok := d.scale.Read(l.value); ok {
+				p.values[d.name] = v
+				continue
+			}
+		}
 		t, ok := leadingToken(l.value)
 		if !ok || t.ambiguous {
 			return parsed{}, fmt.Errorf("the %q line says %q", d.field, clip(strings.TrimSpace(l.value), 60))
@@ -158,6 +166,12 @@ func (o customOutput) parseLines(text string) (parsed, error) {
 
 func (o customOutput) parseWord(text string) (parsed, error) {
 	d := o.dims[0]
+	if d.scale.Categorical() && len(d.values) == 0 {
+		// An answer that is all category ("Assistant B", "tie (bothbad)").
+		if v, ok := d.scale.Read(text); ok {
+			return parsed{values: map[string]float64{d.name: v}}, nil
+		}
+	}
 	v, start, end, err := parseWord(text, func(w string) (float64, bool) {
 		x, err := d.read(w)
 		return x, err == nil
@@ -173,8 +187,8 @@ func (o customOutput) parseWord(text string) (parsed, error) {
 }
 
 // read maps what the model wrote to the dimension's value: through the
-// values table when there is one, else as YES/NO (binary) or a number on
-// the scale.
+// values table when there is one, else as YES/NO (binary) or as the scale
+// reads it (judge.Scale.Read: a number or label, a category, A/B/tie).
 func (d dimSpec) read(v any) (float64, error) {
 	if len(d.values) > 0 {
 		s := strings.TrimSpace(stringify(v))
@@ -197,11 +211,32 @@ func (d dimSpec) read(v any) (float64, error) {
 		}
 		return b2f(b), nil
 	}
-	x, err := scaleValue(v, d.scale)
+	x, err := readOnScale(v, d.scale)
 	if err != nil {
 		return 0, fmt.Errorf("%q %w", d.name, err)
 	}
 	return x, nil
+}
+
+// readOnScale reads a JSON value or a word on a scale, as the scale reads
+// text (judge.Scale.Read). On an ordinal scale a value that is not on it
+// gets scaleValue's message: not a number, or a number off the scale.
+func readOnScale(v any, s judge.Scale) (float64, error) {
+	switch v.(type) {
+	case nil:
+		return 0, fmt.Errorf("is null, not on the %s scale (%s)", s, s.Describe())
+	case string, json.Number, bool:
+	default:
+		return 0, fmt.Errorf("is %s, not on the %s scale (%s)", clip(stringify(v), 40), s, s.Describe())
+	}
+	text := stringify(v)
+	if x, ok := s.Read(text); ok {
+		return x, nil
+	}
+	if s.Kind() == judge.KindOrdinal {
+		return scaleValue(v, s)
+	}
+	return 0, fmt.Errorf("is %q, not on the %s scale (%s)", clip(strings.TrimSpace(text), 40), s, s.Describe())
 }
 
 func sameNumber(a, b string) bool {

@@ -132,7 +132,7 @@ func TestCustomErrors(t *testing.T) {
 		{"bad extra field", map[string]string{"output": "output: {format: json, extra: ['a b']}"}, `output: field "a b"`},
 		{"bad reason key", map[string]string{"output": "output: {format: line, reason: 'why?'}"}, `output: key "why?"`},
 		{"no dimensions", map[string]string{"dimensions": "dimensions: []"}, "dimensions are missing"},
-		{"bad scale", map[string]string{"dimensions": "dimensions: [{name: ok, scale: binar}]"}, `dimensions[0] (ok): unknown scale "binar"`},
+		{"bad scale", map[string]string{"dimensions": "dimensions: [{name: ok, scale: binar}]"}, `dimensions[0] (ok): scale "binar": unknown kind "binar"; write binary`},
 		{"value off scale", map[string]string{"dimensions": "dimensions: [{name: ok, scale: binary, values: {PASS: 2}}]"}, `"PASS" maps to 2, which is not on the binary scale`},
 		{"duplicate dimension", map[string]string{"dimensions": "dimensions: [{name: ok, scale: binary}, {name: ok, scale: likert}]"}, "used twice"},
 		{"shared field", map[string]string{"dimensions": "dimensions: [{name: a, scale: binary, field: x}, {name: b, scale: likert, field: x}]"}, `field "x" is read by another`},
@@ -171,10 +171,10 @@ func TestCatalogNamesAndFiles(t *testing.T) {
 			t.Errorf("entry %+v is incomplete", e)
 		}
 	}
-	if got := strings.Join(names, ","); got != "docqa,rubric,same-event,bbh,quality" {
+	if got := strings.Join(names, ","); got != "docqa,rubric,same-event,bbh,quality,pairwise" {
 		t.Errorf("built-ins = %s", got)
 	}
-	if _, err := cat.Entry("nope"); err == nil || !strings.Contains(err.Error(), "docqa, rubric, same-event, bbh, quality") {
+	if _, err := cat.Entry("nope"); err == nil || !strings.Contains(err.Error(), "docqa, rubric, same-event, bbh, quality, pairwise") {
 		t.Errorf("unknown judge: %v", err)
 	}
 	p, err := cat.Prompt("same-event")
@@ -212,6 +212,8 @@ func FuzzParseCustom(f *testing.F) {
 		f.Add(data, filepath.Ext(p))
 	}
 	f.Add([]byte("name: g\nuser: '{prediction}'\noutput: {format: word}\ndimensions: [{name: g, scale: ternary, values: {A: 1, B: 0.5}}]"), ".yaml")
+	f.Add([]byte("name: p\nuser: '{response_a} {response_b}'\noutput: {format: line}\ndimensions: [{name: w, scale: pairwise, values: {'1': A}}]"), ".yaml")
+	f.Add([]byte("name: n\nuser: '{prediction}'\noutput: {format: word}\ndimensions: [{name: g, scale: 'nominal:CORRECT,INCORRECT'}]"), ".yaml")
 	f.Add([]byte("name: [\n"), ".yaml")
 	f.Add([]byte(`{"name": "x", "dimensions": [{"name": "a", "scale": "likert", "values": {"": 9}}]}`), ".json")
 	f.Fuzz(func(t *testing.T, data []byte, ext string) {
@@ -236,8 +238,10 @@ func FuzzParseCustom(f *testing.F) {
 				checkParsed(t, d.dims, p, out)
 			}
 		}
-		if _, err := d.messages(judge.Task{Item: testItem("f")}, Config{}); err != nil && !strings.Contains(err.Error(), "has no field") {
-			t.Fatalf("messages: %v", err)
+		for _, swapped := range []bool{false, true} {
+			if _, err := d.messages(judge.Task{Item: testItem("f"), Swapped: swapped}, Config{}); err != nil && !strings.Contains(err.Error(), "has no field") {
+				t.Fatalf("messages: %v", err)
+			}
 		}
 	})
 }

@@ -14,7 +14,9 @@ import (
 // itemLookup resolves a template's placeholders for one task: the mapped
 // item fields first, then the original row (Item.Fields) by name or dotted
 // path ("doc.question", "resps.0.0"); "fields.NAME" reaches the original row
-// even where NAME is also a mapped field.
+// even where NAME is also a mapped field. {response_a} and {response_b}
+// are the pair as the judge is shown it (judge.Task.Shown): a swapped task
+// puts response B in the A slot and response A in the B slot.
 func itemLookup(t judge.Task) func(string) (string, error) {
 	var row any
 	decoded := false
@@ -28,6 +30,12 @@ func itemLookup(t judge.Task) func(string) (string, error) {
 			return t.Item.Gold, nil
 		case "prediction":
 			return t.Item.Prediction, nil
+		case "response_a":
+			a, _ := t.Shown()
+			return a, nil
+		case "response_b":
+			_, b := t.Shown()
+			return b, nil
 		case "criterion":
 			return t.CriterionText(), nil
 		case "rubric":
@@ -135,11 +143,11 @@ func stringify(v any) string {
 
 // standardFields are the placeholders every item fills from its mapped
 // fields, whatever the dataset's rows hold.
-var standardFields = []string{"id", "question", "gold", "prediction", "criterion", "rubric"}
+var standardFields = []string{"id", "question", "gold", "prediction", "response_a", "response_b", "criterion", "rubric"}
 
 // StandardFields returns the placeholders every item fills: id, question,
-// gold, prediction, criterion and rubric. Any other placeholder names a
-// field of the dataset's rows.
+// gold, prediction, response_a, response_b, criterion and rubric. Any
+// other placeholder names a field of the dataset's rows.
 func StandardFields() []string { return slices.Clone(standardFields) }
 
 // IsStandardField reports whether a placeholder is filled from the item's

@@ -97,13 +97,18 @@ func (j *Judge) Messages(t judge.Task) ([]Message, error) {
 // emptyRetries more requests a parse_error "empty answer", a server that
 // gives no usable answer an api_error verdict. The verdict's texts are
 // as stored: the API key redacted, an oversized answer cut (see
-// judge.RawHead) after the parser read all of it. With Config.Samples > 1 the task is judged
+// judge.RawHead) after the parser read all of it. A swapped task's
+// verdict is marked Swapped and its preferences are in the original A/B
+// terms (see unswapVerdict). With Config.Samples > 1 the task is judged
 // that many times and the majority wins. Tokens and Retries add up over
 // samples; Latency is the wall time, retries included.
 func (j *Judge) Judge(ctx context.Context, t judge.Task) judge.Verdict {
 	start := time.Now()
 	v := j.judge(ctx, t)
 	v.ItemID, v.Criterion, v.Model = t.Item.ID, t.Criterion, j.info.Model
+	if t.Swapped {
+		unswapVerdict(&v, j.info.Dimensions)
+	}
 	v.Latency = time.Since(start)
 	v.At = time.Now()
 	return storable(v, j.client.cfg.APIKey)

@@ -14,10 +14,30 @@ const ExtraSkipped = "skipped"
 
 // neededInputs are the placeholders without which a prompt asks nothing
 // worth a request: a judge cannot compare a prediction with an empty gold
-// answer, nor rate an empty prediction.
+// answer, nor rate an empty prediction, nor prefer one of two responses
+// when one is missing. A judge lists in its inputs only what it needs:
+// the pairwise judge reads the gold answer when there is one, and does
+// not list it.
 var neededInputs = []struct{ field, what string }{
 	{"gold", "gold answer"},
 	{"prediction", "prediction"},
+	{"response_a", "response A"},
+	{"response_b", "response B"},
+}
+
+// inputValue is the item's value for one of neededInputs' fields.
+func inputValue(it judge.Item, field string) string {
+	switch field {
+	case "gold":
+		return it.Gold
+	case "prediction":
+		return it.Prediction
+	case "response_a":
+		return it.ResponseA
+	case "response_b":
+		return it.ResponseB
+	}
+	return ""
 }
 
 // missingInput names what the task's item lacks that the judge's prompt
@@ -28,11 +48,7 @@ func (d *definition) missingInput(t judge.Task) string {
 		if !slices.Contains(d.inputs, n.field) {
 			continue
 		}
-		v := t.Item.Gold
-		if n.field == "prediction" {
-			v = t.Item.Prediction
-		}
-		if strings.TrimSpace(v) == "" {
+		if strings.TrimSpace(inputValue(t.Item, n.field)) == "" {
 			missing = append(missing, n.what)
 		}
 	}

@@ -11,7 +11,8 @@ import (
 //
 // Each dimension takes the value most samples gave, among the samples that
 // could be read; a tie goes to the lowest tied value (NO before YES, the
-// lower score), so that sampling never inflates a result. The verdict's
+// lower score), so that sampling never inflates a result, and on a
+// pairwise scale with a tie to the tie (see mode). The verdict's
 // reason, raw text and extra fields come from the first sample that agrees
 // with the majority on every dimension (else the one agreeing on most).
 // Confidence is the mean confidence of the agreeing samples. Every sample
@@ -44,7 +45,7 @@ func combineSamples(dims []judge.Dimension, samples []judge.Verdict) judge.Verdi
 	} else {
 		majority := make(map[string]float64, len(dims))
 		for _, d := range dims {
-			majority[d.Name] = mode(ok, d.Name)
+			majority[d.Name] = mode(ok, d)
 		}
 		best, bestMatches, agreeing := 0, -1, 0
 		var confSum float64
@@ -87,20 +88,29 @@ func combineSamples(dims []judge.Dimension, samples []judge.Verdict) judge.Verdi
 	return v
 }
 
-// mode is the most frequent value of a dimension; ties go to the lowest.
-func mode(samples []judge.Verdict, dim string) float64 {
+// mode is the most frequent value of a dimension; ties go to the lowest,
+// except on a pairwise scale that allows a tie: there samples split
+// between A and B are a tie, since the lowest value (A) would be the
+// response shown first, and a split vote says no response won.
+func mode(samples []judge.Verdict, d judge.Dimension) float64 {
 	counts := map[float64]int{}
 	for _, s := range samples {
-		if x, ok := s.Values[dim]; ok {
+		if x, ok := s.Values[d.Name]; ok {
 			counts[x]++
 		}
 	}
 	vals := slices.Sorted(maps.Keys(counts))
-	best, bestN := 0.0, 0
+	best, bestN, tied := 0.0, 0, false
 	for _, x := range vals {
-		if counts[x] > bestN {
-			best, bestN = x, counts[x]
+		switch {
+		case counts[x] > bestN:
+			best, bestN, tied = x, counts[x], false
+		case counts[x] == bestN:
+			tied = true
 		}
+	}
+	if tied && d.Scale.AllowsTie() {
+		return judge.PreferTie
 	}
 	return best
 }
