@@ -1,13 +1,16 @@
 package tui
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
@@ -524,5 +527,27 @@ func TestLoadedSwapped(t *testing.T) {
 	m = press(t, m, "l")
 	if _, ok := lineWith(m, "✗ inconsistent under swap"); !ok {
 		t.Errorf("loaded swapped verdicts not shown:\n%s", plain(m))
+	}
+}
+
+// Through a real program: the keys typed after enter go to the picker
+// at once, and the label it makes is saved before q ends the program.
+func TestPickerThroughProgram(t *testing.T) {
+	info := judge.Info{Name: "mt-bench", Dimensions: []judge.Dimension{{Name: "rating", Scale: judge.Scale("ordinal:0-10")}}}
+	st := &fakeStore{}
+	m := New(Options{Store: st, Annotator: "tester", Dataset: "ratings.jsonl", Items: testItems(2), Runs: []Run{{Info: info}}})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("pick 0–10")) },
+		teatest.WithDuration(5*time.Second))
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	tm.Type("10")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("saved")) },
+		teatest.WithDuration(5*time.Second))
+	tm.Type("q")
+	tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
+	if got := strings.Join(st.labels(), " "); got != "q1.rating=10" {
+		t.Errorf("store holds %q", got)
 	}
 }

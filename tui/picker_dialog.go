@@ -198,7 +198,10 @@ func (d *pickerDialog) float(st Styles, width, height int) string {
 	if d.scale.Kind() == judge.KindNominal {
 		numW = max(numW, 1)
 	}
-	status := st.Muted.Render("type a number or a name")
+	status := st.Muted.Render("type a number")
+	if nameW > 0 {
+		status = st.Muted.Render("type a number or a name")
+	}
 	switch {
 	case d.miss != "":
 		status = st.Warning.Render(fmt.Sprintf("nothing here starts with %q", d.miss))
@@ -220,8 +223,12 @@ func (d *pickerDialog) float(st Styles, width, height int) string {
 			lines = append(lines, "  "+text)
 		}
 	}
-	w := 2 + numW + 2 + nameW + 2 + markW
-	title := "Label · " + d.title + " · " + scaleRange(d.scale)
+	w := max(2+numW+2+nameW+2+markW, ansi.StringWidth(status)+len(" · 100–101 of 101"))
+	what := scaleRange(d.scale)
+	if d.scale.Kind() == judge.KindNominal {
+		what = fmt.Sprintf("%d categories", len(d.items)) // they are listed below
+	}
+	title := "Label · " + d.title + " · " + what
 	w = min(max(w, ansi.StringWidth(title)+2, 30)+4, width)
 	h := min(len(lines)+2, height)
 	d.rows = h - 4

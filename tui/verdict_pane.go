@@ -317,6 +317,9 @@ func (s *reviewScreen) itemScoreLines(rows []row, inner int) []string {
 	r := s.run()
 	var lines []string
 	for _, d := range r.info.Dimensions {
+		if d.Scale.Categorical() {
+			continue // no mean of categories or preferences
+		}
 		var js, hs []float64
 		n := 0
 		for _, rw := range rows {
