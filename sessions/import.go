@@ -2,7 +2,6 @@ package sessions
 
 import (
 	"database/sql"
-	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -35,11 +34,22 @@ type OutputParser struct {
 	Parse func(raw string) (judge.Verdict, error)
 }
 
+// ImportOptions say how ImportDatasetWith reads a dataset's columns.
+type ImportOptions struct {
+	// Parser reads a column of a judge's raw output; nil leaves such a
+	// column out.
+	Parser *OutputParser
+	// Scales say which scale value columns are on (--scale).
+	Scales ImportScales
+}
+
 // ImportSummary says what ImportDataset did.
 type ImportSummary struct {
 	// Rows is the number of dataset rows read; Unknown counts those
-	// whose id the session does not hold (they are left out).
-	Rows, Unknown int
+	// whose id the session does not hold (they are left out), and
+	// Missing the session's items that no row has (what a file joined to
+	// a session by id does not cover).
+	Rows, Unknown, Missing int
 	// Runs and Annotators are in the dataset's column order.
 	Runs       []ImportedRun
 	Annotators []ImportedAnnotator
@@ -53,20 +63,33 @@ type ImportedRun struct {
 	Name string
 	// Column is the dataset column the verdicts came from.
 	Column string
+	// SwappedColumn and ReasonColumn are the columns that gave its
+	// verdicts in the swapped order and their reasons, "" for none.
+	SwappedColumn, ReasonColumn string
+	// Scale is the scale its values were read on ("" for a parser's
+	// dimensions or an exported run's).
+	Scale judge.Scale
 	// Created is true when the run was new to the session.
 	Created bool
-	// Verdicts counts the verdicts added; ParseErrors those of them that
-	// could not be read; Unchanged the rows whose verdict the session
-	// already had.
-	Verdicts, ParseErrors, Unchanged int
+	// Verdicts counts the verdicts added, in both orders; Swapped those
+	// of them in the swapped order; ParseErrors those that could not be
+	// read (SwappedParseErrors in the swapped order); Unchanged the
+	// verdicts the session already had.
+	Verdicts, Swapped, ParseErrors, SwappedParseErrors, Unchanged int
 }
 
 // ImportedAnnotator is one annotator whose labels an import added.
 type ImportedAnnotator struct {
 	Name, Column string
+	// Dimension and Scale are what the labels rate ("" for an exported
+	// annotator, whose labels keep their own dimensions).
+	Dimension string
+	Scale     judge.Scale
 	// Labels and Notes count what was added; Unreadable the values that
-	// are no label; Unchanged the labels the session already had.
+	// are no label (FirstUnreadable is the first of them); Unchanged the
+	// labels the session already had.
 	Labels, Notes, Unreadable, Unchanged int
+	FirstUnreadable                      string
 }
 
 // VerdictCount is the number of verdicts the import added.
@@ -99,53 +122,70 @@ func (s ImportSummary) CreatedRuns() (n int) {
 // session's verdicts and labels, without calling any model:
 //
 //   - each verdict column (ds.Imported, Role "verdict") becomes a run of
-//     the judge ImportedJudge with the column's name as its model, rating
-//     "correct" (binary for true/false, yes/no, 1/0…; ternary for 0, 0.5
-//     and 1) or "score" (Likert, whole numbers 1–5); a blank cell is no
-//     verdict, a value that cannot be read is a parse_error verdict that
-//     keeps the text. A column of raw judge text is read with parser when
-//     one is given (the run's params then say {"parser": NAME}), and left
-//     out with a message otherwise;
+//     the judge ImportedJudge with the column's name as its model; its
+//     values are read on the column's scale (see ImportDatasetWith), into
+//     the dimension the scale names: "correct" (binary, ternary), "score"
+//     (Likert and other ordinal ranges), "preference" (pairwise) or
+//     "category" (nominal). A blank cell is no verdict, a value that
+//     cannot be read is a parse_error verdict that keeps the text. The
+//     column's swapped order (Role "swapped") goes into the same run as
+//     Verdict.Swapped verdicts, and its reason column (Role "reason") gives
+//     the verdicts' reasons. A column of raw judge text is read with
+//     parser when one is given (the run's params then say {"parser":
+//     NAME}), and left out with a message otherwise;
 //   - each human column (Role "human") becomes the labels of an annotator
-//     named after the column, with provenance ViaImported;
+//     named after the column, with provenance ViaImported; a value off the
+//     column's scale is counted (ImportedAnnotator.Unreadable), not
+//     dropped silently;
 //   - a file written by `gavel export` gives back its runs, labels, notes
 //     and provenance.
 //
-// The session must already hold the dataset's items (OpenReview puts them
-// there); rows it does not hold are counted and left out. ImportDataset is
-// idempotent: a verdict or label the session already has, with the same
-// value, is not added again, so calling it on every opening is cheap and
-// safe; a value that changed in the file is added as the newer one, with
-// the old kept as history.
+// Rows are matched to the session's items by id, so a file that holds
+// only ids and judgments (a judge's results file) adds to the items an
+// earlier import made; rows the session does not hold are counted
+// (Unknown) and left out. ImportDataset is idempotent: a verdict or label
+// the session already has, with the same value, is not added again, so
+// calling it on every opening is cheap and safe; a value that changed in
+// the file is added as the newer one, with the old kept as history.
 func ImportDataset(s *Store, ds *dataset.Dataset, parser *OutputParser) (ImportSummary, error) {
+	return ImportDatasetWith(s, ds, ImportOptions{Parser: parser})
+}
+
+// ImportDatasetWith is ImportDataset with the scales of the value columns
+// given (gavel import --scale). A column without a scale given is read on
+// the scale its values leave no doubt about (true/false is binary, 0, 0.5
+// and 1 ternary, 1 to 5 with a value above 2 Likert, "tie" or model_a
+// pairwise…); a column whose values fit several scales (1 and 2 only,
+// 0/1/2…) is not read but listed in ImportSummary.Skipped with the scales
+// it could be on and the --scale that picks one.
+func ImportDatasetWith(s *Store, ds *dataset.Dataset, o ImportOptions) (ImportSummary, error) {
 	var sum ImportSummary
 	if ds == nil {
 		return sum, nil
+	}
+	if err := CheckImportScales(ds, o.Scales); err != nil {
+		return sum, err
 	}
 	known, err := s.itemIDs()
 	if err != nil {
 		return sum, err
 	}
 	rows := make([]bool, len(ds.Items)) // rows the session holds
+	covered := 0
 	for i, it := range ds.Items {
 		rows[i] = known[it.ID]
-		if !rows[i] {
+		if rows[i] {
+			covered++
+		} else {
 			sum.Unknown++
 		}
 	}
 	sum.Rows = len(ds.Items)
+	sum.Missing = len(known) - covered // ids are unique in a dataset
 
 	var plan importPlan
 	file := filepath.Base(ds.Name)
-	for _, col := range ds.Imported {
-		if len(col.Values) != len(ds.Items) {
-			sum.Skipped = append(sum.Skipped, fmt.Sprintf("column %s has %d values for %d rows (a bug in the reader): left out", col.Field, len(col.Values), len(ds.Items)))
-			continue
-		}
-		if why := plan.addColumn(ds.Items, rows, col, file, parser); why != "" {
-			sum.Skipped = append(sum.Skipped, why)
-		}
-	}
+	sum.Skipped = plan.addColumns(ds.Items, rows, ds.Imported, file, o)
 	plan.addExported(ds.Items, rows, file, &sum.Skipped)
 
 	for _, r := range plan.runs {
@@ -171,20 +211,26 @@ type importPlan struct {
 	annotators []*plannedAnnotator
 }
 
-// plannedRun is a run and the verdicts an import brings for it.
+// plannedRun is a run and the verdicts an import brings for it, in both
+// orders.
 type plannedRun struct {
-	info     judge.Info
-	column   string
-	verdicts []judge.Verdict
+	info                        judge.Info
+	column                      string
+	swappedColumn, reasonColumn string
+	scale                       judge.Scale
+	verdicts                    []judge.Verdict
 }
 
 // plannedAnnotator is an annotator and the labels and notes an import
 // brings for them, one group per item.
 type plannedAnnotator struct {
-	name, column string
-	groups       map[string][]Action
-	order        []string // item ids in dataset order
-	unreadable   int
+	name, column    string
+	dimension       string
+	scale           judge.Scale
+	groups          map[string][]Action
+	order           []string // item ids in dataset order
+	unreadable      int
+	firstUnreadable string
 }
 
 func (a *plannedAnnotator) add(itemID string, act Action) {
@@ -219,9 +265,9 @@ func (s *Store) itemIDs() (map[string]bool, error) {
 }
 
 // importRun writes a planned run's verdicts that the session does not have
-// yet.
+// yet, in either order.
 func (s *Store) importRun(p *plannedRun) (ImportedRun, error) {
-	out := ImportedRun{Column: p.column}
+	out := ImportedRun{Column: p.column, SwappedColumn: p.swappedColumn, ReasonColumn: p.reasonColumn, Scale: p.scale}
 	key, err := RunKey(p.info)
 	if err != nil {
 		return out, err
@@ -240,23 +286,37 @@ func (s *Store) importRun(p *plannedRun) (ImportedRun, error) {
 	if err != nil {
 		return out, err
 	}
+	if slices.ContainsFunc(p.verdicts, func(v judge.Verdict) bool { return v.Swapped }) {
+		swapped, err := s.SwappedVerdicts(run.ID)
+		if err != nil {
+			return out, err
+		}
+		current = append(current, swapped...)
+	}
 	type vkey struct {
-		item string
-		crit int
+		item    string
+		crit    int
+		swapped bool
 	}
 	have := make(map[vkey]judge.Verdict, len(current))
 	for _, v := range current {
-		have[vkey{v.ItemID, v.Criterion}] = v
+		have[vkey{v.ItemID, v.Criterion, v.Swapped}] = v
 	}
 	var add []judge.Verdict
 	for _, v := range p.verdicts {
-		if old, ok := have[vkey{v.ItemID, v.Criterion}]; ok && sameVerdict(old, v) {
+		if old, ok := have[vkey{v.ItemID, v.Criterion, v.Swapped}]; ok && sameVerdict(old, v) {
 			out.Unchanged++
 			continue
 		}
 		add = append(add, v)
+		if v.Swapped {
+			out.Swapped++
+		}
 		if v.Status != judge.StatusOK {
 			out.ParseErrors++
+			if v.Swapped {
+				out.SwappedParseErrors++
+			}
 		}
 	}
 	if err := s.SaveVerdicts(run.ID, add); err != nil {
@@ -284,7 +344,16 @@ func sameVerdict(a, b judge.Verdict) bool {
 // importAnnotator writes a planned annotator's labels and notes that
 // differ from their current ones.
 func (s *Store) importAnnotator(p *plannedAnnotator) (ImportedAnnotator, error) {
-	out := ImportedAnnotator{Name: p.name, Column: p.column, Unreadable: p.unreadable}
+	out := ImportedAnnotator{Name: p.name, Column: p.column, Dimension: p.dimension, Scale: p.scale,
+		Unreadable: p.unreadable, FirstUnreadable: p.firstUnreadable}
+	if p.scale != "" {
+		// Labels carry only a dimension name: the session records its
+		// scale, so that labels with no judge run beside them (a file of
+		// annotators alone) are read back on it.
+		if err := s.DeclareScales([]judge.Dimension{{Name: p.dimension, Scale: p.scale}}); err != nil {
+			return out, err
+		}
+	}
 	labels, err := s.Labels(p.name)
 	if err != nil {
 		return out, err

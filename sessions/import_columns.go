@@ -2,17 +2,87 @@ package sessions
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/dataset"
 )
 
+// addColumns plans the verdicts and labels of every imported column of a
+// dataset, and returns why columns are left out, one sentence each.
+// rows[i] says whether the session holds items[i]. A verdict column takes
+// the swapped and reason columns that belong to it (they follow it).
+func (p *importPlan) addColumns(items []judge.Item, rows []bool, cols []dataset.ImportedColumn, file string, o ImportOptions) []string {
+	var skipped []string
+	for i := 0; i < len(cols); i++ {
+		col := cols[i]
+		if len(col.Values) != len(items) {
+			skipped = append(skipped, fmt.Sprintf("column %s has %d values for %d rows (a bug in the reader): left out", col.Field, len(col.Values), len(items)))
+			continue
+		}
+		vc := columnGroup{main: col}
+		for i+1 < len(cols) && cols[i+1].Of == col.Field && (cols[i+1].Role == dataset.RoleSwapped || cols[i+1].Role == dataset.RoleReason) {
+			i++
+			if len(cols[i].Values) != len(items) {
+				continue
+			}
+			if cols[i].Role == dataset.RoleSwapped {
+				vc.swapped = &cols[i]
+			} else {
+				vc.reason = &cols[i]
+			}
+		}
+		if why := p.addColumn(items, rows, vc, file, o); why != "" {
+			skipped = append(skipped, why)
+		}
+	}
+	return skipped
+}
+
+// columnGroup are a verdict or human column and, for a verdict column,
+// the columns that belong to it.
+type columnGroup struct {
+	main            dataset.ImportedColumn
+	swapped, reason *dataset.ImportedColumn
+}
+
+// values are the texts whose scale is the column's: the verdicts in both
+// orders.
+func (vc columnGroup) values() []string {
+	if vc.swapped == nil {
+		return vc.main.Values
+	}
+	return append(slices.Clone(vc.main.Values), vc.swapped.Values...)
+}
+
+// names is how messages name the column: "gpt_result", or "gpt_result
+// (with its swapped order gpt_result_swapped)".
+func (vc columnGroup) names() string {
+	if vc.swapped == nil {
+		return vc.main.Field
+	}
+	return fmt.Sprintf("%s (with its swapped order %s)", vc.main.Field, vc.swapped.Field)
+}
+
 // addColumn plans the verdicts or labels of one imported column, and
-// returns why it is left out ("" when it is not). rows[i] says whether the
-// session holds items[i].
-func (p *importPlan) addColumn(items []judge.Item, rows []bool, col dataset.ImportedColumn, file string, parser *OutputParser) string {
-	kind := inferColumn(col.Values)
+// returns why it is left out ("" when it is not). A column's scale is the
+// one --scale gives it, else the one its values leave no doubt about.
+func (p *importPlan) addColumn(items []judge.Item, rows []bool, vc columnGroup, file string, o ImportOptions) string {
+	col := vc.main
+	var kind columnKind
+	if s := o.Scales.For(col.Field); s != "" {
+		kind = columnKind{Scale: s, Dimension: dimensionFor(s)}
+	} else {
+		kind = inferColumn(vc.values())
+	}
+	what := "verdict"
+	if col.Role == dataset.RoleHuman {
+		what = "human"
+	}
+	if len(kind.Choices) > 0 {
+		return ambiguousColumn(what, vc.names(), col.Field, kind)
+	}
 	if col.Role == dataset.RoleHuman {
 		if kind.Scale == "" {
 			return fmt.Sprintf("human column %s is left out: %s", col.Field, kind.Why)
@@ -22,16 +92,31 @@ func (p *importPlan) addColumn(items []judge.Item, rows []bool, col dataset.Impo
 	}
 	switch {
 	case kind.Scale != "":
-		p.addVerdictColumn(items, rows, col, file, kind)
-	case parser != nil && kind.NonBlank > 0:
-		p.addParsedColumn(items, rows, col, file, parser)
+		p.addVerdictColumn(items, rows, vc, file, kind)
+	case o.Parser != nil && kind.NonBlank > 0:
+		p.addParsedColumn(items, rows, vc, file, o.Parser)
 	case kind.NonBlank > 0:
-		return fmt.Sprintf("verdict column %s is left out: %s (first value %s); if it holds a judge's raw output, name the judge whose parser reads it with --judge NAME",
-			col.Field, kind.Why, quoteShort(firstValue(col.Values)))
+		return fmt.Sprintf("verdict column %s is left out: %s (first value %s); if it holds a judge's raw output, name the judge whose parser reads it with --judge NAME; if it holds values on a scale, say which with --scale %s=SCALE",
+			vc.names(), kind.Why, quoteShort(firstValue(col.Values)), shellWord(col.Field))
 	default:
-		return fmt.Sprintf("verdict column %s is left out: %s", col.Field, kind.Why)
+		return fmt.Sprintf("verdict column %s is left out: %s", vc.names(), kind.Why)
 	}
 	return ""
+}
+
+// ambiguousColumn is the message for a column whose values fit several
+// scales: Gavel lists them and reads none.
+func ambiguousColumn(what, names, field string, kind columnKind) string {
+	opts := make([]string, len(kind.Choices))
+	for i, c := range kind.Choices {
+		opts[i] = fmt.Sprintf("%s (--scale %s)", c.What, shellWord(field+"="+string(c.Scale)))
+	}
+	could := opts[0]
+	if len(opts) > 1 {
+		could = strings.Join(opts[:len(opts)-1], ", ") + " or " + opts[len(opts)-1]
+	}
+	return fmt.Sprintf("%s column %s is left out: %s, which could be %s; say which with --scale %s",
+		what, names, kind.Why, could, shellWord(field+"=SCALE"))
 }
 
 // firstValue is the first value of a column that is not blank.
@@ -45,47 +130,80 @@ func firstValue(values []string) string {
 }
 
 // addVerdictColumn plans a run of the imported judge from a column of
-// verdict values.
-func (p *importPlan) addVerdictColumn(items []judge.Item, rows []bool, col dataset.ImportedColumn, file string, kind columnKind) {
-	r := &plannedRun{column: col.Field, info: judge.Info{
+// verdict values, with its swapped order and reasons when the dataset has
+// them.
+func (p *importPlan) addVerdictColumn(items []judge.Item, rows []bool, vc columnGroup, file string, kind columnKind) {
+	col := vc.main
+	r := p.newRun(vc, judge.Info{
 		Name:        ImportedJudge,
 		Model:       col.Field,
-		Description: fmt.Sprintf("verdicts imported from column %s of %s", col.Field, file),
+		Description: fmt.Sprintf("verdicts imported from column %s of %s", vc.names(), file),
 		Dimensions: []judge.Dimension{{Name: kind.Dimension, Scale: kind.Scale,
 			Description: "the value of column " + col.Field}},
-	}}
-	for i, text := range col.Values {
-		if !rows[i] || strings.TrimSpace(text) == "" {
-			continue
-		}
-		v := judge.Verdict{ItemID: items[i].ID, Raw: text, Status: judge.StatusOK}
+	}, kind.Scale)
+	p.addVerdicts(items, rows, vc, r, func(id, text string) judge.Verdict {
+		v := judge.Verdict{ItemID: id, Raw: text, Status: judge.StatusOK}
 		if x, ok := readValue(text, kind.Scale); ok {
 			v.Values = map[string]float64{kind.Dimension: x}
 		} else {
 			v.Status, v.Error = judge.StatusParseError, unreadableValue(text, kind.Scale)
 		}
-		r.verdicts = append(r.verdicts, v)
-	}
-	p.runs = append(p.runs, r)
+		return v
+	})
 }
 
 // addParsedColumn plans a run from a column of raw judge output, read
 // with the named judge's parser.
-func (p *importPlan) addParsedColumn(items []judge.Item, rows []bool, col dataset.ImportedColumn, file string, parser *OutputParser) {
-	r := &plannedRun{column: col.Field, info: judge.Info{
+func (p *importPlan) addParsedColumn(items []judge.Item, rows []bool, vc columnGroup, file string, parser *OutputParser) {
+	r := p.newRun(vc, judge.Info{
 		Name:        ImportedJudge,
-		Model:       col.Field,
-		Description: fmt.Sprintf("%s verdicts read from the raw output in column %s of %s", parser.Judge, col.Field, file),
+		Model:       vc.main.Field,
+		Description: fmt.Sprintf("%s verdicts read from the raw output in column %s of %s", parser.Judge, vc.names(), file),
 		Dimensions:  parser.Dimensions,
 		Params:      map[string]any{"parser": parser.Judge},
-	}}
-	for i, text := range col.Values {
-		if !rows[i] || strings.TrimSpace(text) == "" {
-			continue
-		}
-		r.verdicts = append(r.verdicts, parseOutput(parser, items[i].ID, text))
+	}, "")
+	p.addVerdicts(items, rows, vc, r, func(id, text string) judge.Verdict {
+		return parseOutput(parser, id, text)
+	})
+}
+
+// newRun starts a planned run of a verdict column.
+func (p *importPlan) newRun(vc columnGroup, info judge.Info, scale judge.Scale) *plannedRun {
+	r := &plannedRun{column: vc.main.Field, info: info, scale: scale}
+	if vc.swapped != nil {
+		r.swappedColumn = vc.swapped.Field
+	}
+	if vc.reason != nil {
+		r.reasonColumn = vc.reason.Field
 	}
 	p.runs = append(p.runs, r)
+	return r
+}
+
+// addVerdicts reads each row's verdict, and its swapped order, into r. A
+// blank cell is no verdict. A swapped verdict is the same run's second
+// order of the same judgment (Verdict.Swapped), its value already in the
+// original A/B terms; the reason column gives the first order's reason.
+func (p *importPlan) addVerdicts(items []judge.Item, rows []bool, vc columnGroup, r *plannedRun, read func(id, text string) judge.Verdict) {
+	for i := range items {
+		if !rows[i] {
+			continue
+		}
+		if text := vc.main.Values[i]; strings.TrimSpace(text) != "" {
+			v := read(items[i].ID, text)
+			if vc.reason != nil {
+				v.Reason = vc.reason.Values[i]
+			}
+			r.verdicts = append(r.verdicts, v)
+		}
+		if vc.swapped != nil {
+			if text := vc.swapped.Values[i]; strings.TrimSpace(text) != "" {
+				v := read(items[i].ID, text)
+				v.Swapped = true
+				r.verdicts = append(r.verdicts, v)
+			}
+		}
+	}
 }
 
 // parseOutput reads one raw output into a verdict for item id. A parser
@@ -122,15 +240,19 @@ func parseOutput(parser *OutputParser, id, raw string) (v judge.Verdict) {
 }
 
 // addHumanColumn plans the labels of an annotator named after a column of
-// human labels.
+// human labels. A value off the column's scale is no label: it is counted,
+// and the first is kept for the summary.
 func (p *importPlan) addHumanColumn(items []judge.Item, rows []bool, col dataset.ImportedColumn, kind columnKind) {
-	a := &plannedAnnotator{name: col.Field, column: col.Field}
+	a := &plannedAnnotator{name: col.Field, column: col.Field, dimension: kind.Dimension, scale: kind.Scale}
 	for i, text := range col.Values {
 		if !rows[i] || strings.TrimSpace(text) == "" {
 			continue
 		}
 		x, ok := readValue(text, kind.Scale)
 		if !ok {
+			if a.unreadable == 0 {
+				a.firstUnreadable = text
+			}
 			a.unreadable++
 			continue
 		}

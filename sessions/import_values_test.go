@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,6 +10,13 @@ import (
 )
 
 func TestInferColumn(t *testing.T) {
+	rep := func(n int, v ...string) []string { // v repeated n times
+		var out []string
+		for range n {
+			out = append(out, v...)
+		}
+		return out
+	}
 	tests := []struct {
 		name     string
 		values   []string
@@ -16,21 +24,39 @@ func TestInferColumn(t *testing.T) {
 		dim      string
 		readable int
 		why      string
+		choices  []judge.Scale // the scales an ambiguous column could be on
 	}{
-		{"true/false", []string{"True", "False", "", "true"}, judge.Binary, "correct", 3, ""},
-		{"yes/no and emphasis", []string{"**Yes**", "no.", "YES"}, judge.Binary, "correct", 3, ""},
-		{"pass/fail", []string{"pass", "fail", "PASSED"}, judge.Binary, "correct", 3, ""},
-		{"ones and zeros", []string{"1", "0", "1.0"}, judge.Binary, "correct", 3, ""},
-		{"ternary", []string{"0", "0.5", "1"}, judge.Ternary, "correct", 3, ""},
-		{"ternary with words", []string{"0.5", "true"}, judge.Ternary, "correct", 2, ""},
-		{"likert", []string{"1", "5", "3", "4.0"}, judge.Likert, "score", 4, ""},
-		{"likert with junk", []string{"1", "5", "n/a"}, judge.Likert, "score", 2, ""},
-		{"binary with a few unreadable", []string{"True", "False", "maybe"}, judge.Binary, "correct", 2, ""},
-		{"off every scale", []string{"0", "1", "2"}, "", "", 0, "on no scale"},
-		{"ten-point", []string{"7", "10"}, "", "", 0, "on no scale"},
-		{"free text", []string{"The answer is right because…", "I think so"}, "", "", 0, "none of its values"},
-		{"mostly unreadable", []string{"1", "x", "foo", "bar"}, "", "", 0, "only 1 of its 4"},
-		{"blank", []string{"", " "}, "", "", 0, "no values"},
+		{"true/false", []string{"True", "False", "", "true"}, judge.Binary, "correct", 3, "", nil},
+		{"yes/no and emphasis", []string{"**Yes**", "no.", "YES"}, judge.Binary, "correct", 3, "", nil},
+		{"pass/fail", []string{"pass", "fail", "PASSED"}, judge.Binary, "correct", 3, "", nil},
+		{"ones and zeros", []string{"1", "0", "1.0"}, judge.Binary, "correct", 3, "", nil},
+		{"only ones", []string{"1", "1"}, judge.Binary, "correct", 2, "", nil},
+		{"ternary", []string{"0", "0.5", "1"}, judge.Ternary, "correct", 3, "", nil},
+		{"ternary with words", []string{"0.5", "true"}, judge.Ternary, "correct", 2, "", nil},
+		{"likert", []string{"1", "5", "3", "4.0"}, judge.Likert, "score", 4, "", nil},
+		{"likert without its top", []string{"1", "2", "3"}, judge.Likert, "score", 3, "", nil},
+		{"likert with junk", []string{"1", "5", "n/a"}, judge.Likert, "score", 2, "", nil},
+		{"binary with a few unreadable", []string{"True", "False", "maybe"}, judge.Binary, "correct", 2, "", nil},
+		{"preferences with a tie", []string{"A", "B", "tie", "a"}, judge.Pairwise, "preference", 4, "", nil},
+		{"PandaLM's judge: 1, 2, Tie and some garbage", append(rep(10, "1", "2", "Tie"), "garbage"), judge.Pairwise, "preference", 30, "", nil},
+		{"Chatbot Arena's winners", []string{"model_a", "model_b", "tie (bothbad)", "tie"}, judge.Pairwise, "preference", 4, "", nil},
+
+		// Values on several scales: listed, never read.
+		{"1 and 2", []string{"1", "2", "2"}, "", "", 0, "it holds 1 and 2", []judge.Scale{judge.Pairwise, judge.Likert, "ordinal:1-10"}},
+		{"0, 1 and 2 (PandaLM's annotators)", []string{"0", "1", "2"}, "", "", 0, "it holds 0, 1 and 2", []judge.Scale{judge.Pairwise, "ordinal:0-2", "ordinal:0-5"}},
+		{"ten-point", []string{"7", "10"}, "", "", 0, "it holds 7 and 10", []judge.Scale{"ordinal:1-10", "ordinal:1-100"}},
+		{"0 to 10", []string{"0", "3", "10"}, "", "", 0, "it holds 0, 3 and 10", []judge.Scale{"ordinal:0-10", "ordinal:0-100"}},
+		{"A and B alone", rep(2, "A", "B"), "", "", 0, `it holds "A" and "B"`, []judge.Scale{judge.Pairwise, "nominal:A,B"}},
+		{"SimpleQA's grades", rep(3, "CORRECT", "INCORRECT", "NOT_ATTEMPTED"), "", "", 0, "NOT_ATTEMPTED",
+			[]judge.Scale{judge.Binary, "nominal:CORRECT,INCORRECT,NOT_ATTEMPTED"}},
+		{"categories", rep(2, "math", "code", "prose"), "", "", 0, `it holds "math", "code" and "prose"`, []judge.Scale{"nominal:math,code,prose"}},
+
+		// Not verdicts at all.
+		{"off every scale", []string{"-1", "0.25"}, "", "", 0, "on no scale", nil},
+		{"words and numbers", []string{"yes", "7"}, "", "", 0, "mixes words", nil},
+		{"free text", []string{"The answer is right because…", "I think so"}, "", "", 0, "none of its values", nil},
+		{"mostly unreadable", []string{"1", "x", "foo", "bar"}, "", "", 0, "only 1 of its 4", nil},
+		{"blank", []string{"", " "}, "", "", 0, "no values", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,7 +70,31 @@ func TestInferColumn(t *testing.T) {
 			if !strings.Contains(k.Why, tc.why) {
 				t.Errorf("why %q lacks %q", k.Why, tc.why)
 			}
+			var got []judge.Scale
+			for _, c := range k.Choices {
+				got = append(got, c.Scale)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.choices) {
+				t.Errorf("choices %v, want %v", got, tc.choices)
+			}
 		})
+	}
+}
+
+// TestAmbiguousColumnMessage: the message names the values, each scale
+// they could be on with the --scale that picks it, and asks.
+func TestAmbiguousColumnMessage(t *testing.T) {
+	k := inferColumn([]string{"1", "2"})
+	got := ambiguousColumn("human", "label", "label", k)
+	want := "human column label is left out: it holds 1 and 2, which could be a pairwise preference (1 = A, 2 = B) (--scale label=pairwise), " +
+		"a 1–5 score (--scale label=likert) or a 1–10 score (--scale label=ordinal:1-10); say which with --scale label=SCALE"
+	if got != want {
+		t.Errorf("message\n got: %s\nwant: %s", got, want)
+	}
+	// A name the shell would split is quoted.
+	got = ambiguousColumn("verdict", "my judge", "my judge", k)
+	if !strings.Contains(got, "(--scale 'my judge=pairwise')") || !strings.HasSuffix(got, "--scale 'my judge=SCALE'") {
+		t.Errorf("message %s", got)
 	}
 }
 
@@ -66,6 +116,18 @@ func TestReadValue(t *testing.T) {
 		{"6", judge.Likert, 0, false},
 		{"NaN", judge.Binary, 0, false},
 		{"Inf", judge.Likert, 0, false},
+		{"1", judge.Pairwise, judge.PreferA, true},
+		{"2", judge.Pairwise, judge.PreferB, true},
+		{"0", judge.Pairwise, judge.PreferTie, true},
+		{"Tie", judge.Pairwise, judge.PreferTie, true},
+		{"garbage", judge.Pairwise, 0, false},
+		{"0", judge.PairwiseNoTie, 0, false},
+		{"correct", "nominal:CORRECT,INCORRECT,NOT_ATTEMPTED", 0, true},
+		{"NOT_ATTEMPTED", "nominal:CORRECT,INCORRECT,NOT_ATTEMPTED", 2, true},
+		{"yes", "nominal:CORRECT,INCORRECT", 0, false},
+		{"10", "ordinal:1-10", 10, true},
+		{"11", "ordinal:1-10", 0, false},
+		{"good", "ordinal:1-3:bad,ok,good", 3, true},
 	}
 	for _, tc := range tests {
 		got, ok := readValue(tc.text, tc.scale)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,6 +11,7 @@ import (
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/judge/catalog"
 	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/safetext"
 )
 
 // importAnnotator is the name `gavel import` holds the session's lock
@@ -21,6 +23,10 @@ type importFlags struct {
 	datasetFlags
 	session string
 	judge   string
+	// scales are the --scale arguments: SCALE, or COLUMN=SCALE.
+	scales []string
+	// join adds the file's columns to an existing session's items by id.
+	join bool
 }
 
 func newImportCmd(e env) *cobra.Command {
@@ -33,14 +39,31 @@ call, so that ` + "`gavel stats`" + ` can compare the judges with the humans.
 
   - each verdict column (is_correct, verdict, score, gpt4_result, or any
     true/false column such as GPT-4 or EM) becomes a judge run named
-    "imported · COLUMN": true/false, yes/no, 1/0, correct/incorrect,
-    pass/fail read as a binary "correct"; 0/0.5/1 as ternary; whole numbers
-    1-5 as a Likert "score". A blank cell is no verdict; a value that cannot
-    be read is kept as a parse error.
+    "imported · COLUMN"; each human column (human_label, label,
+    annotator1, HumanJudgement…) the labels of an annotator named after it.
+  - a column's values are read on its scale: --scale SCALE for every
+    column, --scale COLUMN=SCALE for one (binary, ternary, likert,
+    ordinal:1-10, nominal:A,B,C, pairwise, pairwise:notie). Without
+    --scale, only values that leave no doubt are read: true/false, yes/no,
+    1/0 as a binary "correct"; 0/0.5/1 as ternary; 1-5 with a value above 2
+    as a Likert "score"; A/B/tie or model_a/model_b as a pairwise
+    "preference". A column of 1 and 2, or 0, 1 and 2, is a preference or a
+    score: it is listed with the --scale that reads it, not guessed.
+    A blank cell is no verdict; a value off the scale is kept as a parse
+    error (a verdict) or counted (a label).
+  - pairwise datasets: the two responses are response_a and response_b
+    (recognised: response1/response2, output_1/output_2, answer_a/answer_b…);
+    no prediction is needed. A column of the same judge's verdicts made
+    with the responses swapped (already in the original A/B terms) goes
+    into the same run: --map swapped=COLUMN pairs it with the only verdict
+    column, --map swapped=VERDICT:COLUMN+VERDICT2:COLUMN2 with several.
+    --map reason=COLUMN (or VERDICT:COLUMN) gives the verdicts' reasons.
+  - --join adds to an existing --session the columns of a file that shares
+    its ids (a judge's results file, a second annotator's labels): rows are
+    matched by the id field, and the file need not repeat the question or
+    the responses. Rows whose id the session lacks are counted.
   - a column of a judge's raw output (judge_output) is read with the parser
     of the judge named by --judge.
-  - each human column (human_label, label, annotator1, HumanJudgement…)
-    becomes the labels of an annotator named after the column.
   - a file written by ` + "`gavel export`" + ` gives back its runs, labels and notes.
 
 Importing again is safe: what the session already has is not added twice,
@@ -51,6 +74,10 @@ reported. --map says which field holds what (verdict=COL+COL, human=COL).`,
   gavel import judged.csv --session team.gavel && gavel stats team.gavel
   gavel import outputs.jsonl --judge docqa          # judge_output holds docqa's raw answers
   gavel import evals.jsonl --map verdict=gpt4_says,human=gold_label
+  gavel import pairs.jsonl --scale pairwise --map swapped=verdict_swapped
+  gavel import testset.json --session p.gavel --scale pairwise
+  gavel import judge-results.json --session p.gavel --join --scale pairwise
+  gavel import graded.csv --scale grade=nominal:CORRECT,INCORRECT,NOT_ATTEMPTED
   zcat evals.jsonl.gz | gavel import - --session evals.gavel   # - reads standard input`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -60,7 +87,12 @@ reported. --map says which field holds what (verdict=COL+COL, human=COL).`,
 	f := cmd.Flags()
 	f.StringVar(&o.session, "session", "", "the session `FILE` (default: DATASET's name with .gavel, in the working directory)")
 	f.StringVar(&o.judge, "judge", "", "the LLM judge (its `NAME`, or a judge file) whose parser reads a column of raw judge output")
+	f.StringArrayVar(&o.scales, "scale", nil, "the scale of every verdict and human column (`SCALE`: binary, ternary, likert, ordinal:1-10, nominal:A,B,C, pairwise, pairwise:notie), or of one as COLUMN=SCALE; repeat for several")
+	f.BoolVar(&o.join, "join", false, "add the file's verdict and label columns to the items of the existing --session, matched by id")
 	o.datasetFlags.add(f)
+	_ = cmd.RegisterFlagCompletionFunc("scale", cobra.FixedCompletions(
+		[]string{"binary", "ternary", "likert", "ordinal:1-10", "ordinal:0-10", "nominal:", "pairwise", "pairwise:notie"},
+		cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 	return cmd
 }
 
@@ -69,12 +101,23 @@ func runImport(e env, path string, o importFlags) error {
 	if err != nil {
 		return err
 	}
+	scales, err := sessions.ParseImportScales(o.scales)
+	if err != nil {
+		return usageError{err}
+	}
+	opts := sessions.ImportOptions{Parser: parser, Scales: scales}
+	if o.join {
+		return runImportJoin(e, path, o, opts)
+	}
 	if path == "-" && o.session == "" {
 		return usagef("the dataset comes from standard input (-), so there is no file name to name the session after: give one with --session FILE")
 	}
 	ds, err := o.load(path)
 	if err != nil {
-		return err
+		return joinHint(o, path, err)
+	}
+	if err := sessions.CheckImportScales(ds, scales); err != nil {
+		return usageError{err}
 	}
 	if o.session == "" {
 		o.session = defaultSessionPath(path)
@@ -84,7 +127,7 @@ func runImport(e env, path string, o importFlags) error {
 		return err
 	}
 	defer rv.Store.Close()
-	sum, err := sessions.ImportDataset(rv.Store, ds, parser)
+	sum, err := sessions.ImportDatasetWith(rv.Store, ds, opts)
 	if err != nil {
 		return err
 	}
@@ -98,9 +141,12 @@ func runImport(e env, path string, o importFlags) error {
 	if err := rv.Store.Close(); err != nil {
 		return err
 	}
-	if len(sum.Runs) == 0 && len(sum.Annotators) == 0 {
+	switch {
+	case len(sum.Runs) == 0 && len(sum.Annotators) == 0 && len(sum.Skipped) > 0:
+		fmt.Fprintf(e.stderr, "Nothing was imported from %s: see above.\n", filepath.Base(ds.Name))
+	case len(sum.Runs) == 0 && len(sum.Annotators) == 0:
 		fmt.Fprintf(e.stderr, "%s carries no verdicts or labels Gavel could read: name its columns with --map verdict=COLUMN,human=COLUMN, or judge it with `gavel run %s --judge NAME`.\n", filepath.Base(ds.Name), path)
-	} else {
+	default:
 		fmt.Fprintf(e.stderr, "See the agreement with: gavel stats %s\n", o.session)
 	}
 	return nil
@@ -113,8 +159,15 @@ func printImport(e env, file, session string, items int, sum sessions.ImportSumm
 		count(sum.CreatedRuns(), "run"), count(sum.VerdictCount(), "verdict"), count(sum.LabelCount(), "label"))
 	for _, r := range sum.Runs {
 		line := fmt.Sprintf("  run %s: %s", r.Name, count(r.Verdicts, "verdict"))
+		var notes []string
+		if r.Swapped > 0 {
+			notes = append(notes, fmt.Sprintf("%d swapped", r.Swapped))
+		}
 		if r.ParseErrors > 0 {
-			line += fmt.Sprintf(" (%s)", count(r.ParseErrors, "parse error"))
+			notes = append(notes, count(r.ParseErrors, "parse error"))
+		}
+		if len(notes) > 0 {
+			line += " (" + strings.Join(notes, ", ") + ")"
 		}
 		if r.Unchanged > 0 {
 			line += fmt.Sprintf(", %d already there", r.Unchanged)
@@ -127,7 +180,8 @@ func printImport(e env, file, session string, items int, sum sessions.ImportSumm
 			line += ", " + count(a.Notes, "note")
 		}
 		if a.Unreadable > 0 {
-			line += fmt.Sprintf(" (%s unreadable, left out)", count(a.Unreadable, "value"))
+			line += fmt.Sprintf(" (%s off the %s scale, left out; the first: %s)", count(a.Unreadable, "value"), a.Scale,
+				strconv.Quote(safetext.Clip(a.FirstUnreadable, 60)))
 		}
 		if a.Unchanged > 0 {
 			line += fmt.Sprintf(", %d already there", a.Unchanged)

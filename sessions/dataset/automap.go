@@ -18,10 +18,11 @@ type fieldRef struct {
 
 // plan is a mapping compiled for the row mappers.
 type plan struct {
-	question, gold, prediction, id, rubric *fieldRef
-	segments                               []fieldRef
-	imported                               []fieldRef // parallel to Dataset.Imported
-	refs                                   int        // number of fieldRefs
+	question                                           []fieldRef // joined into one text
+	gold, prediction, responseA, responseB, id, rubric *fieldRef
+	segments                                           []fieldRef
+	imported                                           []fieldRef // parallel to Dataset.Imported
+	refs                                               int        // number of fieldRefs
 }
 
 // mapFields decides the mapping from what discovery saw and the user's
@@ -30,8 +31,23 @@ type plan struct {
 func (l *loader) mapFields(d *discovery, columns []string) error {
 	m := map[string]string{}
 	used := map[string]bool{}
+	var userPairs []pairEntry
 	for role, f := range l.userMap {
 		m[role] = f
+		if pairedRole(role) {
+			es, err := l.resolvePaired(d, role, f, columns == nil)
+			if err != nil {
+				return err
+			}
+			for _, e := range es {
+				used[e.field] = true
+				if e.verdict != "" {
+					used[e.verdict] = true
+				}
+			}
+			userPairs = append(userPairs, es...)
+			continue
+		}
 		for _, p := range fieldsOf(role, f) {
 			if !d.has(p, columns == nil) {
 				return fmt.Errorf("%s: no field %s (from --map %s=%s): %s; fix the --map",
@@ -43,14 +59,19 @@ func (l *loader) mapFields(d *discovery, columns []string) error {
 	if l.harness {
 		l.harnessDefaults(d, m, used)
 	}
+	l.autoResponses(d, m, used)
 	for _, role := range []string{RolePrediction, RoleGold, RoleQuestion, RoleID, RoleRubric} {
 		if _, set := m[role]; set {
 			continue
 		}
-		if role == RoleQuestion && d.seen["instruction"] && d.seen["input"] && !used["instruction"] {
-			// Alpaca-style rows: the instruction is the task, the input only
-			// the material it works on.
+		if role == RoleQuestion && d.seen["instruction"] && !used["instruction"] && d.seen["input"] {
+			// Alpaca-style rows (PandaLM's too): the instruction is the
+			// task and the input the material it works on; the question
+			// is both, as the model that answered saw them.
 			m[role], used["instruction"] = "instruction", true
+			if !used["input"] {
+				m[role], used["input"] = "instruction+input", true
+			}
 			continue
 		}
 		best, bestPref := "", -1
@@ -63,13 +84,16 @@ func (l *loader) mapFields(d *discovery, columns []string) error {
 			m[role], used[best] = best, true
 		}
 	}
+	// Fields named as another field's swapped order or reason are left to
+	// pairFields, not taken as verdicts of their own.
+	reserved := pairedLooking(d.keys)
 	for _, role := range []string{RoleSegment, RoleHuman, RoleVerdict} {
 		if _, set := m[role]; set {
 			continue
 		}
 		var fs []string
 		for _, k := range d.keys {
-			if !used[k] && rolePreference(role, k) >= 0 {
+			if !used[k] && !reserved[k] && rolePreference(role, k) >= 0 {
 				fs, used[k] = append(fs, k), true
 			}
 		}
@@ -77,7 +101,7 @@ func (l *loader) mapFields(d *discovery, columns []string) error {
 			// Columns holding only true/false are verdicts of judges that ran
 			// elsewhere, named by the column (TriviaQA's "GPT-4", "EM"…).
 			for _, k := range d.keys {
-				if !used[k] && d.boolish[k] > 0 {
+				if !used[k] && !reserved[k] && d.boolish[k] > 0 {
 					fs, used[k] = append(fs, k), true
 				}
 			}
@@ -85,6 +109,9 @@ func (l *loader) mapFields(d *discovery, columns []string) error {
 		if len(fs) > 0 {
 			m[role] = joinFields(fs)
 		}
+	}
+	if err := l.pairFields(d, m, used, userPairs); err != nil {
+		return err
 	}
 	for role, f := range m {
 		if f == "" {
@@ -96,20 +123,17 @@ func (l *loader) mapFields(d *discovery, columns []string) error {
 	}
 	l.ds.Mapping = m
 	l.keys = d.keys
-	l.plan = compilePlan(m, columns)
-	for _, ref := range l.plan.imported {
-		role := RoleVerdict
-		if hasField(m[RoleHuman], ref.path) {
-			role = RoleHuman
-		}
-		l.ds.Imported = append(l.ds.Imported, ImportedColumn{Role: role, Field: ref.path})
-	}
+	l.plan, l.ds.Imported = compilePlan(m, columns)
 	return nil
 }
 
 // checkRequired fails when a required role has no field, listing the keys
-// that are there and the --map that would fix it.
+// that are there and the --map that would fix it. A pairwise dataset (both
+// responses mapped) needs no prediction.
 func (l *loader) checkRequired(d *discovery, m map[string]string) error {
+	if err := l.checkResponses(d, m); err != nil {
+		return err
+	}
 	req := l.opts.Require
 	if req == nil {
 		req = []string{RolePrediction}
@@ -117,6 +141,9 @@ func (l *loader) checkRequired(d *discovery, m map[string]string) error {
 	for _, r := range req {
 		role, _ := canonicalRole(r)
 		if _, ok := m[role]; ok {
+			continue
+		}
+		if role == RolePrediction && m[RoleResponseA] != "" && m[RoleResponseB] != "" {
 			continue
 		}
 		msg := fmt.Sprintf("%s: no %s field: %s; say which one holds %s with --map %s=FIELD",
@@ -127,8 +154,8 @@ func (l *loader) checkRequired(d *discovery, m map[string]string) error {
 		}
 		if role == RolePrediction {
 			if a, b := pairwiseFields(d.keys); a != "" {
-				msg += fmt.Sprintf(" (%s and %s look like the two sides of a pairwise comparison, which Gavel cannot judge yet: --map prediction=%s judges the first on its own)",
-					quoteName(a), quoteName(b), a)
+				msg += fmt.Sprintf(" (%s and %s look like the two sides of a pairwise comparison: --map response_a=%s,response_b=%s compares them)",
+					quoteName(a), quoteName(b), printable(a), printable(b))
 			}
 		}
 		return fmt.Errorf("%s", msg)
@@ -193,7 +220,7 @@ func printable(s string) string {
 
 // fieldsOf splits a mapping value into its fields.
 func fieldsOf(role, f string) []string {
-	if multiRole(role) {
+	if joinedRole(role) {
 		return splitFields(f)
 	}
 	if f == "" {
@@ -211,8 +238,10 @@ func hasField(joined, f string) bool {
 	return false
 }
 
-// compilePlan turns a mapping into field references.
-func compilePlan(m map[string]string, columns []string) plan {
+// compilePlan turns a mapping into field references, and lists the
+// imported columns in the order of plan.imported: verdict fields, each
+// followed by its swapped and reason fields, then human fields.
+func compilePlan(m map[string]string, columns []string) (plan, []ImportedColumn) {
 	refs := 0
 	ref := func(path string) fieldRef {
 		r := fieldRef{path: path, col: -1, hint: refs}
@@ -231,19 +260,38 @@ func compilePlan(m map[string]string, columns []string) plan {
 		}
 		return nil
 	}
-	p := plan{}
-	p = plan{
-		question: single(RoleQuestion), gold: single(RoleGold), prediction: single(RolePrediction),
+	p := plan{
+		gold: single(RoleGold), prediction: single(RolePrediction),
+		responseA: single(RoleResponseA), responseB: single(RoleResponseB),
 		id: single(RoleID), rubric: single(RoleRubric),
+	}
+	for _, f := range splitFields(m[RoleQuestion]) {
+		p.question = append(p.question, ref(f))
 	}
 	for _, f := range splitFields(m[RoleSegment]) {
 		p.segments = append(p.segments, ref(f))
 	}
-	for _, role := range []string{RoleVerdict, RoleHuman} {
-		for _, f := range splitFields(m[role]) {
-			p.imported = append(p.imported, ref(f))
+	var cols []ImportedColumn
+	add := func(role, field, of string) {
+		p.imported = append(p.imported, ref(field))
+		cols = append(cols, ImportedColumn{Role: role, Field: field, Of: of})
+	}
+	paired := map[string][]pairEntry{}
+	for _, role := range []string{RoleSwapped, RoleReason} {
+		for _, e := range pairEntriesOf(m[role], splitFields(m[RoleVerdict])) {
+			e.role = role
+			paired[e.verdict] = append(paired[e.verdict], e)
 		}
 	}
+	for _, f := range splitFields(m[RoleVerdict]) {
+		add(RoleVerdict, f, "")
+		for _, e := range paired[f] {
+			add(e.role, e.field, f)
+		}
+	}
+	for _, f := range splitFields(m[RoleHuman]) {
+		add(RoleHuman, f, "")
+	}
 	p.refs = refs
-	return p
+	return p, cols
 }

@@ -182,7 +182,19 @@ func (m *rowMapper) mapCSV(rec, header []string, slot, rowNum int) string {
 		}
 		return rec[ref.col]
 	}
-	it.Question, it.Gold, it.Prediction = cell(p.question), cell(p.gold), cell(p.prediction)
+	it.Gold, it.Prediction = cell(p.gold), cell(p.prediction)
+	it.ResponseA, it.ResponseB = cell(p.responseA), cell(p.responseB)
+	if len(p.question) == 1 {
+		it.Question = cell(&p.question[0])
+	} else if len(p.question) > 1 {
+		var parts []string
+		for k := range p.question {
+			if t := cell(&p.question[k]); strings.TrimSpace(t) != "" {
+				parts = append(parts, t)
+			}
+		}
+		it.Question = joinQuestion(parts)
+	}
 	if p.id == nil {
 		it.ID, _ = m.id(nil, rowNum)
 	} else if it.ID = cell(p.id); strings.TrimSpace(it.ID) == "" {

@@ -85,13 +85,19 @@ type Dataset struct {
 
 // ImportedColumn is one field holding verdicts of a judge that ran
 // elsewhere (Role "verdict") or labels people gave elsewhere (Role
-// "human"). The text is kept as found; reading it into verdicts and labels
-// is left to the caller.
+// "human"), or belonging to a verdict field: the same judge's verdicts
+// with the pair's responses swapped (Role "swapped") or its reasons (Role
+// "reason"). The text is kept as found; reading it into verdicts and
+// labels is left to the caller.
 type ImportedColumn struct {
 	Role string
 	// Field is the field path, which also names the judge or annotator
 	// ("GPT-4", "annotator2", "exact_match").
 	Field string
+	// Of is, for a swapped or reason column, the verdict field it belongs
+	// to; "" for the others. Such a column follows its verdict column in
+	// Dataset.Imported.
+	Of string
 	// Values[i] is the text for Items[i]; "" where the row has none.
 	Values []string
 }

@@ -18,10 +18,14 @@ func (l *loader) checkEmptyRoles() {
 	if n == 0 {
 		return
 	}
-	for _, role := range []string{RoleQuestion, RoleGold, RolePrediction} {
+	for _, role := range []string{RoleQuestion, RoleGold, RolePrediction, RoleResponseA, RoleResponseB} {
 		field, mapped := ds.Mapping[role]
 		if !mapped {
-			l.warnTakenField(role)
+			pairwise := ds.Mapping[RoleResponseA] != "" && ds.Mapping[RoleResponseB] != ""
+			if role == RoleQuestion || role == RoleGold || (role == RolePrediction && !pairwise) {
+				// A pairwise item has its responses instead of a prediction.
+				l.warnTakenField(role)
+			}
 			continue
 		}
 		empty, first := 0, ""
@@ -67,6 +71,10 @@ func roleText(it *judge.Item, role string) string {
 		return it.Question
 	case RoleGold:
 		return it.Gold
+	case RoleResponseA:
+		return it.ResponseA
+	case RoleResponseB:
+		return it.ResponseB
 	}
 	return it.Prediction
 }

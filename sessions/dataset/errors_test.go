@@ -63,12 +63,12 @@ func TestLoadErrors(t *testing.T) {
 		{"only row bad", bad("python.jsonl"), Options{SkipBad: true}, "testdata/bad/python.jsonl: no row could be read: its only row is bad: testdata/bad/python.jsonl:1: invalid JSON at column 2: expected a double-quoted key, found a single quote (') — JSON needs double quotes (is this a Python dict printed with str()?)"},
 
 		// Mapping.
-		{"no prediction, pairwise", bad("nopred.jsonl"), Options{}, `testdata/bad/nopred.jsonl: no prediction field: rows have keys "idx", "instruction", "response1", "response2"; say which one holds the prediction with --map prediction=FIELD ("response1" and "response2" look like the two sides of a pairwise comparison, which Gavel cannot judge yet: --map prediction=response1 judges the first on its own)`},
+		{"no prediction, pairwise", bad("nopred.jsonl"), Options{}, `testdata/bad/nopred.jsonl: no prediction field: rows have keys "idx", "instruction", "generation_1", "generation_2"; say which one holds the prediction with --map prediction=FIELD ("generation_1" and "generation_2" look like the two sides of a pairwise comparison: --map response_a=generation_1,response_b=generation_2 compares them)`},
 		{"no prediction, csv", bad("nopred.csv"), Options{}, `testdata/bad/nopred.csv: no prediction field: the columns are "question", "answer"; say which one holds the prediction with --map prediction=FIELD`},
 		{"required role switched off", bad("nopred.csv"), Options{Require: []string{"gold", "prediction"}, Map: m("gold", "")}, `testdata/bad/nopred.csv: no gold field (--map gold= switches it off), but the dataset needs one: the columns are "question", "answer"; say which one holds the gold answer with --map gold=FIELD`},
 		{"map to a missing field", good("basic.jsonl"), Options{Map: m("gold", "nosuch")}, `testdata/good/basic.jsonl: no field "nosuch" (from --map gold=nosuch): rows have keys "id", "question", "answer", "prediction", "category", "difficulty"; fix the --map`},
 		{"map to a missing column", good("basic.csv"), Options{Map: m("gold", "answer")}, `testdata/good/basic.csv: no field "answer" (from --map gold=answer): the columns are "id", "question", "reference", "response", "rubric", "GPT-4", "HumanJudgement", "model"; fix the --map`},
-		{"unknown role", good("basic.jsonl"), Options{Map: m("golden", "x")}, `--map: unknown role "golden": the roles are question, gold, prediction, id, rubric, segment, verdict, human (did you mean gold?)`},
+		{"unknown role", good("basic.jsonl"), Options{Map: m("golden", "x")}, `--map: unknown role "golden": the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, human (did you mean gold?)`},
 		{"row lacks the prediction", bad("rowmissing.jsonl"), Options{}, `testdata/bad/rowmissing.jsonl:2: no "prediction" field for the prediction: the row has keys "id", "question"` + hint},
 		{"nested key missing", bad("nested.jsonl"), Options{Map: m("question", "doc.question")}, `testdata/bad/nested.jsonl:1: no "doc.question" for the question: "doc" has no key "question" (it has keys "q")` + hint},
 		{"nested empty list", bad("nested.jsonl"), Options{Map: m("prediction", "resps.0")}, `testdata/bad/nested.jsonl:1: no "resps.0" for the prediction: "resps" is an empty list` + hint},
@@ -176,12 +176,12 @@ func TestSkipBad(t *testing.T) {
 // TestParseMapErrors asserts the messages for bad --map specifications.
 func TestParseMapErrors(t *testing.T) {
 	tests := []struct{ spec, want string }{
-		{"golden=x", `--map: unknown role "golden": the roles are question, gold, prediction, id, rubric, segment, verdict, human (did you mean gold?)`},
-		{"predicton=out", `--map: unknown role "predicton": the roles are question, gold, prediction, id, rubric, segment, verdict, human (did you mean prediction?)`},
-		{"flavour=x", `--map: unknown role "flavour": the roles are question, gold, prediction, id, rubric, segment, verdict, human`},
+		{"golden=x", `--map: unknown role "golden": the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, human (did you mean gold?)`},
+		{"predicton=out", `--map: unknown role "predicton": the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, human (did you mean prediction?)`},
+		{"flavour=x", `--map: unknown role "flavour": the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, human`},
 		{"gold", `--map: "gold" is not ROLE=FIELD: write for example gold=answer,prediction=output`},
 		{"gold=a,gold=b", `--map: gold is mapped twice (to "a" and to "b"): keep one`},
-		{"=x", `--map: a mapping has no role before '=': the roles are question, gold, prediction, id, rubric, segment, verdict, human`},
+		{"=x", `--map: a mapping has no role before '=': the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, human`},
 	}
 	for _, tt := range tests {
 		_, err := ParseMap(tt.spec)

@@ -153,8 +153,8 @@ func TestLoadFormats(t *testing.T) {
 		{
 			path: "testdata/good/pairwise.json", format: "json",
 			opts:     Options{Map: map[string]string{"prediction": "response2"}},
-			mapping:  "question=instruction,prediction=response2,id=idx,human=annotator1",
-			items:    []string{"0|Rewrite.||R2||"},
+			mapping:  "question=instruction+input,prediction=response2,id=idx,human=annotator1",
+			items:    []string{"0|Rewrite.\n\nText.||R2||"},
 			imported: []string{"human annotator1: 2"},
 		},
 		{

@@ -50,16 +50,32 @@ func checkLoad(t *testing.T, ds *Dataset, err error) {
 		if !json.Valid(it.Fields) {
 			t.Fatalf("item %d: Fields is not JSON: %q", i, it.Fields)
 		}
-		for _, s := range []string{it.ID, it.Question, it.Gold, it.Prediction} {
+		for _, s := range []string{it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB} {
 			if !utf8.ValidString(s) {
 				t.Fatalf("item %d holds invalid UTF-8: %q", i, s)
 			}
 		}
 	}
+	verdicts := map[string]bool{}
 	for _, c := range ds.Imported {
 		if len(c.Values) != len(ds.Items) {
 			t.Fatalf("imported %s has %d values for %d items", c.Field, len(c.Values), len(ds.Items))
 		}
+		switch c.Role {
+		case RoleVerdict:
+			verdicts[c.Field] = true
+		case RoleSwapped, RoleReason:
+			// A paired column follows the verdict column it belongs to.
+			if !verdicts[c.Of] || c.Of == c.Field {
+				t.Fatalf("%s column %q belongs to %q, which is no verdict column before it", c.Role, c.Field, c.Of)
+			}
+		case RoleHuman:
+		default:
+			t.Fatalf("imported %s has role %q", c.Field, c.Role)
+		}
+	}
+	if (ds.Mapping[RoleResponseA] == "") != (ds.Mapping[RoleResponseB] == "") {
+		t.Fatalf("half a pair mapped: %s", FormatMap(ds.Mapping))
 	}
 }
 
@@ -130,6 +146,11 @@ func FuzzMapping(f *testing.F) {
 	f.Add("prediction=a.b.c,segment=x+y.0,verdict=v,human=h,rubric=r", `{"a.b": {"c": 1}, "x": "s", "y": [2], "v": {}, "h": null, "r": [{"text": "t"}]}`)
 	f.Add("id=,prediction=resps.-1", `{"resps": []}`)
 	f.Add("prediction=0.0", `{"0": [[1]]}`)
+	f.Add("swapped=s", `{"prediction": "p", "verdict": "1", "s": "2"}`)
+	f.Add("swapped=v:s+w:t,reason=v:r", `{"prediction": "p", "v": "A", "w": "B", "s": "tie", "t": "a", "r": "why"}`)
+	f.Add("swapped=a:b:c,verdict=a:b", `{"prediction": "p", "a:b": 1, "c": 2, "a": 3, "b:c": 4}`)
+	f.Add("response_a=x,response_b=x", `{"x": "1"}`)
+	f.Add("question=instruction+input,response_a=r1,response_b=r2,reason=gpt_reason", `{"instruction": "i", "r1": "a", "r2": "b", "gpt_result": 1, "gpt_reason": "r"}`)
 	f.Fuzz(func(t *testing.T, spec, row string) {
 		m, err := ParseMap(spec)
 		if err != nil {

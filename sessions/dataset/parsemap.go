@@ -13,9 +13,12 @@ import (
 // and target for gold, response and output for prediction, label for
 // human…). Fields may be dotted paths ("doc.question", "resps.0.0").
 // Segment, verdict and human take several fields, joined with "+" or given
-// more than once ("segment=task+difficulty"). An empty field ("id=")
-// switches a role off: no id field (rows are numbered), no gold, no
-// imported verdicts.
+// more than once ("segment=task+difficulty"); the question may join
+// several fields into one text ("question=instruction+input"). Swapped and
+// reason pair a field with a verdict field, "swapped=VERDICT:FIELD", joined
+// with "+" for several verdict fields; a bare "swapped=FIELD" pairs with the
+// only verdict field. An empty field ("id=") switches a role off: no id
+// field (rows are numbered), no gold, no imported verdicts.
 func ParseMap(spec string) (map[string]string, error) {
 	m := map[string]string{}
 	for _, part := range strings.Split(spec, ",") {
@@ -32,8 +35,10 @@ func ParseMap(spec string) (map[string]string, error) {
 			return nil, err
 		}
 		field := strings.TrimSpace(rhs)
-		if multiRole(role) {
+		if joinedRole(role) {
 			field = joinFields(splitFields(field))
+		}
+		if multiRole(role) {
 			if prev, seen := m[role]; seen && prev != "" && field != "" {
 				field = prev + "+" + field
 			}
@@ -99,7 +104,7 @@ func canonicalMap(m map[string]string) (map[string]string, error) {
 			return nil, err
 		}
 		v = strings.TrimSpace(v)
-		if multiRole(r) {
+		if joinedRole(r) {
 			v = joinFields(splitFields(v))
 		}
 		out[r] = v

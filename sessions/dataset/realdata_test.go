@@ -11,11 +11,15 @@ import (
 const sharedData = "../../../shared/data"
 
 // realFile returns the path of a real file, skipping the test when the
-// files are not on this machine.
+// files are not on this machine — and failing under CI=true, where they
+// must be.
 func realFile(t *testing.T, name string) string {
 	t.Helper()
 	p := filepath.Join(sharedData, name)
 	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s not available under CI=true: %v", p, err)
+		}
 		t.Skipf("%s not available: %v", p, err)
 	}
 	return p
@@ -146,16 +150,30 @@ func TestRealMMLongBench(t *testing.T) {
 
 func TestRealPandaLM(t *testing.T) {
 	p := realFile(t, "pandalm__testset-v1.json")
-	_, err := Load(p, Options{})
-	want := p + `: no prediction field: rows have keys "idx", "motivation_app", "cmp_key", "instruction", "input", "response1", "response2", "annotator1", "annotator2", "annotator3"; say which one holds the prediction with --map prediction=FIELD ("response1" and "response2" look like the two sides of a pairwise comparison, which Gavel cannot judge yet: --map prediction=response1 judges the first on its own)`
-	if err == nil || err.Error() != want {
-		t.Fatalf("error\n got: %v\nwant: %s", err, want)
-	}
-	ds, err := Load(p, Options{Map: map[string]string{"prediction": "response1"}})
+	ds, err := Load(p, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds.Items) != 999 || FormatMap(ds.Mapping) != "question=instruction,prediction=response1,id=idx,human=annotator1+annotator2+annotator3" {
+	want := "question=instruction+input,response_a=response1,response_b=response2,id=idx,human=annotator1+annotator2+annotator3"
+	if len(ds.Items) != 999 || FormatMap(ds.Mapping) != want {
+		t.Fatalf("%d items, mapping\n got: %s\nwant: %s", len(ds.Items), FormatMap(ds.Mapping), want)
+	}
+	first := ds.Items[0]
+	if first.ID != "0" || first.ResponseA != "If you have any questions about my rate, please let me know." ||
+		first.ResponseB != "If you have any questions, please let me know." || first.Prediction != "" || !first.Pairwise() {
+		t.Errorf("first item %+v", first)
+	}
+	// The instruction, then the sentence it works on.
+	if !strings.HasPrefix(first.Question, "The sentence you are given might be too wordy") ||
+		!strings.HasSuffix(first.Question, "\n\nIf you have any questions about my rate or if you find it necessary to increase or decrease the scope for this project, please let me know.") {
+		t.Errorf("question %q", first.Question)
+	}
+	// The old way, one response as the prediction, still works.
+	ds, err = Load(p, Options{Map: map[string]string{"prediction": "response1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Items) != 999 || FormatMap(ds.Mapping) != "question=instruction+input,prediction=response1,id=idx,human=annotator1+annotator2+annotator3" {
 		t.Errorf("%d items, mapping %s", len(ds.Items), FormatMap(ds.Mapping))
 	}
 }
@@ -180,15 +198,23 @@ func TestRealPandaLMJudgeOutputs(t *testing.T) {
 
 func TestRealLLMBar(t *testing.T) {
 	p := realFile(t, "llmbar__Natural__ChatGPT__Vanilla__result.json")
-	_, err := Load(p, Options{})
-	if err == nil || !strings.Contains(err.Error(), `"output_1" and "output_2" look like the two sides of a pairwise comparison`) {
-		t.Fatalf("error = %v", err)
-	}
-	ds, err := Load(p, Options{Map: map[string]string{"prediction": "output_1"}})
+	ds, err := Load(p, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds.Items) != 100 || FormatMap(ds.Mapping) != "question=input,prediction=output_1,human=label" {
+	if len(ds.Items) != 100 || FormatMap(ds.Mapping) != "question=input,response_a=output_1,response_b=output_2,human=label" {
 		t.Errorf("%d items, mapping %s", len(ds.Items), FormatMap(ds.Mapping))
+	}
+	// The judge's winners are nested in a list: reachable by path, the
+	// swapped order paired with the original.
+	ds, err = Load(p, Options{Map: map[string]string{
+		"verdict": "results.0.swap = False.winner", "swapped": "results.0.swap = True.winner"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := importedLines(ds)
+	if len(got) != 3 || !strings.HasPrefix(got[0], "verdict results.0.swap = False.winner: 1,") ||
+		!strings.HasPrefix(got[1], "swapped results.0.swap = True.winner: 1,") || ds.Imported[1].Of != "results.0.swap = False.winner" {
+		t.Errorf("imported %.80q", got)
 	}
 }

@@ -6,15 +6,21 @@ import (
 	"unicode"
 )
 
-// The roles a field can play. Question, gold, prediction and id take one
-// field; rubric takes one; segment, verdict and human take one or more,
-// joined with "+" in a mapping ("segment=category+difficulty").
+// The roles a field can play. Gold, prediction, the two responses, id and
+// rubric take one field; question takes one or more (joined with a blank
+// line: "question=instruction+input"); segment, verdict and human take one
+// or more, joined with "+" in a mapping ("segment=category+difficulty");
+// swapped and reason take one per verdict field (see RoleSwapped).
 const (
 	RoleQuestion   = "question"
 	RoleGold       = "gold"
 	RolePrediction = "prediction"
-	RoleID         = "id"
-	RoleRubric     = "rubric"
+	// RoleResponseA and RoleResponseB hold the two responses of a
+	// pairwise item; with both mapped no prediction is needed.
+	RoleResponseA = "response_a"
+	RoleResponseB = "response_b"
+	RoleID        = "id"
+	RoleRubric    = "rubric"
 	// RoleSegment fields group items for per-segment statistics.
 	RoleSegment = "segment"
 	// RoleVerdict fields hold the verdict of a judge that ran elsewhere;
@@ -23,17 +29,41 @@ const (
 	// RoleHuman fields hold a label a person gave elsewhere; the field
 	// name is the annotator's name.
 	RoleHuman = "human"
+	// RoleSwapped fields hold a verdict column's second order: the same
+	// judge's verdict made with the pair's two responses shown the other
+	// way round, already written in the original A/B terms. Each belongs
+	// to one verdict field, written "VERDICT:SWAPPED" in a mapping; a bare
+	// "SWAPPED" belongs to the only verdict field.
+	RoleSwapped = "swapped"
+	// RoleReason fields hold the reason a judge gave for a verdict
+	// column's verdicts, paired with it like RoleSwapped.
+	RoleReason = "reason"
 )
 
 // Roles lists every role in the order mappings are shown.
 func Roles() []string {
-	return []string{RoleQuestion, RoleGold, RolePrediction, RoleID, RoleRubric, RoleSegment, RoleVerdict, RoleHuman}
+	return []string{RoleQuestion, RoleGold, RolePrediction, RoleResponseA, RoleResponseB, RoleID, RoleRubric,
+		RoleSegment, RoleVerdict, RoleSwapped, RoleReason, RoleHuman}
 }
 
-// multiRole reports whether a role takes several fields.
+// multiRole reports whether a role takes several fields, and so whether
+// mapping it again adds fields rather than conflicting.
 func multiRole(role string) bool {
-	return role == RoleSegment || role == RoleVerdict || role == RoleHuman
+	switch role {
+	case RoleSegment, RoleVerdict, RoleHuman, RoleSwapped, RoleReason:
+		return true
+	}
+	return false
 }
+
+// joinedRole reports whether a role's value may name several fields
+// joined by "+": the multi-field roles, and the question, whose fields are
+// joined into one text.
+func joinedRole(role string) bool { return multiRole(role) || role == RoleQuestion }
+
+// pairedRole reports whether a role's fields each belong to a verdict
+// field ("VERDICT:FIELD").
+func pairedRole(role string) bool { return role == RoleSwapped || role == RoleReason }
 
 // roleAliases are other names people use for a role in --map.
 var roleAliases = map[string]string{
@@ -44,6 +74,10 @@ var roleAliases = map[string]string{
 	"segments": RoleSegment, "category": RoleSegment,
 	"judge": RoleVerdict, "verdicts": RoleVerdict,
 	"label": RoleHuman, "human_label": RoleHuman, "labels": RoleHuman,
+	"a": RoleResponseA, "response1": RoleResponseA, "response_1": RoleResponseA,
+	"b": RoleResponseB, "response2": RoleResponseB, "response_2": RoleResponseB,
+	"swap": RoleSwapped, "swapped_verdict": RoleSwapped, "verdict_swapped": RoleSwapped,
+	"reasons": RoleReason, "rationale": RoleReason, "explanation": RoleReason, "judge_reason": RoleReason,
 }
 
 // roleWhat says what a role's field holds, for messages.
@@ -54,8 +88,22 @@ var roleWhat = map[string]string{
 	RoleID:         "the id",
 	RoleRubric:     "the rubric",
 	RoleSegment:    "a segment",
+	RoleResponseA:  "the first response of the pair",
+	RoleResponseB:  "the second response of the pair",
 	RoleVerdict:    "an imported verdict",
+	RoleSwapped:    "an imported verdict made with the responses swapped",
+	RoleReason:     "an imported verdict's reason",
 	RoleHuman:      "an imported human label",
+}
+
+// pairCandidates are the field names of a pairwise item's two responses,
+// as pairs: a dataset's responses are recognised only together, so that
+// "response1" is never paired with "output_2".
+var pairCandidates = [][2]string{
+	{"response_a", "response_b"}, {"response1", "response2"}, {"response_1", "response_2"},
+	{"output_1", "output_2"}, {"output_a", "output_b"}, {"answer_a", "answer_b"},
+	{"answer1", "answer2"}, {"answer_1", "answer_2"}, {"completion_a", "completion_b"},
+	{"model_a_response", "model_b_response"},
 }
 
 // candidates are the field names each role is recognised by, best first,
@@ -129,4 +177,30 @@ func rolePreference(role, field string) int {
 		}
 	}
 	return -1
+}
+
+// soleSwapped and soleReason are the names of a swapped or reason field
+// that belongs to a dataset's only verdict field.
+var (
+	soleSwapped = []string{"swapped", "verdict_swapped", "swapped_verdict", "verdict_swap", "swap_verdict", "judge_swapped"}
+	soleReason  = []string{"reason", "judge_reason", "judge_reasoning", "judge_explanation", "judge_rationale", "verdict_reason"}
+)
+
+// verdictSuffix is what ends most verdict field names; a reason field is
+// named after what comes before it ("gpt_result" -> "gpt_reason").
+var verdictSuffix = regexp.MustCompile(`_(verdict|judgement|judgment|result|score|label|decision|winner)$`)
+
+// pairedNames are the names, normalised, of a field that holds the
+// swapped order or the reason of verdict field v: "v_swapped",
+// "swapped_v"; "v_reason", and for "gpt_result" also "gpt_reason".
+func pairedNames(role, v string) []string {
+	n := normName(v)
+	if role == RoleSwapped {
+		return []string{n + "_swapped", n + "_swap", "swapped_" + n, n + "_swapped_order"}
+	}
+	names := []string{n + "_reason", n + "_reasoning", n + "_explanation", n + "_rationale"}
+	if base := verdictSuffix.ReplaceAllString(n, ""); base != n && base != "" {
+		names = append(names, base+"_reason", base+"_reasoning", base+"_explanation", base+"_rationale")
+	}
+	return names
 }

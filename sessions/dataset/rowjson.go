@@ -69,13 +69,19 @@ func (m *rowMapper) mapJSON(raw []byte, slot, rowNum int) string {
 func (m *rowMapper) fill(it *judge.Item, slot, rowNum int) string {
 	p := &m.l.plan
 	var msg string
-	if it.Question, msg = m.text(p.question, RoleQuestion); msg != "" {
+	if it.Question, msg = m.question(p.question); msg != "" {
 		return msg
 	}
 	if it.Gold, msg = m.text(p.gold, RoleGold); msg != "" {
 		return msg
 	}
 	if it.Prediction, msg = m.prediction(p.prediction); msg != "" {
+		return msg
+	}
+	if it.ResponseA, msg = m.text(p.responseA, RoleResponseA); msg != "" {
+		return msg
+	}
+	if it.ResponseB, msg = m.text(p.responseB, RoleResponseB); msg != "" {
 		return msg
 	}
 	if it.ID, msg = m.id(p.id, rowNum); msg != "" {
@@ -116,6 +122,40 @@ func (m *rowMapper) text(ref *fieldRef, role string) (string, string) {
 		return "", m.missing(ref.path, role, why)
 	}
 	return textOf(&m.arena, v), ""
+}
+
+// question is the text of the question's fields, joined with a blank
+// line; a field a row lacks, or leaves empty, adds nothing, and only a row
+// that has none of them is bad.
+func (m *rowMapper) question(refs []fieldRef) (string, string) {
+	switch len(refs) {
+	case 0:
+		return "", ""
+	case 1:
+		return m.text(&refs[0], RoleQuestion)
+	}
+	var parts []string
+	found := false
+	for k := range refs {
+		if v, ok, _ := m.find(&refs[k]); ok {
+			found = true
+			if t := textOf(&m.arena, v); strings.TrimSpace(t) != "" {
+				parts = append(parts, t)
+			}
+		}
+	}
+	if !found {
+		return m.text(&refs[0], RoleQuestion)
+	}
+	return joinQuestion(parts), ""
+}
+
+// joinQuestion joins the texts of a question's fields.
+func joinQuestion(parts []string) string {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 // prediction is text for the prediction, but a harness multiple-choice
