@@ -551,3 +551,20 @@ func TestPickerThroughProgram(t *testing.T) {
 		t.Errorf("store holds %q", got)
 	}
 }
+
+// A pair's question opens at its top, where the instruction is, however
+// long the content under it; swapped verdicts without a reason (an
+// imported column) add no empty heading.
+func TestPairwiseQuestionOpensAtTop(t *testing.T) {
+	items := pairItems(2)
+	items[0].Question = "Summarize the following content.\n\n" + strings.Repeat("A long story about a visa and a distance. ", 60)
+	vs := []judge.Verdict{{ItemID: "p1", Status: judge.StatusOK, Values: map[string]float64{"preference": judge.PreferA}}}
+	sw := []judge.Verdict{{ItemID: "p1", Swapped: true, Status: judge.StatusOK, Values: map[string]float64{"preference": judge.PreferA}}}
+	m := newTestModel(t, &fakeStore{}, items, []Run{{Info: pairInfo, Verdicts: vs, Swapped: sw}}, nil, 80, 24)
+	if _, ok := lineWith(m, "Summarize the following content."); !ok {
+		t.Errorf("the instruction is not on screen:\n%s", plain(m))
+	}
+	if _, ok := lineWith(m, "swapped order"); ok {
+		t.Errorf("an empty heading for the swapped order:\n%s", plain(m))
+	}
+}

@@ -246,8 +246,15 @@ func (d *pickerDialog) float(st Styles, width, height int) string {
 
 func (d *pickerDialog) ShortHelp() []key.Binding {
 	k := d.keys
+	typing := "a number"
+	for _, it := range d.items {
+		if it.name != "" {
+			typing = "a number or name"
+			break
+		}
+	}
 	return []key.Binding{relabel(k.Down, "↓↑", "move"), short(k.Enter, "label"), short(k.Cancel, "close"),
-		key.NewBinding(key.WithHelp("type", "a number or name"))}
+		key.NewBinding(key.WithHelp("type", typing))}
 }
 
 func (d *pickerDialog) FullHelp() [][]key.Binding {

@@ -62,7 +62,9 @@ func (s *reviewScreen) follow() {
 	s.row = s.firstOpenRow(s.cur)
 	s.scroll = [numPanes]int{}
 	s.atEnd = [numPanes]bool{}
-	s.lastParagraph = true
+	// A pair's question is an instruction, said first ("Summarize the
+	// following content." then the content): it opens at its top.
+	s.lastParagraph = !s.pairwise()
 	s.clampScroll()
 }
 

@@ -63,10 +63,15 @@ func (s *reviewScreen) verdictLines(inner int) []string {
 		}
 	}
 	if sv, ok := r.swappedVerdict(s.cur, rw.crit); ok && !s.hidden(s.cur) {
-		lines = append(lines, st.Muted.Render(ansi.Truncate("── swapped order (B shown first) "+strings.Repeat("─", inner), inner, "")))
-		lines = append(lines, s.verdictDetail(sv, inner)...)
+		// The swapped order's reason, error or raw output, under a
+		// heading; nothing when it has none (an imported column).
+		detail := s.verdictDetail(sv, inner)
 		if old, ok := r.was[vkey{s.cur, rw.crit, true}]; ok {
-			lines = append(lines, field(st, "before", "re-judged; the earlier verdict was "+verdictSummary(old, rw), inner)...)
+			detail = append(detail, field(st, "before", "re-judged; the earlier verdict was "+verdictSummary(old, rw), inner)...)
+		}
+		if len(detail) > 0 {
+			lines = append(lines, st.Muted.Render(ansi.Truncate("── swapped order (B shown first) "+strings.Repeat("─", inner), inner, "")))
+			lines = append(lines, detail...)
 		}
 	}
 	rule := st.Muted.Render(strings.Repeat("─", inner))
