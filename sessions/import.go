@@ -186,7 +186,7 @@ func ImportDatasetWith(s *Store, ds *dataset.Dataset, o ImportOptions) (ImportSu
 	var plan importPlan
 	file := filepath.Base(ds.Name)
 	sum.Skipped = plan.addColumns(ds.Items, rows, ds.Imported, file, o)
-	plan.addExported(ds.Items, rows, file, &sum.Skipped)
+	plan.addExported(ds.Items, rows, file, o.Scales, &sum.Skipped)
 
 	for _, r := range plan.runs {
 		ir, err := s.importRun(r)
@@ -224,9 +224,11 @@ type plannedRun struct {
 // plannedAnnotator is an annotator and the labels and notes an import
 // brings for them, one group per item.
 type plannedAnnotator struct {
-	name, column    string
-	dimension       string
-	scale           judge.Scale
+	name, column string
+	dimension    string
+	scale        judge.Scale
+	// scales are the dimensions an exported annotator's labels use.
+	scales          []judge.Dimension
 	groups          map[string][]Action
 	order           []string // item ids in dataset order
 	unreadable      int
@@ -346,11 +348,15 @@ func sameVerdict(a, b judge.Verdict) bool {
 func (s *Store) importAnnotator(p *plannedAnnotator) (ImportedAnnotator, error) {
 	out := ImportedAnnotator{Name: p.name, Column: p.column, Dimension: p.dimension, Scale: p.scale,
 		Unreadable: p.unreadable, FirstUnreadable: p.firstUnreadable}
+	dims := p.scales
 	if p.scale != "" {
+		dims = append(dims, judge.Dimension{Name: p.dimension, Scale: p.scale})
+	}
+	if len(dims) > 0 {
 		// Labels carry only a dimension name: the session records its
 		// scale, so that labels with no judge run beside them (a file of
 		// annotators alone) are read back on it.
-		if err := s.DeclareScales([]judge.Dimension{{Name: p.dimension, Scale: p.scale}}); err != nil {
+		if err := s.DeclareScales(dims); err != nil {
 			return out, err
 		}
 	}

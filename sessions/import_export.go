@@ -3,6 +3,7 @@ package sessions
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,14 +85,28 @@ type exportedRow struct {
 	cells map[exportColumn]cell
 }
 
+// runColumn reports whether an exported column belongs to a run.
+func runColumn(kind string) bool {
+	switch kind {
+	case prefixVerdict, prefixStatus, prefixReason, prefixError, prefixSwapped, prefixSwappedStatus:
+		return true
+	}
+	return false
+}
+
 // addExported plans the runs, labels and notes of rows written by `gavel
-// export`. Binary values were exported as YES/NO, so numbers mean a
-// ternary or Likert dimension.
-func (p *importPlan) addExported(items []judge.Item, rows []bool, file string, skipped *[]string) {
+// export`. An export writes each value as a reviewer reads it (YES/NO, a
+// number, a category, A/B/tie) but not its scale, so a dimension's scale
+// is read from all its values in the file, runs and labels together (one
+// scale per dimension, as a session keeps), unless --scale names it (by
+// the dimension's name).
+func (p *importPlan) addExported(items []judge.Item, rows []bool, file string, scales ImportScales, skipped *[]string) {
 	var exp []exportedRow
-	runDims := map[string]map[string][]string{} // run -> dimension -> texts
-	dimOrder := map[string][]string{}
+	dimTexts := map[string][]string{} // dimension -> every value written
+	var dimSeen []string
+	dimOrder := map[string][]string{} // run -> its dimensions, in order
 	var runOrder []string
+	runSeen := map[string]bool{}
 	perCriterion := map[string]bool{}
 	annOrder := []string{}
 	annSeen := map[string]bool{}
@@ -111,17 +126,20 @@ func (p *importPlan) addExported(items []judge.Item, rows []bool, file string, s
 			}
 			cl := readCell(f.value)
 			row.cells[c] = cl
-			switch c.kind {
-			case prefixVerdict, prefixStatus, prefixReason, prefixError:
-				if runDims[c.owner] == nil {
-					runDims[c.owner] = map[string][]string{}
+			if c.kind == prefixVerdict || c.kind == prefixSwapped || c.kind == prefixLabel {
+				if _, seen := dimTexts[c.dim]; !seen {
+					dimSeen = append(dimSeen, c.dim)
+				}
+				dimTexts[c.dim] = append(dimTexts[c.dim], cl.texts...)
+			}
+			switch {
+			case runColumn(c.kind):
+				if !runSeen[c.owner] {
+					runSeen[c.owner] = true
 					runOrder = append(runOrder, c.owner)
 				}
-				if _, seen := runDims[c.owner][c.dim]; c.kind == prefixVerdict && !seen {
+				if c.kind == prefixVerdict && !slices.Contains(dimOrder[c.owner], c.dim) {
 					dimOrder[c.owner] = append(dimOrder[c.owner], c.dim)
-				}
-				if c.kind == prefixVerdict {
-					runDims[c.owner][c.dim] = append(runDims[c.owner][c.dim], cl.texts...)
 				}
 				perCriterion[c.owner] = perCriterion[c.owner] || cl.list
 			default:
@@ -136,60 +154,103 @@ func (p *importPlan) addExported(items []judge.Item, rows []bool, file string, s
 	if len(exp) == 0 {
 		return
 	}
+	dimScale := map[string]judge.Scale{}
+	for _, d := range dimSeen {
+		if s := scales.For(d); s != "" {
+			dimScale[d] = s
+			continue
+		}
+		s, ok := exportedScale(dimTexts[d])
+		if !ok {
+			*skipped = append(*skipped, fmt.Sprintf("dimension %s of the export is left out: its values (%s) are on no one scale; say which with --scale %s",
+				d, listValues(distinctValues(dimTexts[d])), shellWord(d+"=SCALE")))
+			continue
+		}
+		dimScale[d] = s
+	}
 	for _, name := range runOrder {
-		p.runs = append(p.runs, exportedRun(name, dimOrder[name], runDims[name], perCriterion[name], exp, file, skipped))
+		p.runs = append(p.runs, exportedRun(name, dimOrder[name], dimScale, perCriterion[name], exp, file))
 	}
 	for _, name := range annOrder {
-		p.annotators = append(p.annotators, exportedAnnotator(name, exp))
+		p.annotators = append(p.annotators, exportedAnnotator(name, exp, dimScale))
 	}
 }
 
-// exportedScale tells a dimension's scale from its exported values:
-// YES/NO is binary; numbers are ternary when they hold a 0 or 0.5, or
-// only 1 (the two cannot be told apart then), Likert otherwise.
+// exportedScale tells a dimension's scale from its exported values, as
+// Export writes them: YES/NO is binary; A, B and tie pairwise; other
+// names nominal, the categories in the order met; numbers ternary when
+// they are among 0, 0.5 and 1 (binary was written YES/NO), Likert within
+// 1–5, else the whole-number range from 0 (when a 0 is there) or 1 to 10,
+// or to 100. The export does not say an ordinal range or a nominal
+// category no value uses: --scale DIMENSION=SCALE does.
 func exportedScale(texts []string) (judge.Scale, bool) {
 	nums := map[float64]int{}
-	words := 0
+	var names []string
+	yesno, prefs := 0, 0
 	for _, t := range texts {
-		switch u := strings.ToUpper(strings.TrimSpace(t)); {
-		case u == "":
-		case u == "YES" || u == "NO":
-			words++
+		t = strings.TrimSpace(t)
+		switch {
+		case t == "":
+		case t == "YES" || t == "NO":
+			yesno++
+		case t == "A" || t == "B" || t == "tie":
+			prefs++
 		default:
-			x, ok := readNumber(t)
-			if !ok {
-				return "", false
+			if x, ok := readNumber(t); ok {
+				nums[x]++
+			} else if !slices.Contains(names, t) {
+				names = append(names, t)
 			}
-			nums[x]++
 		}
 	}
 	switch {
+	case len(nums) > 0 && (yesno > 0 || prefs > 0 || len(names) > 0):
+		return "", false
+	case len(names) > 0 || yesno > 0 && prefs > 0:
+		if yesno > 0 {
+			names = append([]string{"NO", "YES"}, names...)
+		}
+		if prefs > 0 {
+			names = append(names, "A", "B", "tie")
+		}
+		s, err := judge.ParseScale("nominal:" + strings.Join(names, ","))
+		return s, err == nil
+	case prefs > 0:
+		return judge.Pairwise, true
+	case len(nums) == 0 && yesno > 0:
+		return judge.Binary, true
 	case len(nums) == 0:
-		return judge.Binary, words > 0
-	case words > 0:
 		return "", false
 	case onScale(nums, judge.Ternary):
 		return judge.Ternary, true
 	case onScale(nums, judge.Likert):
 		return judge.Likert, true
 	}
-	return "", false
+	lo, hi := 1, 10
+	for x := range nums {
+		switch {
+		case x != float64(int(x)) || x < 0 || x > 100:
+			return "", false
+		case x == 0:
+			lo = 0
+		case x > 10:
+			hi = 100
+		}
+	}
+	return judge.Scale(fmt.Sprintf("ordinal:%d-%d", lo, hi)), true
 }
 
-// exportedRun plans a run of an exported file.
-func exportedRun(name string, order []string, dims map[string][]string, perCriterion bool, rows []exportedRow, file string, skipped *[]string) *plannedRun {
+// exportedRun plans a run of an exported file, in both orders.
+func exportedRun(name string, order []string, dimScale map[string]judge.Scale, perCriterion bool, rows []exportedRow, file string) *plannedRun {
 	judgeName, model := parseRunName(name)
 	r := &plannedRun{column: name, info: judge.Info{
 		Name: judgeName, Model: model, PerCriterion: perCriterion,
 		Description: fmt.Sprintf("verdicts imported from the export %s", file),
 	}}
 	for _, d := range order {
-		scale, ok := exportedScale(dims[d])
-		if !ok {
-			*skipped = append(*skipped, fmt.Sprintf("column %s%s:%s is left out: its values are on no one scale (YES/NO, 0/0.5/1 or 1–5)", prefixVerdict, name, d))
-			continue
+		if s, ok := dimScale[d]; ok {
+			r.info.Dimensions = append(r.info.Dimensions, judge.Dimension{Name: d, Scale: s})
 		}
-		r.info.Dimensions = append(r.info.Dimensions, judge.Dimension{Name: d, Scale: scale})
 	}
 	for _, row := range rows {
 		status := row.cells[exportColumn{kind: prefixStatus, owner: name}]
@@ -210,29 +271,50 @@ func exportedRun(name string, order []string, dims map[string][]string, perCrite
 			}
 			v := judge.Verdict{ItemID: row.item.ID, Criterion: k, Status: judge.Status(status.at(k)),
 				Reason: reason.at(k), Error: errs.at(k)}
-			if v.Status == "" {
-				v.Status = judge.StatusOK
-			}
-			if v.Status == judge.StatusOK {
-				for _, d := range r.info.Dimensions {
-					t := row.cells[exportColumn{kind: prefixVerdict, owner: name, dim: d.Name}].at(k)
-					if x, ok := exportedValue(t, d.Scale); ok {
-						if v.Values == nil {
-							v.Values = map[string]float64{}
-						}
-						v.Values[d.Name] = x
-					}
-				}
-			}
-			r.verdicts = append(r.verdicts, v)
+			r.verdicts = append(r.verdicts, exportedValues(v, r.info.Dimensions, func(dim string) string {
+				return row.cells[exportColumn{kind: prefixVerdict, owner: name, dim: dim}].at(k)
+			}))
+		}
+		// The swapped order (the swap audit) is written for the whole
+		// item only, with its status.
+		swStatus := row.cells[exportColumn{kind: prefixSwappedStatus, owner: name}].at(0)
+		hasValue := false
+		for _, d := range r.info.Dimensions {
+			hasValue = hasValue || row.cells[exportColumn{kind: prefixSwapped, owner: name, dim: d.Name}].at(0) != ""
+		}
+		if swStatus != "" || hasValue {
+			v := judge.Verdict{ItemID: row.item.ID, Swapped: true, Status: judge.Status(swStatus)}
+			r.verdicts = append(r.verdicts, exportedValues(v, r.info.Dimensions, func(dim string) string {
+				return row.cells[exportColumn{kind: prefixSwapped, owner: name, dim: dim}].at(0)
+			}))
 		}
 	}
 	return r
 }
 
+// exportedValues fills an exported verdict's values from its cells.
+func exportedValues(v judge.Verdict, dims []judge.Dimension, text func(dim string) string) judge.Verdict {
+	if v.Status == "" {
+		v.Status = judge.StatusOK
+	}
+	if v.Status != judge.StatusOK {
+		return v
+	}
+	for _, d := range dims {
+		if x, ok := exportedValue(text(d.Name), d.Scale); ok {
+			if v.Values == nil {
+				v.Values = map[string]float64{}
+			}
+			v.Values[d.Name] = x
+		}
+	}
+	return v
+}
+
 // exportedAnnotator plans the labels and notes of an annotator of an
-// exported file.
-func exportedAnnotator(name string, rows []exportedRow) *plannedAnnotator {
+// exported file; a label whose dimension has no scale, or off it, is
+// counted as unreadable.
+func exportedAnnotator(name string, rows []exportedRow, dimScale map[string]judge.Scale) *plannedAnnotator {
 	a := &plannedAnnotator{name: name, column: prefixLabel + name}
 	for _, row := range rows {
 		via := row.cells[exportColumn{kind: prefixVia, owner: name}].at(0)
@@ -243,9 +325,13 @@ func exportedAnnotator(name string, rows []exportedRow) *plannedAnnotator {
 			if c.kind != prefixLabel || c.owner != name {
 				continue
 			}
+			scale, known := dimScale[c.dim]
 			for _, k := range cl.criteria() {
-				x, ok := exportedValue(cl.at(k), "")
-				if !ok {
+				x, ok := exportedValue(cl.at(k), scale)
+				if !ok || !known {
+					if a.unreadable == 0 {
+						a.firstUnreadable = cl.at(k)
+					}
 					a.unreadable++
 					continue
 				}
@@ -261,25 +347,19 @@ func exportedAnnotator(name string, rows []exportedRow) *plannedAnnotator {
 		sortActions(g)
 		a.groups[id] = g
 	}
+	for d, s := range dimScale {
+		a.scales = append(a.scales, judge.Dimension{Name: d, Scale: s})
+	}
 	return a
 }
 
-// exportedValue reads an exported value: YES/NO, or a number on the
-// scale (any finite number when scale is "", for labels).
+// exportedValue reads an exported value on its dimension's scale; ok is
+// false for a blank cell or a value off the scale.
 func exportedValue(t string, scale judge.Scale) (float64, bool) {
-	switch strings.ToUpper(strings.TrimSpace(t)) {
-	case "":
-		return 0, false
-	case "YES":
-		return 1, scale == "" || scale == judge.Binary
-	case "NO":
-		return 0, scale == "" || scale == judge.Binary
-	}
-	x, ok := readNumber(t)
-	if !ok || (scale != "" && !scale.Valid(x)) {
+	if strings.TrimSpace(t) == "" || scale == "" {
 		return 0, false
 	}
-	return x, true
+	return readValue(t, scale)
 }
 
 // sortActions orders one item's imported actions: labels by criterion and

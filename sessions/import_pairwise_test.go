@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -189,6 +190,68 @@ func TestImportJoinByID(t *testing.T) {
 		}
 		if len(vs) != 2 || vs[0].Reason != "B is shorter" || vs[0].Values["preference"] != judge.PreferB || vs[1].Values["preference"] != judge.PreferTie {
 			t.Errorf("verdicts %+v", vs)
+		}
+	}
+}
+
+// TestImportPairwiseExportRoundTrip: a pairwise session exported and
+// imported again keeps its scale, both orders and the labels.
+func TestImportPairwiseExportRoundTrip(t *testing.T) {
+	scales, _ := ParseImportScales([]string{"pairwise"})
+	s, _ := importWith(t, sessionPath(t), "pairs.jsonl", pairsJSONL, ImportOptions{Scales: scales})
+	var buf bytes.Buffer
+	if _, err := Export(s, &buf, ExportOptions{Format: "jsonl", Only: OnlyAll}); err != nil {
+		t.Fatal(err)
+	}
+	back, sum := importWith(t, sessionPath(t), "export.jsonl", buf.String(), ImportOptions{})
+	if len(sum.Skipped) != 0 || len(sum.Runs) != 1 || len(sum.Annotators) != 2 {
+		t.Fatalf("summary %+v", sum)
+	}
+	if r := sum.Runs[0]; r.Verdicts != 5 || r.Swapped != 2 || r.ParseErrors != 1 {
+		t.Errorf("run %+v", r)
+	}
+	for _, a := range sum.Annotators {
+		if a.Unreadable != 0 {
+			t.Errorf("annotator %+v", a)
+		}
+	}
+	runs, _ := back.Runs()
+	if d := runs[0].Info.Dimensions; len(d) != 1 || d[0].Scale != judge.Pairwise {
+		t.Errorf("dimensions %+v", d)
+	}
+	sw, err := back.SwappedVerdicts(runs[0].ID)
+	if err != nil || len(sw) != 2 || sw[1].Values["preference"] != judge.PreferA {
+		t.Errorf("swapped %+v, %v", sw, err)
+	}
+	labels, _ := back.Labels("rater1")
+	if len(labels) != 2 || labels[0].Value != judge.PreferTie {
+		t.Errorf("labels %+v", labels)
+	}
+}
+
+func TestExportedScale(t *testing.T) {
+	tests := []struct {
+		texts []string
+		want  judge.Scale
+		ok    bool
+	}{
+		{[]string{"YES", "NO", ""}, judge.Binary, true},
+		{[]string{"A", "tie", "B"}, judge.Pairwise, true},
+		{[]string{"CORRECT", "NOT_ATTEMPTED"}, "nominal:CORRECT,NOT_ATTEMPTED", true},
+		{[]string{"0", "0.5"}, judge.Ternary, true},
+		{[]string{"1"}, judge.Ternary, true},
+		{[]string{"2", "4"}, judge.Likert, true},
+		{[]string{"3", "9"}, "ordinal:1-10", true},
+		{[]string{"0", "7"}, "ordinal:0-10", true},
+		{[]string{"1", "55"}, "ordinal:1-100", true},
+		{[]string{"YES", "3"}, "", false},
+		{[]string{"2.5", "3"}, "", false},
+		{[]string{"", ""}, "", false},
+	}
+	for _, tc := range tests {
+		got, ok := exportedScale(tc.texts)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("exportedScale(%q) = %q, %v; want %q, %v", tc.texts, got, ok, tc.want, tc.ok)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -74,7 +75,8 @@ func ParseImportScales(args []string) (ImportScales, error) {
 }
 
 // CheckImportScales refuses a --scale COLUMN=SCALE whose column is no
-// value column of ds, and one given to a swapped column on another scale
+// value column of ds (nor, in a file written by gavel export, a
+// dimension's name), and one given to a swapped column on another scale
 // than its verdict column's: the two orders of one judgment are on one
 // scale.
 func CheckImportScales(ds *dataset.Dataset, s ImportScales) error {
@@ -87,6 +89,12 @@ func CheckImportScales(ds *dataset.Dataset, s ImportScales) error {
 		kinds[c.Field] = c
 		if c.Role == dataset.RoleVerdict || c.Role == dataset.RoleHuman {
 			names = append(names, shellWord(c.Field))
+		}
+	}
+	for _, d := range exportedDimensions(ds) {
+		if _, taken := kinds[d]; !taken {
+			kinds[d] = dataset.ImportedColumn{Role: dataset.RoleVerdict, Field: d}
+			names = append(names, shellWord(d))
 		}
 	}
 	cols := make([]string, 0, len(s.Columns))
@@ -129,4 +137,25 @@ func shellWord(s string) string {
 		return "''"
 	}
 	return s
+}
+
+// exportedDimensions lists the dimensions of a file written by gavel
+// export, from its first row (every row has every column); nil for any
+// other file.
+func exportedDimensions(ds *dataset.Dataset) []string {
+	if len(ds.Items) == 0 {
+		return nil
+	}
+	fields, ok := exportFields(ds.Items[0].Fields)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, f := range fields {
+		c, ok := parseExportColumn(f.name)
+		if ok && (c.kind == prefixVerdict || c.kind == prefixSwapped || c.kind == prefixLabel) && !slices.Contains(out, c.dim) {
+			out = append(out, c.dim)
+		}
+	}
+	return out
 }

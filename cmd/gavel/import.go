@@ -64,7 +64,10 @@ call, so that ` + "`gavel stats`" + ` can compare the judges with the humans.
     the responses. Rows whose id the session lacks are counted.
   - a column of a judge's raw output (judge_output) is read with the parser
     of the judge named by --judge.
-  - a file written by ` + "`gavel export`" + ` gives back its runs, labels and notes.
+  - a file written by ` + "`gavel export`" + ` gives back its runs (in both
+    orders), labels and notes; a dimension's scale is read from its values,
+    and --scale DIMENSION=SCALE gives it when they do not show it all (an
+    ordinal range, a category no one used).
 
 Importing again is safe: what the session already has is not added twice,
 and a value that changed in the file is added as the newer one. If the

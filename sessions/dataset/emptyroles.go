@@ -18,12 +18,18 @@ func (l *loader) checkEmptyRoles() {
 	if n == 0 {
 		return
 	}
+	pairwise := ds.Mapping[RoleResponseA] != "" && ds.Mapping[RoleResponseB] != ""
 	for _, role := range []string{RoleQuestion, RoleGold, RolePrediction, RoleResponseA, RoleResponseB} {
+		if pairwise && (role == RolePrediction || role == RoleGold) {
+			// A pair has its two responses instead of a prediction, and
+			// a reference answer only where the dataset has one: neither
+			// empty is worth a warning (an exported pairwise session has
+			// both columns, empty).
+			continue
+		}
 		field, mapped := ds.Mapping[role]
 		if !mapped {
-			pairwise := ds.Mapping[RoleResponseA] != "" && ds.Mapping[RoleResponseB] != ""
-			if role == RoleQuestion || role == RoleGold || (role == RolePrediction && !pairwise) {
-				// A pairwise item has its responses instead of a prediction.
+			if role != RoleResponseA && role != RoleResponseB {
 				l.warnTakenField(role)
 			}
 			continue

@@ -177,6 +177,15 @@ func TestPairwiseNeedsNoPrediction(t *testing.T) {
 	if !ds.Items[0].Pairwise() || len(ds.Warnings) != 0 {
 		t.Errorf("item %+v, warnings %q", ds.Items[0], ds.Warnings)
 	}
+	// Nor is an empty prediction or reference worth a warning (an exported
+	// pairwise session has both columns, empty); an empty response is.
+	ds, err = LoadBytes("p.jsonl", []byte(`{"prediction": "", "gold": "", "response_a": "", "response_b": "b"}`+"\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Warnings) != 1 || !strings.Contains(ds.Warnings[0], "response_a (mapped \"response_a\") is empty on the only item") {
+		t.Errorf("warnings %q", ds.Warnings)
+	}
 }
 
 func TestPairwiseMappingErrors(t *testing.T) {
