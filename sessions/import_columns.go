@@ -71,7 +71,7 @@ func (vc columnGroup) names() string {
 func (p *importPlan) addColumn(items []judge.Item, rows []bool, vc columnGroup, file string, o ImportOptions) string {
 	col := vc.main
 	var kind columnKind
-	if s := o.Scales.For(col.Field); s != "" {
+	if s := o.Scales.For(col.Field); s != "" && !rawOutput(vc, s, o) {
 		kind = columnKind{Scale: s, Dimension: dimensionFor(s)}
 	} else {
 		kind = inferColumn(vc.values())
@@ -102,6 +102,30 @@ func (p *importPlan) addColumn(items []judge.Item, rows []bool, vc columnGroup, 
 		return fmt.Sprintf("verdict column %s is left out: %s", vc.names(), kind.Why)
 	}
 	return ""
+}
+
+// rawOutput reports whether a verdict column is better read with the
+// --judge parser than on the scale --scale gives every column: the scale
+// is not the column's own, and most of its values are not on it (a
+// judge_output column beside the value columns).
+func rawOutput(vc columnGroup, s judge.Scale, o ImportOptions) bool {
+	if o.Parser == nil || vc.main.Role != dataset.RoleVerdict {
+		return false
+	}
+	if _, own := o.Scales.Columns[vc.main.Field]; own {
+		return false
+	}
+	read, present := 0, 0
+	for _, v := range vc.values() {
+		if strings.TrimSpace(v) == "" {
+			continue
+		}
+		present++
+		if _, ok := readValue(v, s); ok {
+			read++
+		}
+	}
+	return float64(read) < minReadableShare*float64(present)
 }
 
 // ambiguousColumn is the message for a column whose values fit several

@@ -255,3 +255,38 @@ func TestExportedScale(t *testing.T) {
 		}
 	}
 }
+
+// TestImportScaleForAllLeavesRawOutputToParser: --scale SCALE for every
+// column does not turn a column of a judge's raw output into parse errors
+// when --judge names its parser; --scale COLUMN=SCALE does what it says.
+func TestImportScaleForAllLeavesRawOutputToParser(t *testing.T) {
+	const data = `{"id": "1", "prediction": "p", "verdict": "A", "judge_output": "I prefer the first one, [[A]]"}
+{"id": "2", "prediction": "p", "verdict": "tie", "judge_output": "Both are fine. [[C]]"}
+`
+	parser := &OutputParser{Judge: "stub", Dimensions: []judge.Dimension{{Name: "preference", Scale: judge.Pairwise}},
+		Parse: func(raw string) (judge.Verdict, error) {
+			return judge.Verdict{Values: map[string]float64{"preference": judge.PreferA}}, nil
+		}}
+	for _, tc := range []struct {
+		scales          []string
+		parsed, errorsN int
+	}{
+		{[]string{"pairwise"}, 2, 0},
+		{[]string{"judge_output=pairwise"}, 0, 2},
+	} {
+		scales, err := ParseImportScales(tc.scales)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, sum := importWith(t, sessionPath(t), "raw.jsonl", data, ImportOptions{Scales: scales, Parser: parser})
+		var out *ImportedRun
+		for i := range sum.Runs {
+			if sum.Runs[i].Column == "judge_output" {
+				out = &sum.Runs[i]
+			}
+		}
+		if out == nil || out.Verdicts-out.ParseErrors != tc.parsed || out.ParseErrors != tc.errorsN {
+			t.Errorf("%q: judge_output run %+v; want %d read, %d parse errors (%+v)", tc.scales, out, tc.parsed, tc.errorsN, sum)
+		}
+	}
+}

@@ -159,6 +159,87 @@ func TestImportPandaLMJoined(t *testing.T) {
 	if err != nil || len(items) != 999 || items[0].ResponseA == "" || items[0].ResponseB == "" || !strings.Contains(items[0].Question, "\n\n") {
 		t.Errorf("items: %d, first %+v, %v", len(items), items[0], err)
 	}
+	checkPairwiseStats(t, session, fleissFromFile(t, testset))
+}
+
+// checkPairwiseStats reads gavel stats' JSON of a pairwise session: no
+// ordinal figure anywhere (0/1/2 and 1/2 read as a preference are
+// categories), and the annotators' Fleiss kappa as computed from the file
+// (NaN: not checked).
+func checkPairwiseStats(t *testing.T, session string, fleiss float64) {
+	t.Helper()
+	code, out, errs := run(t, "stats", session, "--format", "json", "--resamples", "0")
+	if code != 0 {
+		t.Fatalf("stats: exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Judges []struct {
+			Judge      string `json:"judge"`
+			Dimensions []struct {
+				Overall struct {
+					VsHumans map[string]json.RawMessage `json:"vs_humans"`
+				} `json:"overall"`
+			} `json:"dimensions"`
+		} `json:"judges"`
+		Humans []struct {
+			Scale        string `json:"scale"`
+			AlphaOrdinal struct {
+				Value *float64 `json:"value"`
+			} `json:"alpha_ordinal"`
+			FleissKappa struct {
+				Value *float64 `json:"value"`
+			} `json:"fleiss_kappa"`
+		} `json:"humans"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("stats JSON: %v", err)
+	}
+	for _, j := range doc.Judges {
+		for _, d := range j.Dimensions {
+			if o, ok := d.Overall.VsHumans["ordinal"]; ok && string(o) != "null" {
+				t.Errorf("%s: ordinal figures %s on a pairwise scale", j.Judge, o)
+			}
+		}
+	}
+	if len(doc.Humans) != 1 || doc.Humans[0].Scale != "pairwise" || doc.Humans[0].AlphaOrdinal.Value != nil {
+		t.Fatalf("humans %+v", doc.Humans)
+	}
+	if k := doc.Humans[0].FleissKappa.Value; !math.IsNaN(fleiss) && (k == nil || math.Abs(*k-fleiss) > 1e-9) {
+		t.Errorf("Fleiss kappa %v, computed from the file %.6f", k, fleiss)
+	}
+}
+
+// fleissFromFile computes the annotators' Fleiss kappa from PandaLM's
+// test set directly: three raters, categories 0, 1 and 2.
+func fleissFromFile(t *testing.T, path string) float64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(data, &rows); err != nil {
+		t.Fatal(err)
+	}
+	var share [3]float64
+	agree := 0.0
+	for _, r := range rows {
+		var n [3]float64
+		for _, a := range []string{"annotator1", "annotator2", "annotator3"} {
+			n[int(r[a].(float64))]++
+		}
+		for c := range n {
+			share[c] += n[c]
+			agree += n[c] * (n[c] - 1) / 6 // 3 raters: r(r-1) = 6
+		}
+	}
+	total := float64(len(rows) * 3)
+	pe := 0.0
+	for _, x := range share {
+		pe += (x / total) * (x / total)
+	}
+	po := agree / float64(len(rows))
+	return (po - pe) / (1 - pe)
 }
 
 func equalCounts(a, b map[string]int) bool {
@@ -280,6 +361,7 @@ func TestImportLLMBarSwapped(t *testing.T) {
 		t.Errorf("right %d / %d, both %d, agree %d, kappa %s; want 80 / 83, 67, 71, 0.4287",
 			right1, right2, both, agree, strconv.FormatFloat(kappa, 'f', 4, 64))
 	}
+	checkPairwiseStats(t, session, math.NaN())
 }
 
 func b2i(b bool) int {
