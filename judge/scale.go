@@ -439,9 +439,16 @@ func (s Scale) Read(text string) (float64, bool) {
 	return 0, false
 }
 
-// readPreference reads the spellings of a pairwise preference.
+// readPreference reads the spellings of a pairwise preference, as written
+// or without the brackets around it ("[[A]]", "(b)").
 func readPreference(low string) (float64, bool) {
-	low = strings.Trim(low, "[]() ")
+	if v, ok := preferenceWord(low); ok {
+		return v, true
+	}
+	return preferenceWord(strings.Trim(low, "[]() "))
+}
+
+func preferenceWord(low string) (float64, bool) {
 	switch low {
 	case "a", "1", "1.0", "model_a", "response_a", "response a", "response1", "response 1", "output_1", "output (a)", "output a", "first", "assistant a", "a>b", "a is better":
 		return PreferA, true
