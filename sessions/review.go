@@ -21,6 +21,11 @@ type Review struct {
 	Change DatasetChange
 	// Created is true when the session was made by this open.
 	Created bool
+	// Swap judges each pair in both orders (--swap, the position-bias
+	// audit): ResumeRun also queues the swapped-order task of every
+	// pairwise item that has none yet, for judges that state a
+	// preference (judge.SwapTasks).
+	Swap bool
 }
 
 // OpenReview opens (or creates) the session at path for annotator. A new
@@ -92,6 +97,11 @@ func (r *Review) load(ds *dataset.Dataset) error {
 type RunState struct {
 	Run      Run
 	Verdicts []judge.Verdict
+	// Swapped are the run's current swapped-order verdicts, in the
+	// original A/B terms (Store.ReviewSwappedVerdicts): read for every
+	// judge that states a preference, with or without Swap, so that a
+	// session audited once shows its second order when reopened.
+	Swapped []judge.Verdict
 	// Judging is nil when every task already has a verdict.
 	Judging *Judging
 	// Pending is how many tasks Judging has to do.
@@ -111,19 +121,26 @@ func (r *Review) StartRun(ctx context.Context, j judge.Judge, opts judge.PoolOpt
 // ResumeRun reads a run's current verdicts and starts judging, in the
 // background, every task that has no verdict yet or whose last attempt
 // failed with an api_error (a parse_error is an answer, kept until an
-// explicit re-judge). j may be nil to read the verdicts only. On a large
-// session this reads a verdict per item, so the review screen calls it
-// after its first frame.
+// explicit re-judge); with Swap, in both orders. j may be nil to read the
+// verdicts only. On a large session this reads a verdict per item, so
+// the review screen calls it after its first frame.
 func (r *Review) ResumeRun(ctx context.Context, run Run, j judge.Judge, opts judge.PoolOptions) (RunState, error) {
 	vs, err := r.Store.ReviewVerdicts(run.ID)
 	if err != nil {
 		return RunState{}, err
 	}
 	st := RunState{Run: run, Verdicts: vs}
+	if run.Info.Prefers() {
+		if st.Swapped, err = r.Store.ReviewSwappedVerdicts(run.ID); err != nil {
+			return RunState{}, err
+		}
+	}
 	if j == nil || ctx.Err() != nil {
 		return st, nil
 	}
-	tasks := TasksToDo(run.Info, r.Items, vs)
+	done := make([]judge.Verdict, 0, len(vs)+len(st.Swapped))
+	done = append(append(done, vs...), st.Swapped...)
+	tasks := TasksToDo(run.Info, r.Items, done, r.Swap)
 	if len(tasks) > 0 {
 		st.Judging = StartJudging(ctx, r.Store, run, j, tasks, opts)
 		st.Pending = len(tasks)
@@ -132,22 +149,26 @@ func (r *Review) ResumeRun(ctx context.Context, run Run, j judge.Judge, opts jud
 }
 
 // TasksToDo lists the tasks of items that have no verdict, or only an
-// api_error one, among vs.
-func TasksToDo(info judge.Info, items []judge.Item, vs []judge.Verdict) []judge.Task {
+// api_error one, among vs; with swap, the swapped-order tasks of pairwise
+// items too (judge.TasksFor), each order done only by a verdict of its
+// own order: a pair judged once still has its second order to do. vs may
+// hold both orders (Verdict.Swapped tells them apart).
+func TasksToDo(info judge.Info, items []judge.Item, vs []judge.Verdict, swap bool) []judge.Task {
 	type key struct {
-		item string
-		crit int
+		item    string
+		crit    int
+		swapped bool
 	}
 	have := make(map[key]bool, len(vs))
 	for _, v := range vs {
 		if v.Status != judge.StatusAPIError {
-			have[key{v.ItemID, v.Criterion}] = true
+			have[key{v.ItemID, v.Criterion, v.Swapped}] = true
 		}
 	}
 	var tasks []judge.Task
 	for _, it := range items {
-		for _, t := range judge.Tasks(info, it) {
-			if !have[key{it.ID, t.Criterion}] {
+		for _, t := range judge.TasksFor(info, it, swap) {
+			if !have[key{it.ID, t.Criterion, t.Swapped}] {
 				tasks = append(tasks, t)
 			}
 		}

@@ -68,6 +68,11 @@ func (d datasetFlags) read(path string, require []string) (*dataset.Dataset, err
 	return dataset.Load(path, opts)
 }
 
+// addSwap registers --swap, the position-bias audit of pairwise judges.
+func addSwap(f *pflag.FlagSet, swap *bool) {
+	f.BoolVar(swap, "swap", false, "judge each pair (items with response_a and response_b) in both orders, B shown first the second time, to audit position bias; both verdicts are kept")
+}
+
 // runnerFlags say which model server LLM judges call, and how.
 type runnerFlags struct {
 	baseURL          string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/judge/catalog"
 	"github.com/gavel-dev/gavel/judge/llm"
 	"github.com/gavel-dev/gavel/sessions/dataset"
@@ -24,12 +25,14 @@ path of a custom judge file (YAML or JSON), show its inputs, output format,
 scale and prompt.
 
 A judge file's placeholders other than {id}, {question}, {gold},
-{prediction}, {criterion} and {rubric} name fields of the dataset's rows.
+{prediction}, {response_a}, {response_b}, {criterion} and {rubric} name
+fields of the dataset's rows.
 With --dataset, each is checked against the dataset as ` + "`gavel run`" + ` and
 ` + "`gavel review`" + ` check it before any request: a field no row has is refused
 (exit 2), a field some rows lack is a warning.`,
 		Example: `  gavel judges
   gavel judges docqa
+  gavel judges pairwise
   gavel judges ./judges/polite.yaml
   gavel judges ./judges/polite.yaml --dataset evals.jsonl`,
 		Args: args(cobra.MaximumNArgs(1)),
@@ -100,9 +103,19 @@ func showJudge(e env, en catalog.Entry, prompt string) error {
 	out := e.stdout
 	fmt.Fprintf(out, "%s — %s\n\n", en.Name, en.Description)
 	fmt.Fprintf(out, "source:   %s\n", en.Source)
-	fmt.Fprintf(out, "inputs:   %s\n", strings.Join(en.Inputs, ", "))
+	inputs := strings.Join(en.Inputs, ", ")
+	if len(en.Optional) > 0 {
+		inputs += "; and " + strings.Join(en.Optional, ", ") + " when the item has it"
+	}
+	fmt.Fprintf(out, "inputs:   %s\n", inputs)
 	fmt.Fprintf(out, "output:   %s\n", en.Output)
-	fmt.Fprintf(out, "scale:    %s\n", scales(en))
+	for i, d := range en.Dimensions {
+		label := "scale:    "
+		if i > 0 {
+			label = "          "
+		}
+		fmt.Fprintf(out, "%s%s: %s\n", label, d.Name, describeScale(d.Scale))
+	}
 	if en.PerCriterion {
 		fmt.Fprintln(out, "verdicts: one per rubric criterion; the item's score is their mean")
 	}
@@ -113,6 +126,29 @@ func showJudge(e env, en catalog.Entry, prompt string) error {
 	fmt.Fprintln(out, "model:    any, on an OpenAI-compatible server (--model, --base-url)")
 	fmt.Fprintf(out, "\nprompt:\n%s\n", strings.TrimRight(prompt, "\n"))
 	return nil
+}
+
+// describeScale names a scale's values and then its kind, for a reader
+// who has not learned the spellings: "A / B / tie (pairwise)", "1–10
+// (ordinal:1-10)", "1 poor, 2 fair, 3 good, 4 excellent (ordinal)".
+func describeScale(s judge.Scale) string {
+	if labels := s.Labels(); len(labels) > 0 {
+		parts := make([]string, len(labels))
+		for i, l := range labels {
+			parts[i] = s.Names()[i] + " " + l
+		}
+		return strings.Join(parts, ", ") + " (ordinal)"
+	}
+	switch s.Kind() {
+	case judge.KindNominal:
+		return s.Describe() + " (nominal)"
+	case judge.KindPairwise:
+		if !s.AllowsTie() {
+			return s.Describe() + " (pairwise, no tie)"
+		}
+		return s.Describe() + " (pairwise)"
+	}
+	return s.Describe() + " (" + string(s) + ")"
 }
 
 func scales(en catalog.Entry) string {
@@ -152,6 +188,9 @@ const maxFieldsShown = 20
 func checkJudgeFields(entries []catalog.Entry, ds *dataset.Dataset) (warnings []string, err error) {
 	var rowFields, candidates []string
 	for _, en := range entries {
+		if w := pairWarning(en, ds); w != "" {
+			warnings = append(warnings, w)
+		}
 		if en.Source == "built-in" {
 			continue
 		}
@@ -196,6 +235,18 @@ func (js judgeSet) checkFields(ds *dataset.Dataset) error {
 	warnings, err := checkJudgeFields(js.entries, ds)
 	ds.Warnings = append(ds.Warnings, warnings...)
 	return err
+}
+
+// pairWarning warns when a judge compares two responses and no item of the
+// dataset has a pair: every item would be skipped, nothing sent.
+func pairWarning(en catalog.Entry, ds *dataset.Dataset) string {
+	if !slices.Contains(en.Inputs, "response_a") && !slices.Contains(en.Inputs, "response_b") {
+		return ""
+	}
+	if slices.ContainsFunc(ds.Items, judge.Item.Pairwise) {
+		return ""
+	}
+	return fmt.Sprintf("%s compares two responses, but no item of %s has them (mapped %s): every item is skipped, nothing is sent; --map response_a=FIELD,response_b=FIELD names the fields that hold them", judgeWhere(en), ds.Name, dataset.FormatMap(ds.Mapping))
 }
 
 func anyItemHas(ds *dataset.Dataset, field string) bool {

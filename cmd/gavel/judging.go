@@ -43,6 +43,16 @@ func resolveJudges(names []string, cfg llm.Config) (judgeSet, error) {
 	return js, nil
 }
 
+// entry returns the named judge's entry (zero when it is not in the set).
+func (js judgeSet) entry(name string) catalog.Entry {
+	for _, e := range js.entries {
+		if e.Name == name {
+			return e
+		}
+	}
+	return catalog.Entry{}
+}
+
 // needsModel reports whether any judge calls a model.
 func (js judgeSet) needsModel() bool {
 	for _, e := range js.entries {
@@ -153,8 +163,9 @@ func (js *judgings) stop() {
 }
 
 // screenRuns is every run the review screen shows: the judges named on the
-// command line, judging in the background and ready to re-judge, then the
-// session's other runs, read-only. Their verdicts are read after the
+// command line, judging in the background (in both orders with rv.Swap)
+// and ready to re-judge, then the session's other runs, read-only; each
+// with its swapped-order verdicts when it has any. Their verdicts are read after the
 // first frame (tui.Run.Load), so that a large session opens at once.
 func screenRuns(ctx context.Context, rv *sessions.Review, judges []judge.Judge, client *llm.Client, cfg llm.Config, running *judgings) ([]tui.Run, error) {
 	var runs []tui.Run
@@ -172,7 +183,7 @@ func screenRuns(ctx context.Context, rv *sessions.Review, judges []judge.Judge, 
 			fctx, release := untilFatal(ctx)
 			st, err := rv.ResumeRun(fctx, run, j, poolOptions(j, cfg))
 			release(st.Judging)
-			return tui.Loaded{Verdicts: st.Verdicts, Judging: running.add(st.Judging), Pending: st.Pending}, err
+			return tui.Loaded{Verdicts: st.Verdicts, Swapped: st.Swapped, Judging: running.add(st.Judging), Pending: st.Pending}, err
 		}
 		r.Rejudge = func(tasks []judge.Task) (*sessions.Judging, error) {
 			if client != nil && client.Fatal() != nil {
@@ -206,8 +217,8 @@ func screenRuns(ctx context.Context, rv *sessions.Review, judges []judge.Judge, 
 		}
 		run := r
 		runs = append(runs, tui.Run{Info: run.Info, Key: names[run.ID], Load: func() (tui.Loaded, error) {
-			vs, err := rv.Store.ReviewVerdicts(run.ID)
-			return tui.Loaded{Verdicts: vs}, err
+			st, err := rv.ResumeRun(ctx, run, nil, judge.PoolOptions{})
+			return tui.Loaded{Verdicts: st.Verdicts, Swapped: st.Swapped}, err
 		}})
 	}
 	return runs, nil

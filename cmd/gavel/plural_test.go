@@ -11,8 +11,10 @@ import (
 // Counts read "1 task", "2 tasks"; an LLM judge sends nothing for items
 // lacking the gold answer its prompt needs, and `gavel run` says how many.
 func TestRunMessagesCountAndSkip(t *testing.T) {
+	// Each row asks its own question: two identical prompts may share one
+	// cached answer when the first returns before the second is sent.
 	row := func(id, gold string) string {
-		return `{"id":"` + id + `","question":"q","gold":"` + gold + `","prediction":"p"}` + "\n"
+		return `{"id":"` + id + `","question":"q` + id + `","gold":"` + gold + `","prediction":"p"}` + "\n"
 	}
 	for _, tt := range []struct {
 		name, rows string

@@ -23,6 +23,7 @@ type reviewFlags struct {
 	session   string
 	annotator string
 	blind     bool
+	swap      bool
 	data      datasetFlags
 	runner    runnerFlags
 }
@@ -48,7 +49,8 @@ answers are cached in the session, so reopening costs nothing; r re-judges.`,
   gavel review evals.jsonl --session team.gavel --annotator ana
   gavel review outputs.csv --map question=input,gold=target,prediction=output
   gavel review evals.jsonl --judge match --judge docqa --model gpt-4o-mini
-  gavel review evals.jsonl --judge docqa --base-url http://localhost:8000/v1 --model qwen2.5-7b`,
+  gavel review evals.jsonl --judge docqa --base-url http://localhost:8000/v1 --model qwen2.5-7b
+  gavel review pairs.jsonl --judge pairwise --model gpt-4o-mini --swap`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if err := applyConfig(e, cmd.Flags(), &o.judges, &o.runner); err != nil {
@@ -62,6 +64,7 @@ answers are cached in the session, so reopening costs nothing; r re-judges.`,
 	f.StringVar(&o.session, "session", "", "the session `FILE` (default: DATASET's name with .gavel, in the working directory)")
 	f.StringVar(&o.annotator, "annotator", "", "your `NAME` in the session (default: your OS user name)")
 	f.BoolVar(&o.blind, "blind", false, "hide each verdict until you have labelled the item (calibration labels; b toggles)")
+	addSwap(f, &o.swap)
 	o.data.add(f)
 	o.runner.add(f)
 	return cmd
@@ -130,6 +133,8 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 	if err != nil {
 		return err
 	}
+	rv.Swap = o.swap
+	ds.Warnings = append(ds.Warnings, swapNotes(o.swap, judges, rv.Items, ds.Name)...)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -164,6 +169,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 		Stats:        statsOf(rv.Store),
 		ServerHealth: health,
 		Blind:        o.blind,
+		Swap:         o.swap,
 	})
 	final, err := e.runTUI(ctx, m)
 	if err != nil && !errors.Is(err, context.Canceled) {

@@ -24,6 +24,7 @@ const runAnnotator = "gavel run"
 type runFlags struct {
 	judges  []string
 	session string
+	swap    bool
 	data    datasetFlags
 	runner  runnerFlags
 }
@@ -40,7 +41,8 @@ verdict received; running again judges only what is left. LLM answers are
 cached in the session: a second run costs nothing.`,
 		Example: `  OPENAI_API_KEY=… gavel run evals.jsonl --judge docqa --model gpt-4o-mini
   gavel run evals.jsonl --judge bbh --base-url http://127.0.0.1:8000/v1 --model qwen2.5-7b --concurrency 16
-  gavel run evals.jsonl --judge ./judges/polite.yaml --model gpt-4o-mini --samples 3`,
+  gavel run evals.jsonl --judge ./judges/polite.yaml --model gpt-4o-mini --samples 3
+  gavel run pairs.jsonl --judge pairwise --model gpt-4o-mini --swap`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if err := applyConfig(e, cmd.Flags(), &o.judges, &o.runner); err != nil {
@@ -52,6 +54,7 @@ cached in the session: a second run costs nothing.`,
 	f := cmd.Flags()
 	f.StringArrayVar(&o.judges, "judge", []string{match.Name}, "the judge to run: a built-in judge's `NAME` (gavel judges lists them) or a judge file; repeat for several")
 	f.StringVar(&o.session, "session", "", "the session `FILE` (default: DATASET's name with .gavel, in the working directory)")
+	addSwap(f, &o.swap)
 	o.data.add(f)
 	o.runner.add(f)
 	return cmd
@@ -95,6 +98,10 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 	if err != nil {
 		return err
 	}
+	rv.Swap = o.swap
+	for _, n := range swapNotes(o.swap, judges, rv.Items, ds.Name) {
+		fmt.Fprintln(e.stderr, n)
+	}
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -116,9 +123,14 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 		t, errs := follow(st.Judging, newProgressLine(e.stderr, name, st.Pending), health)
 		st.Judging.Stop()
 		sum := st.Judging.Summary()
-		fmt.Fprintf(e.stderr, "%s: %d of %s judged — %d ok, %s", name, t.done(), count(st.Pending, "task"), t.ok, count(t.parseErrors, "parse error"))
+		bothOrders := o.swap && j.Info().Prefers()
+		fmt.Fprintf(e.stderr, "%s: %d of %s judged", name, t.done(), count(st.Pending, "task"))
+		if bothOrders {
+			fmt.Fprint(e.stderr, " (each pair in both orders)")
+		}
+		fmt.Fprintf(e.stderr, " — %d ok, %s", t.ok, count(t.parseErrors, "parse error"))
 		if t.skipped > 0 {
-			fmt.Fprintf(e.stderr, " (%s skipped, not sent: the item lacks the gold answer or prediction the prompt needs)", count(t.skipped, "item"))
+			fmt.Fprintf(e.stderr, " (%s skipped, not sent: %s)", count(t.skipped, skippedUnit(bothOrders)), skippedWhy(js.entry(j.Info().Name)))
 		}
 		fmt.Fprintf(e.stderr, ", %s; %s", count(t.apiErrors, "API error"), count(t.tokens, "token"))
 		if sum.Retries > 0 {
@@ -161,6 +173,10 @@ func apiErrorSummary(st *sessions.Store, runID int64, name string, n, pending in
 	vs, err := st.ReviewVerdicts(runID)
 	if err != nil {
 		return msg
+	}
+	// The swapped order's failures are the run's too (--swap).
+	if sw, err := st.ReviewSwappedVerdicts(runID); err == nil {
+		vs = append(vs, sw...)
 	}
 	count := map[string]int{}
 	total := 0

@@ -1,9 +1,13 @@
 // Package llm holds Gavel's LLM judges and the client that calls them.
 //
 // The built-in judges docqa, rubric, same-event, bbh and quality are made
-// from the seed prompts, embedded verbatim (prompts/). Custom judges come
-// from a YAML or JSON file (LoadCustom). A Catalog lists both, prints a
-// judge's prompt and builds a judge from a name and a Config.
+// from the seed prompts, embedded verbatim (prompts/); pairwise, which
+// prefers one of two responses, has a prompt written for Gavel
+// (prompts/pairwise*.txt). A pair may be judged in both orders
+// (judge.Task.Swapped): the verdict comes back in the original A/B terms.
+// Custom judges come from a YAML or JSON file (LoadCustom), on any scale.
+// A Catalog lists both, prints a judge's prompt and builds a judge from a
+// name and a Config.
 //
 // Every judge calls an OpenAI-compatible chat completions server through a
 // Client built on go-openai. The client adds what the library leaves out:

@@ -49,7 +49,7 @@ var preferenceDim = judge.Dimension{
 func pairwiseJudge() *definition {
 	return &definition{
 		name:        "pairwise",
-		description: "Pairwise preference: which of two responses (response_a, response_b) follows the user's instruction better? Instruction-following first, then helpfulness and accuracy; neither length, order nor style decides. Uses the gold answer as a reference when the item has one. Answers [[A]], [[B]] or [[C]] (tie); --swap judges each pair in both orders.",
+		description: "Pairwise preference: which of two responses follows the user's instruction better? Instruction-following first; neither length, order nor style decides. The gold answer, when there is one, is a reference. --swap judges each pair in both orders.",
 		inputs:      []string{"question", "response_a", "response_b"},
 		optional:    []string{"gold"},
 		dims:        []judge.Dimension{preferenceDim},
