@@ -89,6 +89,16 @@ func (c *Catalog) ParseOutput(name, raw string) (judge.Verdict, error) {
 	return c.llm.Parse(name, raw)
 }
 
+// ParseSwappedOutput is ParseOutput for text written with a pair's
+// responses shown in the other order: its preferences come back in the
+// original A/B terms (see llm.Catalog.ParseSwapped).
+func (c *Catalog) ParseSwappedOutput(name, raw string) (judge.Verdict, error) {
+	if isMatch(name) {
+		return c.ParseOutput(name, raw)
+	}
+	return c.llm.ParseSwapped(name, raw)
+}
+
 // ParseOutput is Catalog.ParseOutput on the built-in judges.
 func ParseOutput(name, raw string) (judge.Verdict, error) {
 	return New().ParseOutput(name, raw)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/judge/llm"
 )
 
@@ -74,5 +75,12 @@ func TestParseOutput(t *testing.T) {
 	}
 	if _, err := ParseOutput("match", "YES"); err == nil {
 		t.Error("match parsed a judge output")
+	}
+	c := New()
+	if v, err := c.ParseSwappedOutput("pairwise", "A is better.\n[[A]]"); err != nil || !v.Swapped || v.Values["preference"] != judge.PreferB {
+		t.Errorf("ParseSwappedOutput(pairwise) = %+v, %v", v, err)
+	}
+	if _, err := c.ParseSwappedOutput("match", "A"); err == nil {
+		t.Error("match parsed a swapped judge output")
 	}
 }

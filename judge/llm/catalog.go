@@ -181,6 +181,22 @@ func looksLikeJudgeFile(name string) bool {
 	return false
 }
 
+// ParseSwapped is Parse for an output written with the pair's responses
+// shown in the other order (B first), as a live swapped task's answer is
+// read: the preferences are mapped back to the original A/B terms and the
+// verdict is marked Swapped. Use it for raw judge text of the swapped
+// order; a column of values already in the original terms needs no
+// mapping.
+func (c *Catalog) ParseSwapped(name, raw string) (judge.Verdict, error) {
+	v, err := c.Parse(name, raw)
+	if err != nil {
+		return v, err
+	}
+	d, _ := c.resolve(name)
+	unswapVerdict(&v, d.dims)
+	return v, nil
+}
+
 // Parse reads an output the named judge's model wrote elsewhere (a judge
 // column imported with a dataset) exactly as a live answer would be read:
 // an ok verdict with values, reason and extra fields, or a parse_error

@@ -231,3 +231,35 @@ func TestPairwiseSamplesSplitIsATie(t *testing.T) {
 		t.Errorf("sample %v not mapped back", first)
 	}
 }
+
+// Text a judge wrote elsewhere in the swapped order reads as a live
+// swapped answer does.
+func TestParseSwapped(t *testing.T) {
+	cat := NewCatalog()
+	for _, tc := range []struct {
+		raw     string
+		swapped bool
+		want    float64
+	}{
+		{"[[A]]", false, judge.PreferA},
+		{"[[A]]", true, judge.PreferB},
+		{"[[B]]", true, judge.PreferA},
+		{"[[C]]", true, judge.PreferTie},
+	} {
+		parse := cat.Parse
+		if tc.swapped {
+			parse = cat.ParseSwapped
+		}
+		v, err := parse("pairwise", tc.raw)
+		if err != nil || !v.OK() || v.Values["preference"] != tc.want || v.Swapped != tc.swapped {
+			t.Errorf("%q swapped=%v: %+v, %v", tc.raw, tc.swapped, v, err)
+		}
+	}
+	v, err := cat.ParseSwapped("pairwise", "no idea")
+	if err != nil || v.Status != judge.StatusParseError || !v.Swapped || v.Raw != "no idea" {
+		t.Errorf("unreadable: %+v, %v", v, err)
+	}
+	if _, err := cat.ParseSwapped("nope", "[[A]]"); err == nil {
+		t.Error("an unknown judge parses")
+	}
+}
