@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/judge/match"
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/dataset"
@@ -26,6 +27,9 @@ type reviewFlags struct {
 	swap      bool
 	data      datasetFlags
 	runner    runnerFlags
+	// defaultJudge is set when no judge was named (flag or config): the
+	// default, match, is then not run on a dataset of pairs it cannot judge.
+	defaultJudge bool
 }
 
 func newReviewCmd(e env) *cobra.Command {
@@ -56,6 +60,7 @@ answers are cached in the session, so reopening costs nothing; r re-judges.`,
 			if err := applyConfig(e, cmd.Flags(), &o.judges, &o.runner); err != nil {
 				return err
 			}
+			o.defaultJudge = !cmd.Flags().Changed("judge") && len(o.judges) == 1 && o.judges[0] == match.Name
 			return runReview(cmd.Context(), e, a[0], o)
 		},
 	}
@@ -129,6 +134,11 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 	if err := rv.ImportCarried(ds); err != nil {
 		return err
 	}
+	if o.defaultJudge && allPairs(rv.Items) {
+		if js, err = pairsWithoutJudge(js, rv, datasetName(ds)); err != nil {
+			return err
+		}
+	}
 	judges, client, err := js.build(rv.Store.ResponseCache())
 	if err != nil {
 		return err
@@ -185,6 +195,46 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 		fmt.Fprintf(e.stderr, "Saved in %s: %d of %s reviewed.\n", o.session, done, count(total, "item"))
 	}
 	return nil
+}
+
+// allPairs reports whether every item compares two responses.
+func allPairs(items []judge.Item) bool {
+	for _, it := range items {
+		if !it.Pairwise() {
+			return false
+		}
+	}
+	return len(items) > 0
+}
+
+// pairsWithoutJudge decides what a review of pairs runs when no judge was
+// named: match compares an answer with a gold answer and would only fill
+// the screen with errors. Runs the session already holds (imported
+// preferences) are reviewed as they are; with none, the person is told
+// which judge to name.
+func pairsWithoutJudge(js judgeSet, rv *sessions.Review, name string) (judgeSet, error) {
+	runs, err := rv.Store.Runs()
+	if err != nil {
+		return js, err
+	}
+	for _, r := range runs {
+		for _, d := range r.Info.Dimensions {
+			if d.Scale.Kind() == judge.KindPairwise {
+				js.entries = nil
+				return js, nil
+			}
+		}
+	}
+	return js, usagef("%s holds pairs of responses, which the default judge match cannot judge: review them with --judge pairwise --model MODEL (an LLM judge; --swap also judges each pair in the other order), or bring a judge's verdicts in first with gavel import %s --scale pairwise",
+		name, name)
+}
+
+// datasetName is how messages name the dataset.
+func datasetName(ds *dataset.Dataset) string {
+	if ds.Path != "" {
+		return ds.Path
+	}
+	return ds.Name
 }
 
 // datasetNotices tells the reviewer how the dataset was read.
