@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -12,10 +13,15 @@ type Agreement struct {
 	N int `json:"n"`
 	// PercentAgreement is exact agreement with a Wilson 95 % interval.
 	PercentAgreement Interval `json:"percent_agreement"`
-	CohenKappa       Estimate `json:"cohen_kappa"`
-	GwetAC1          Estimate `json:"gwet_ac1"`
-	// AlphaNominal is Krippendorff's alpha at the nominal level.
-	AlphaNominal Estimate `json:"alpha_nominal"`
+	// CohenKappa, GwetAC1 and AlphaNominal (Krippendorff's alpha at the
+	// nominal level) carry a seeded item-bootstrap 95 % interval.
+	CohenKappa   Interval `json:"cohen_kappa"`
+	GwetAC1      Interval `json:"gwet_ac1"`
+	AlphaNominal Interval `json:"alpha_nominal"`
+	// SmallSample is set when N is below MinReliableItems: the intervals
+	// are then unreliable (the bootstrap understates the uncertainty of a
+	// handful of items), and the sentence says so.
+	SmallSample string `json:"small_sample,omitempty"`
 	// JudgeMean and ReferenceMean are the mean values on these units: pass
 	// rates (proportions) on a binary scale, mean scores on an ordinal
 	// one, the share of preferences for B (ties counting half) on a
@@ -48,17 +54,19 @@ const reasonNoMean = "no mean on a nominal scale"
 type OrdinalAgreement struct {
 	// Step is one step of the scale (0.5 ternary, 1 otherwise), the tolerance
 	// of WithinOne.
-	Step           float64  `json:"step"`
-	LinearKappa    Estimate `json:"linear_kappa"`
-	QuadraticKappa Estimate `json:"quadratic_kappa"`
-	AlphaOrdinal   Estimate `json:"alpha_ordinal"`
-	AlphaInterval  Estimate `json:"alpha_interval"`
+	Step float64 `json:"step"`
+	// Every coefficient carries a seeded item-bootstrap 95 % interval.
+	LinearKappa    Interval `json:"linear_kappa"`
+	QuadraticKappa Interval `json:"quadratic_kappa"`
+	AlphaOrdinal   Interval `json:"alpha_ordinal"`
+	AlphaInterval  Interval `json:"alpha_interval"`
+	AlphaRatio     Interval `json:"alpha_ratio"`
 	// MeanAbsoluteError and MeanSignedDifference (judge − reference) are in
 	// scale points.
-	MeanAbsoluteError    Estimate `json:"mean_absolute_error"`
-	MeanSignedDifference Estimate `json:"mean_signed_difference"`
-	Spearman             Estimate `json:"spearman"`
-	KendallTauB          Estimate `json:"kendall_tau_b"`
+	MeanAbsoluteError    Interval `json:"mean_absolute_error"`
+	MeanSignedDifference Interval `json:"mean_signed_difference"`
+	Spearman             Interval `json:"spearman"`
+	KendallTauB          Interval `json:"kendall_tau_b"`
 	// ExactAgreement equals PercentAgreement; WithinOne allows one step.
 	ExactAgreement Interval `json:"exact_agreement"`
 	WithinOne      Interval `json:"within_one"`
@@ -76,10 +84,13 @@ func AgreementOf(c Confusion, scale judge.Scale, seed uint64, resamples int) Agr
 	a := Agreement{
 		N:                c.N(),
 		PercentAgreement: c.PercentAgreement(),
-		CohenKappa:       c.CohenKappa(),
-		GwetAC1:          c.GwetAC1(),
-		AlphaNominal:     c.KrippendorffAlpha(Nominal),
+		CohenKappa:       pointOnly(c.CohenKappa()),
+		GwetAC1:          pointOnly(c.GwetAC1()),
+		AlphaNominal:     pointOnly(c.KrippendorffAlpha(Nominal)),
 		Confusion:        c,
+	}
+	if a.N > 0 && a.N < MinReliableItems {
+		a.SmallSample = smallSampleWarning(a.N)
 	}
 	if scale.Numeric() {
 		a.JudgeMean, a.ReferenceMean = c.JudgeMean(), c.ReferenceMean()
@@ -98,14 +109,15 @@ func AgreementOf(c Confusion, scale judge.Scale, seed uint64, resamples int) Agr
 		step := scaleStep(c.Categories)
 		a.Ordinal = &OrdinalAgreement{
 			Step:                 step,
-			LinearKappa:          c.WeightedKappa(Linear),
-			QuadraticKappa:       c.WeightedKappa(Quadratic),
-			AlphaOrdinal:         c.KrippendorffAlpha(Ordinal),
-			AlphaInterval:        c.KrippendorffAlpha(IntervalLevel),
-			MeanAbsoluteError:    c.MeanAbsoluteError(),
-			MeanSignedDifference: c.MeanSignedDifference(),
-			Spearman:             c.Spearman(),
-			KendallTauB:          c.KendallTauB(),
+			LinearKappa:          pointOnly(c.WeightedKappa(Linear)),
+			QuadraticKappa:       pointOnly(c.WeightedKappa(Quadratic)),
+			AlphaOrdinal:         pointOnly(c.KrippendorffAlpha(Ordinal)),
+			AlphaInterval:        pointOnly(c.KrippendorffAlpha(IntervalLevel)),
+			AlphaRatio:           pointOnly(c.KrippendorffAlpha(Ratio)),
+			MeanAbsoluteError:    pointOnly(c.MeanAbsoluteError()),
+			MeanSignedDifference: pointOnly(c.MeanSignedDifference()),
+			Spearman:             pointOnly(c.Spearman()),
+			KendallTauB:          pointOnly(c.KendallTauB()),
 			ExactAgreement:       a.PercentAgreement,
 			WithinOne:            c.WithinOne(step),
 		}
@@ -135,4 +147,20 @@ func scaleStep(cats []float64) float64 {
 		return 0
 	}
 	return step
+}
+
+// MinReliableItems is the number of items below which a bootstrap
+// interval is flagged as unreliable: with fewer, the resamples repeat a
+// handful of patterns and the percentile interval is too narrow.
+const MinReliableItems = 30
+
+// smallSampleWarning is the sentence shown beside figures over n items,
+// n below MinReliableItems.
+func smallSampleWarning(n int) string {
+	return fmt.Sprintf("only %s: the intervals are unreliable below %d", itemsWord(n), MinReliableItems)
+}
+
+// pointOnly is an estimate as an interval whose bounds are not yet known.
+func pointOnly(e Estimate) Interval {
+	return Interval{Value: e.Value, Low: math.NaN(), High: math.NaN(), Reason: e.Reason}
 }

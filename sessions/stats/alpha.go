@@ -16,6 +16,10 @@ const (
 	Ordinal
 	// IntervalLevel: the distance is the squared difference of the values.
 	IntervalLevel
+	// Ratio: the distance is the squared difference over the squared sum,
+	// ((c−k)/(c+k))², for values measured from a true zero (Krippendorff
+	// 2011, "Computing Krippendorff's Alpha-Reliability", ratio metric).
+	Ratio
 )
 
 // String names the level as Krippendorff does.
@@ -27,6 +31,8 @@ func (l Level) String() string {
 		return "ordinal"
 	case IntervalLevel:
 		return "interval"
+	case Ratio:
+		return "ratio"
 	}
 	return "unknown"
 }
@@ -144,6 +150,13 @@ func (m *coincidence) alpha(level Level) Estimate {
 			return d * d
 		case IntervalLevel:
 			d := m.cats[c] - m.cats[k]
+			return d * d
+		case Ratio:
+			sum := m.cats[c] + m.cats[k]
+			if sum == 0 {
+				return 0
+			}
+			d := (m.cats[c] - m.cats[k]) / sum
 			return d * d
 		}
 		return 1

@@ -96,8 +96,20 @@ func Compute(in Input, opts Options) Report {
 			rep.JudgePairs = append(rep.JudgePairs, c.judgePairs(judges[i], judges[j], dims[i], dims[j])...)
 		}
 	}
+	for _, d := range in.Dimensions {
+		k := dimKey{d.Name, d.Scale}
+		if _, ok := c.humans[k]; !ok && d.Scale.Known() {
+			c.humans[k] = buildHumans(c.in, k, &c.notes)
+			dimOrder = append(dimOrder, k)
+		}
+	}
 	for _, k := range dimOrder {
 		rep.Humans = append(rep.Humans, c.humans[k].report)
+	}
+	rep.JudgeTable = judgeTable(rep.Judges)
+	rep.ParseErrors = "exclude"
+	if c.opts.ParseErrorsFail {
+		rep.ParseErrors = "fail"
 	}
 	rep.Notes = c.notes.list()
 	return rep
@@ -254,6 +266,9 @@ func (c *computation) judgeDims(js JudgeSpec) []*judgeDim {
 		if c.opts.SwapDisagreeAsTie && jd.swapState != nil {
 			c.disagreeAsTie(jd)
 		}
+		if c.opts.ParseErrorsFail && jd.key.scale.Kind() == judge.KindBinary {
+			parseErrorsFail(jd)
+		}
 	}
 	return dims
 }
@@ -294,7 +309,7 @@ func (jd *judgeDim) addSwapped(u int32, v *Verdict, n int, notes *notes) {
 // comparison with humans (Options.SwapDisagreeAsTie), or leaves them out
 // of it on a scale without a tie.
 func (c *computation) disagreeAsTie(jd *judgeDim) {
-	jd.vsState, jd.vsCode = slices.Clone(jd.state), slices.Clone(jd.code)
+	jd.ownComparison()
 	tie := categoryIndex(jd.key.scale.Values(), judge.PreferTie)
 	for u, st := range jd.state {
 		if st != stOK || jd.swapState[u] != stOK || jd.swapCode[u] == jd.code[u] {
@@ -306,6 +321,29 @@ func (c *computation) disagreeAsTie(jd *judgeDim) {
 			continue
 		}
 		jd.vsCode[u] = int8(tie)
+	}
+}
+
+// ownComparison gives vsState and vsCode their own storage before an
+// option changes them: they start as state and code themselves.
+func (jd *judgeDim) ownComparison() {
+	if len(jd.state) > 0 && &jd.vsState[0] == &jd.state[0] {
+		jd.vsState, jd.vsCode = slices.Clone(jd.state), slices.Clone(jd.code)
+	}
+}
+
+// parseErrorsFail counts the unit of each parse error as NO wherever the
+// judge is scored (Options.ParseErrorsFail); Judging still counts it as a
+// parse error.
+func parseErrorsFail(jd *judgeDim) {
+	if !slices.Contains(jd.state, stParse) {
+		return
+	}
+	jd.ownComparison()
+	for u, st := range jd.state {
+		if st == stParse && jd.vsState[u] == stParse {
+			jd.vsState[u], jd.vsCode[u] = stOK, 0 // NO: the first of the binary scale's values
+		}
 	}
 }
 
@@ -369,24 +407,26 @@ func (c *computation) judgeReport(js JudgeSpec, dims []*judgeDim) JudgeReport {
 // names the table for its bootstrap seeds.
 func (c *computation) figures(units []int32, jd *judgeDim, h *humanDim, path ...string) Figures {
 	path = slices.Concat([]string{jd.key.name}, path)
-	f := Figures{Units: len(units)}
+	f := Figures{Units: len(units), LabelsNeeded: []LabelsNeeded{}}
 	all, unb := NewConfusion(h.cats), NewConfusion(h.cats)
 	binary := jd.key.scale.Kind() == judge.KindBinary
-	okCount, yes := 0, 0
+	// judged[k] counts the units whose verdict, as compared with the
+	// humans, is category k: the judge's own score over its dataset.
+	judged := make([]int, len(h.cats))
 	prov := make([]int, len(h.provNames))
 	for _, u := range units {
 		switch jd.state[u] {
 		case stOK:
-			okCount++
-			if binary && jd.code[u] == 1 {
-				yes++
-			}
+			f.Judging.OK++
 		case stNoValue:
 			f.Judging.NoValue++
 		case stParse:
 			f.Judging.ParseErrors++
 		case stAPI:
 			f.Judging.APIErrors++
+		}
+		if jd.vsState[u] == stOK {
+			judged[jd.vsCode[u]]++
 		}
 		for _, p := range h.prov[h.provStart[u]:h.provStart[u+1]] {
 			prov[p]++
@@ -396,6 +436,8 @@ func (c *computation) figures(units []int32, jd *judgeDim, h *humanDim, path ...
 			continue
 		case selUnbiased:
 			f.Selection.Unbiased++
+		case selOrder:
+			f.Selection.Order++
 		case selFiltered:
 			f.Selection.Filtered++
 		case selUnknown:
@@ -413,20 +455,36 @@ func (c *computation) figures(units []int32, jd *judgeDim, h *humanDim, path ...
 			}
 		}
 	}
-	f.Judging.OK = okCount
-	f.Judging.Judged = okCount + f.Judging.NoValue + f.Judging.ParseErrors + f.Judging.APIErrors
-	f.Judging.ParseErrorRate = ratio(float64(f.Judging.ParseErrors), float64(f.Judging.Judged), "no judged items")
-	f.Judging.APIErrorRate = ratio(float64(f.Judging.APIErrors), float64(f.Judging.Judged), "no judged items")
+	j := &f.Judging
+	j.Judged = j.OK + j.NoValue + j.ParseErrors + j.APIErrors
+	j.ParseErrorRate = ratio(float64(j.ParseErrors), float64(j.Judged), "no judged items")
+	j.APIErrorRate = ratio(float64(j.APIErrors), float64(j.Judged), "no judged items")
 	f.Coverage = ratio(float64(f.Labelled), float64(f.Units), "no items")
 
 	seed := func(what string) uint64 { return deriveSeed(c.opts.Seed, slices.Concat(path, []string{what})...) }
 	f.VsHumans = c.agreement(all, jd.key.scale, seed("vs_humans"), reasonNoPairs)
-	if binary {
-		cp := all.CorrectedPassRate(yes, okCount, seed("corrected"), c.opts.Resamples)
-		f.Corrected = &cp
-	}
 
 	sel := &f.Selection
+	totalJudged := sum(judged)
+	sel.Census = totalJudged > 0 && all.N() == totalJudged
+	fair, noFair := unb, reasonNoRandomLabels(sel)
+	if sel.Census {
+		fair, noFair = all, ""
+	}
+	sel.Fair = fair.N()
+	if binary {
+		cp := fair.CorrectedPassRate(judged[1], totalJudged, seed("corrected"), c.opts.Resamples)
+		if fair.N() == 0 && totalJudged > 0 {
+			cp.PassRate.Reason = noFair
+		}
+		f.Corrected = &cp
+	}
+	if jd.key.scale.Numeric() {
+		b := benchmark(fair, judged, noFair)
+		f.Benchmark = &b
+	}
+	f.LabelsNeeded = labelsNeeded(f)
+
 	sel.ByProvenance = map[string]int{}
 	for i, n := range prov {
 		if n > 0 {
@@ -434,19 +492,51 @@ func (c *computation) figures(units []int32, jd *judgeDim, h *humanDim, path ...
 		}
 	}
 	sel.FilteredShare = ratio(float64(sel.Filtered), float64(f.Labelled), "no labelled items")
-	if sel.FilteredShare.Defined() && sel.FilteredShare.Value > c.opts.FilteredShareWarn {
-		sel.Warning = fmt.Sprintf("%s of the labelled items were reached through a filter, so they are not a fair sample of the dataset: the unbiased part (%s reached in order or at random) gives the fair figures",
-			FormatPercent(sel.FilteredShare.Value, 0), itemsWord(sel.Unbiased))
-	}
-	if sel.Filtered > 0 {
-		part := &UnbiasedPart{VsHumans: c.agreement(unb, jd.key.scale, seed("unbiased/vs_humans"), reasonNoPairs)}
-		if binary {
-			cp := unb.CorrectedPassRate(yes, okCount, seed("unbiased/corrected"), c.opts.Resamples)
-			part.Corrected = &cp
-		}
-		sel.UnbiasedPart = part
+	sel.Warning = selectionWarning(sel, c.opts.FilteredShareWarn)
+	if !sel.Census && sel.Unbiased > 0 && sel.Unbiased < f.Labelled {
+		sel.UnbiasedPart = &UnbiasedPart{VsHumans: c.agreement(unb, jd.key.scale, seed("unbiased/vs_humans"), reasonNoPairs)}
 	}
 	return f
+}
+
+// reasonNoRandomLabels says why the estimates that need a fair sample are
+// not given, from how the labels were reached.
+func reasonNoRandomLabels(sel *Selection) string {
+	switch {
+	case sel.Unbiased > 0:
+		return "" // there are random labels; only the judged side may be missing
+	case sel.Filtered > 0:
+		return "the labels were reached through a filter, which picks items unlike the rest: label items in random order to estimate it"
+	case sel.Order > 0:
+		return "the labels were reached in dataset order, and a dataset is often sorted: label items in random order to estimate it"
+	case sel.Unknown > 0:
+		return "how the imported labels were chosen is not known: label a random sample (random order) to estimate it"
+	}
+	return "no item is labelled"
+}
+
+// selectionWarning is the sentence shown when the labels are not a fair
+// sample; empty when they are.
+func selectionWarning(sel *Selection, filteredShareWarn float64) string {
+	switch {
+	case sel.Census:
+		return ""
+	case sel.FilteredShare.Defined() && sel.FilteredShare.Value > filteredShareWarn:
+		return fmt.Sprintf("%s of the labelled items were reached through a filter, so they are not a fair sample of the dataset: the %s reached at random give the fair figures",
+			FormatPercent(sel.FilteredShare.Value, 0), itemsWord(sel.Unbiased))
+	case sel.Order > 0:
+		return fmt.Sprintf("%s were labelled in dataset order, which is often sorted (by model, by difficulty): only the %s reached at random give the corrected score",
+			itemsWord(sel.Order), itemsWord(sel.Unbiased))
+	}
+	return ""
+}
+
+func sum(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		t += x
+	}
+	return t
 }
 
 func (c *computation) agreement(conf Confusion, scale judge.Scale, seed uint64, noItems string) Agreement {
@@ -460,12 +550,12 @@ func (c *computation) agreement(conf Confusion, scale judge.Scale, seed uint64, 
 // withReasonEverywhere gives every undefined figure of an empty comparison
 // the same reason, one that says which items were missing.
 func withReasonEverywhere(a Agreement, reason string) Agreement {
-	es := []*Estimate{&a.CohenKappa, &a.GwetAC1, &a.AlphaNominal, &a.JudgeMean, &a.ReferenceMean}
-	is := []*Interval{&a.PercentAgreement, &a.ScoreBias}
+	es := []*Estimate{&a.JudgeMean, &a.ReferenceMean}
+	is := []*Interval{&a.PercentAgreement, &a.ScoreBias, &a.CohenKappa, &a.GwetAC1, &a.AlphaNominal}
 	if o := a.Ordinal; o != nil {
-		es = append(es, &o.LinearKappa, &o.QuadraticKappa, &o.AlphaOrdinal, &o.AlphaInterval,
-			&o.MeanAbsoluteError, &o.MeanSignedDifference, &o.Spearman, &o.KendallTauB)
-		is = append(is, &o.ExactAgreement, &o.WithinOne)
+		is = append(is, &o.LinearKappa, &o.QuadraticKappa, &o.AlphaOrdinal, &o.AlphaInterval, &o.AlphaRatio,
+			&o.MeanAbsoluteError, &o.MeanSignedDifference, &o.Spearman, &o.KendallTauB,
+			&o.ExactAgreement, &o.WithinOne)
 	}
 	if b := a.Binary; b != nil {
 		es = append(es, &b.F1, &b.BalancedAccuracy)

@@ -84,7 +84,7 @@ func TestComputeByHand(t *testing.T) {
 	// Pairs u1 (1,1) u2 (0,0) u6 (1,1) u7 (0,0): u3 is a parse error.
 	wantInt(t, "match n", m.VsHumans.N, 4)
 	wantNum(t, "match percent", m.VsHumans.PercentAgreement.Estimate(), 1)
-	wantNum(t, "match kappa", m.VsHumans.CohenKappa, 1)
+	wantNum(t, "match kappa", m.VsHumans.CohenKappa.Estimate(), 1)
 	// Rogan–Gladen with sens = spec = 1 is the observed rate: 3 YES of 5.
 	wantNum(t, "match corrected", m.Corrected.PassRate.Estimate(), 0.6)
 	wantNum(t, "match observed", m.Corrected.ObservedPassRate.Estimate(), 0.6)
@@ -120,7 +120,7 @@ func TestComputeByHand(t *testing.T) {
 	wantInt(t, "llm no value", lc.Overall.Judging.NoValue, 1)
 	a := lc.Overall.VsHumans
 	wantInt(t, "llm n", a.N, 4)
-	wantNum(t, "llm kappa", a.CohenKappa, 0.5)
+	wantNum(t, "llm kappa", a.CohenKappa.Estimate(), 0.5)
 	wantNum(t, "llm bias", a.ScoreBias.Estimate(), 0.25)
 	b := a.Binary
 	if b.TruePositives != 2 || b.FalsePositives != 1 || b.FalseNegatives != 0 || b.TrueNegatives != 1 {
@@ -144,8 +144,8 @@ func TestComputeByHand(t *testing.T) {
 	wantInt(t, "quality ties", q.Overall.HumanTies, 1)
 	wantInt(t, "quality n", q.Overall.VsHumans.N, 2)
 	o := q.Overall.VsHumans.Ordinal
-	wantNum(t, "quality mae", o.MeanAbsoluteError, 0.5)
-	wantNum(t, "quality msd", o.MeanSignedDifference, 0.5)
+	wantNum(t, "quality mae", o.MeanAbsoluteError.Estimate(), 0.5)
+	wantNum(t, "quality msd", o.MeanSignedDifference.Estimate(), 0.5)
 	wantNum(t, "quality within one", o.WithinOne.Estimate(), 1)
 	if q.Rejudges.Units != 1 || q.Rejudges.Flipped != 0 || q.Overall.Corrected != nil {
 		t.Errorf("quality rejudges %+v corrected %v", q.Rejudges, q.Overall.Corrected)

@@ -14,12 +14,14 @@ type dimKey struct {
 	scale judge.Scale
 }
 
-// Per-unit selection classes (how a unit's labels were reached).
+// Per-unit selection classes (how a unit's labels were reached), in
+// rising order of doubt: a unit takes the class of its most doubtful label.
 const (
 	selNone uint8 = iota
 	selUnbiased
-	selFiltered
+	selOrder
 	selUnknown
+	selFiltered
 )
 
 // Reference codes beside a category index.
@@ -44,11 +46,16 @@ type humanDim struct {
 	report    HumanAgreement
 }
 
-// provenanceClass sorts a provenance string into a selection class.
+// provenanceClass sorts a provenance string into a selection class: a
+// seeded random order ("random"), a random sample ("sample") and an
+// active labelling plan ("plan", "plan:…") are random; "order" is dataset
+// order; "filter:NAME" a filter; anything else (imported labels) unknown.
 func provenanceClass(p string) uint8 {
 	switch {
-	case p == "order" || p == "random":
+	case p == "random" || p == "sample" || p == "plan" || strings.HasPrefix(p, "plan:"):
 		return selUnbiased
+	case p == "order":
+		return selOrder
 	case strings.HasPrefix(p, "filter:"):
 		return selFiltered
 	}
@@ -131,14 +138,7 @@ func buildHumans(in *Input, key dimKey, notes *notes) *humanDim {
 			}
 			lastProv, lastID = p, id
 			h.prov = append(h.prov, id)
-			switch cl := provenanceClass(l.Provenance); {
-			case cl == selFiltered || sel == selFiltered:
-				sel = selFiltered
-			case cl == selUnknown || sel == selUnknown:
-				sel = selUnknown
-			default:
-				sel = selUnbiased
-			}
+			sel = max(sel, provenanceClass(l.Provenance))
 		}
 		h.sel[u] = sel
 		h.ref[u] = majority(counts)
@@ -174,21 +174,25 @@ func buildHumans(in *Input, key dimKey, notes *notes) *humanDim {
 
 	rep.Dimension, rep.Scale = key.name, key.scale
 	rep.Annotators = sortedKeys(annotators)
-	rep.AlphaNominal = alpha.alpha(Nominal)
+	rep.AlphaNominal = pointOnly(alpha.alpha(Nominal))
 	if key.scale.Ordinal() {
-		rep.AlphaOrdinal = alpha.alpha(Ordinal)
-		rep.AlphaInterval = alpha.alpha(IntervalLevel)
+		rep.AlphaOrdinal = pointOnly(alpha.alpha(Ordinal))
+		rep.AlphaInterval = pointOnly(alpha.alpha(IntervalLevel))
+		rep.AlphaRatio = pointOnly(alpha.alpha(Ratio))
+		rep.GwetAC2 = undefinedInterval("not computed yet")
 	} else {
-		rep.AlphaOrdinal = undefined("not an ordinal scale")
-		rep.AlphaInterval = rep.AlphaOrdinal
+		rep.AlphaOrdinal = undefinedInterval("not an ordinal scale")
+		rep.AlphaInterval, rep.AlphaRatio, rep.GwetAC2 = rep.AlphaOrdinal, rep.AlphaOrdinal, rep.AlphaOrdinal
 	}
-	rep.FleissKappa = FleissKappa(fleiss)
+	rep.FleissKappa = pointOnly(FleissKappa(fleiss))
+	rep.GwetAC1 = pointOnly(GwetAC1Multi(fleiss))
+	rep.PercentAgreement = undefinedInterval("not computed yet")
 	if len(rep.Annotators) < 2 {
 		reason := "needs labels from two or more annotators"
-		rep.AlphaNominal = undefined(reason)
-		rep.FleissKappa = undefined(reason)
+		rep.AlphaNominal = undefinedInterval(reason)
+		rep.FleissKappa, rep.GwetAC1, rep.PercentAgreement = rep.AlphaNominal, rep.AlphaNominal, rep.AlphaNominal
 		if key.scale.Ordinal() {
-			rep.AlphaOrdinal, rep.AlphaInterval = undefined(reason), undefined(reason)
+			rep.AlphaOrdinal, rep.AlphaInterval, rep.AlphaRatio, rep.GwetAC2 = rep.AlphaNominal, rep.AlphaNominal, rep.AlphaNominal, rep.AlphaNominal
 		}
 	}
 	rep.Pairs = []AnnotatorPair{}
@@ -204,7 +208,7 @@ func buildHumans(in *Input, key dimKey, notes *notes) *humanDim {
 	})
 	for _, k := range keys {
 		c := pairs[k]
-		rep.Pairs = append(rep.Pairs, AnnotatorPair{A: k[0], B: k[1], N: c.N(), PercentAgreement: c.PercentAgreement(), CohenKappa: c.CohenKappa()})
+		rep.Pairs = append(rep.Pairs, AnnotatorPair{A: k[0], B: k[1], N: c.N(), PercentAgreement: c.PercentAgreement(), CohenKappa: pointOnly(c.CohenKappa())})
 	}
 	return h
 }

@@ -8,6 +8,10 @@ import "github.com/gavel-dev/gavel/judge"
 type Input struct {
 	// Judges lists the judges to report on, in the order of the report.
 	Judges []JudgeSpec `json:"judges"`
+	// Dimensions lists dimensions people labelled that no judge in Judges
+	// rates (a session with labels and no judge): they get the
+	// inter-annotator figures. A dimension a judge rates need not be here.
+	Dimensions []judge.Dimension `json:"dimensions,omitempty"`
 	// Units holds every unit of the dataset, in dataset order: one per item
 	// (Criterion 0), plus one per rubric criterion for per-criterion judges.
 	// Units nobody judged or labelled still count towards coverage.
@@ -99,6 +103,11 @@ type Options struct {
 	// MaxSegmentValues skips a segment field with more distinct values than
 	// this (the report notes it): 0 means DefaultMaxSegmentValues.
 	MaxSegmentValues int
+	// ParseErrorsFail counts a parse error of a binary judge as NO (the
+	// judge's score as deployed, where an unreadable answer fails the
+	// item); API errors stay out. By default parse errors are left out of
+	// agreement and only counted.
+	ParseErrorsFail bool
 	// SwapDisagreeAsTie counts a pair judged in both orders whose two
 	// verdicts disagree as a tie when the judge is compared with humans
 	// (SPEC "Pairwise judgments": a winner forced on such a pair is noise).

@@ -207,7 +207,7 @@ func TestPandaLM(t *testing.T) {
 	within(t, "annotators' Fleiss kappa", h.FleissKappa.Value, 0.8641753649975489)
 	within(t, "annotators' alpha (nominal)", h.AlphaNominal.Value, 0.8642206851960816)
 	if h.AlphaOrdinal.Defined() || h.AlphaInterval.Defined() {
-		t.Errorf("ordinal alpha on a pairwise scale: %v, %v", h.AlphaOrdinal, h.AlphaInterval)
+		t.Errorf("ordinal alpha on a pairwise scale: %v, %v", h.AlphaOrdinal.Estimate(), h.AlphaInterval.Estimate())
 	}
 	for i, want := range []struct {
 		a, b      string

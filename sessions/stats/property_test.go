@@ -17,16 +17,16 @@ func TestPerfectAgreementGivesOne(t *testing.T) {
 		}
 		a := AgreementOf(c, scale, 1, 200)
 		ones := map[string]Estimate{
-			"percent": a.PercentAgreement.Estimate(), "kappa": a.CohenKappa, "ac1": a.GwetAC1, "alpha": a.AlphaNominal,
+			"percent": a.PercentAgreement.Estimate(), "kappa": a.CohenKappa.Estimate(), "ac1": a.GwetAC1.Estimate(), "alpha": a.AlphaNominal.Estimate(),
 		}
 		if o := a.Ordinal; o != nil {
-			for k, v := range map[string]Estimate{"linear": o.LinearKappa, "quadratic": o.QuadraticKappa,
-				"alpha ordinal": o.AlphaOrdinal, "alpha interval": o.AlphaInterval, "spearman": o.Spearman,
-				"kendall": o.KendallTauB, "within one": o.WithinOne.Estimate()} {
+			for k, v := range map[string]Estimate{"linear": o.LinearKappa.Estimate(), "quadratic": o.QuadraticKappa.Estimate(),
+				"alpha ordinal": o.AlphaOrdinal.Estimate(), "alpha interval": o.AlphaInterval.Estimate(), "spearman": o.Spearman.Estimate(),
+				"kendall": o.KendallTauB.Estimate(), "within one": o.WithinOne.Estimate()} {
 				ones[k] = v
 			}
 			if o.MeanAbsoluteError.Value != 0 || o.MeanSignedDifference.Value != 0 {
-				t.Errorf("%s: MAE %v, MSD %v, want 0", scale, o.MeanAbsoluteError, o.MeanSignedDifference)
+				t.Errorf("%s: MAE %v, MSD %v, want 0", scale, o.MeanAbsoluteError.Estimate(), o.MeanSignedDifference.Estimate())
 			}
 		}
 		if b := a.Binary; b != nil {
@@ -50,20 +50,20 @@ func TestSingleClassAndEmpty(t *testing.T) {
 	one := NewConfusion(judge.Likert.Values())
 	one.Counts[2][2] = 10
 	a := AgreementOf(one, judge.Likert, 1, 100)
-	for name, e := range map[string]Estimate{"kappa": a.CohenKappa, "alpha": a.AlphaNominal,
-		"quadratic": a.Ordinal.QuadraticKappa, "spearman": a.Ordinal.Spearman, "kendall": a.Ordinal.KendallTauB} {
+	for name, e := range map[string]Estimate{"kappa": a.CohenKappa.Estimate(), "alpha": a.AlphaNominal.Estimate(),
+		"quadratic": a.Ordinal.QuadraticKappa.Estimate(), "spearman": a.Ordinal.Spearman.Estimate(), "kendall": a.Ordinal.KendallTauB.Estimate()} {
 		if e.Defined() || e.Reason == "" {
 			t.Errorf("single class %s = %+v, want undefined with a reason", name, e)
 		}
 	}
 	// AC1 is defined here: that is its point (Gwet 2008).
 	if a.GwetAC1.Value != 1 || a.PercentAgreement.Value != 1 {
-		t.Errorf("single class: AC1 %v, percent %v, want 1 and 1", a.GwetAC1, a.PercentAgreement)
+		t.Errorf("single class: AC1 %v, percent %v, want 1 and 1", a.GwetAC1.Estimate(), a.PercentAgreement)
 	}
 
 	empty := AgreementOf(NewConfusion(judge.Binary.Values()), judge.Binary, 1, 100)
-	for name, e := range map[string]Estimate{"percent": empty.PercentAgreement.Estimate(), "kappa": empty.CohenKappa,
-		"ac1": empty.GwetAC1, "alpha": empty.AlphaNominal, "bias": empty.ScoreBias.Estimate(),
+	for name, e := range map[string]Estimate{"percent": empty.PercentAgreement.Estimate(), "kappa": empty.CohenKappa.Estimate(),
+		"ac1": empty.GwetAC1.Estimate(), "alpha": empty.AlphaNominal.Estimate(), "bias": empty.ScoreBias.Estimate(),
 		"precision": empty.Binary.Precision.Estimate(), "f1": empty.Binary.F1} {
 		if e.Defined() || e.Reason == "" {
 			t.Errorf("n = 0 %s = %+v, want undefined with a reason", name, e)

@@ -4,8 +4,11 @@ import "github.com/gavel-dev/gavel/judge"
 
 // SchemaVersion is the version of the Report's JSON shape. It changes only
 // when a field is renamed, removed or changes meaning; new fields may be
-// added without a change.
-const SchemaVersion = 1
+// added without a change. Version 2 gave every coefficient an interval
+// (an Interval where version 1 had an Estimate), counted only random
+// labels as unbiased, and added the judge table, the benchmark estimates
+// and the labels needed.
+const SchemaVersion = 2
 
 // Report is everything Compute finds, shaped for `gavel stats --format
 // json`: field order is fixed, every number that can be undefined is an
@@ -18,6 +21,13 @@ type Report struct {
 	Resamples int    `json:"resamples"`
 	// Units is the number of units in the input.
 	Units int `json:"units"`
+	// ParseErrors is "exclude" when parse errors are left out of agreement
+	// and the judge's score, "fail" when a binary judge's parse error
+	// counts as NO (Options.ParseErrorsFail).
+	ParseErrors string `json:"parse_errors"`
+	// JudgeTable ranks every judge and dimension by its agreement with the
+	// humans: Cohen's kappa, highest first, then n.
+	JudgeTable []JudgeRow `json:"judge_table"`
 	// Judges holds one report per judge, in Input.Judges order.
 	Judges []JudgeReport `json:"judges"`
 	// JudgePairs compares every two judges (in Input.Judges order) on each
@@ -90,9 +100,18 @@ type Figures struct {
 	// label — the single label, or the annotators' majority — on every
 	// unit that has both.
 	VsHumans Agreement `json:"vs_humans"`
-	// Corrected is the Rogan–Gladen corrected pass rate; null unless the
-	// scale is binary.
+	// Corrected is the Rogan–Gladen corrected pass rate from the fair
+	// labels (see Selection.Fair); null unless the scale is binary, its
+	// PassRate undefined with a reason when there are no fair labels.
 	Corrected *Corrected `json:"corrected"`
+	// Benchmark is the score a human would give the judged items, by
+	// prediction-powered inference from every verdict and the fair
+	// labels; null unless the scale has a mean (Scale.Numeric).
+	Benchmark *Benchmark `json:"benchmark"`
+	// LabelsNeeded says about how many more random labels would bring the
+	// interval of agreement, kappa and the corrected score to ±2 and ±5
+	// points.
+	LabelsNeeded []LabelsNeeded `json:"labels_needed"`
 	// Selection says how the labelled units were reached.
 	Selection Selection `json:"selection"`
 }
@@ -114,13 +133,26 @@ type Judging struct {
 }
 
 // Selection tells an unbiased labelled sample from a hand-picked one.
+// Only labels reached at random (a seeded random order, a sample, a plan)
+// are a fair sample: a dataset is often sorted (by model, by difficulty),
+// so its first rows are not like the rest.
 type Selection struct {
-	// Unbiased counts labelled units whose every label was reached in
-	// dataset order or at random; Filtered those with a label reached
-	// through a filter; Unknown the rest.
+	// Unbiased counts labelled units whose every label was reached at
+	// random; Order those with a label reached in dataset order (and none
+	// through a filter); Filtered those with a label reached through a
+	// filter; Unknown the rest (imported labels, whose selection is not
+	// known).
 	Unbiased int `json:"unbiased"`
+	Order    int `json:"order"`
 	Filtered int `json:"filtered"`
 	Unknown  int `json:"unknown"`
+	// Census is set when every judged unit is labelled: the labelled units
+	// are then the whole dataset, however they were reached, and every
+	// label is fair.
+	Census bool `json:"census"`
+	// Fair is the number of labelled units the corrected pass rate and the
+	// benchmark estimate use: all of them on a census, else Unbiased.
+	Fair int `json:"fair"`
 	// FilteredShare = Filtered / labelled units.
 	FilteredShare Estimate `json:"filtered_share"`
 	// ByProvenance counts labels (not units) by their provenance string;
@@ -135,11 +167,9 @@ type Selection struct {
 }
 
 // UnbiasedPart is the comparison with humans restricted to units whose
-// labels were all reached in order or at random. The corrected pass rate
-// still uses every judged unit for the observed rate.
+// labels were all reached at random.
 type UnbiasedPart struct {
-	VsHumans  Agreement  `json:"vs_humans"`
-	Corrected *Corrected `json:"corrected"`
+	VsHumans Agreement `json:"vs_humans"`
 }
 
 // Flips measures a judge's consistency with itself.
@@ -176,13 +206,27 @@ type HumanAgreement struct {
 	// MajorityTies counts units whose annotators tie on the most common
 	// value.
 	MajorityTies int `json:"majority_ties"`
+	// SmallSample is set when fewer than MinReliableItems units are
+	// pairable: the intervals are then unreliable.
+	SmallSample string `json:"small_sample,omitempty"`
+	// Every figure below carries a seeded 95 % interval from a bootstrap
+	// over units.
+	//
+	// PercentAgreement is the multi-rater observed agreement: over
+	// pairable units, the share of agreeing pairs of labels.
+	PercentAgreement Interval `json:"percent_agreement"`
 	// Krippendorff's alpha with missing labels allowed: nominal always,
-	// ordinal and interval for ordinal scales (undefined otherwise).
-	AlphaNominal  Estimate `json:"alpha_nominal"`
-	AlphaOrdinal  Estimate `json:"alpha_ordinal"`
-	AlphaInterval Estimate `json:"alpha_interval"`
-	// FleissKappa over units with two or more labels (see FleissKappa).
-	FleissKappa Estimate `json:"fleiss_kappa"`
+	// ordinal, interval and ratio for ordinal scales (undefined otherwise).
+	AlphaNominal  Interval `json:"alpha_nominal"`
+	AlphaOrdinal  Interval `json:"alpha_ordinal"`
+	AlphaInterval Interval `json:"alpha_interval"`
+	AlphaRatio    Interval `json:"alpha_ratio"`
+	// FleissKappa and GwetAC1 follow Gwet's irrCAC with missing labels
+	// (see FleissKappa); GwetAC2 is AC1 with quadratic weights, for
+	// ordinal scales (undefined otherwise).
+	FleissKappa Interval `json:"fleiss_kappa"`
+	GwetAC1     Interval `json:"gwet_ac1"`
+	GwetAC2     Interval `json:"gwet_ac2"`
 	// Pairs holds Cohen's kappa for every two annotators, sorted by name.
 	Pairs []AnnotatorPair `json:"pairs"`
 }
@@ -193,5 +237,69 @@ type AnnotatorPair struct {
 	B                string   `json:"b"`
 	N                int      `json:"n"`
 	PercentAgreement Interval `json:"percent_agreement"`
-	CohenKappa       Estimate `json:"cohen_kappa"`
+	CohenKappa       Interval `json:"cohen_kappa"`
+}
+
+// JudgeRow is one line of the judge table: a judge on one dimension
+// against the humans, every figure with its 95 % interval. False-pass and
+// false-fail are undefined unless the scale is binary; agreement, kappa
+// and AC1 come from Figures.VsHumans over the judge's whole dataset.
+type JudgeRow struct {
+	// Rank is the row's place, from 1; rows whose kappa is undefined come
+	// last, by n.
+	Rank             int         `json:"rank"`
+	Judge            string      `json:"judge"`
+	Dimension        string      `json:"dimension"`
+	Scale            judge.Scale `json:"scale"`
+	N                int         `json:"n"`
+	PercentAgreement Interval    `json:"percent_agreement"`
+	CohenKappa       Interval    `json:"cohen_kappa"`
+	GwetAC1          Interval    `json:"gwet_ac1"`
+	ScoreBias        Interval    `json:"score_bias"`
+	FalsePassRate    Interval    `json:"false_pass_rate"`
+	FalseFailRate    Interval    `json:"false_fail_rate"`
+	SmallSample      string      `json:"small_sample,omitempty"`
+}
+
+// Benchmark is the score (pass rate, mean score, share of B) a human
+// would give the judged items, estimated two ways from the fair labels:
+// from the labels alone, and by prediction-powered inference (PPI++:
+// Angelopoulos et al., Science 2023; Angelopoulos, Duchi and Zrnic 2024),
+// which adds every judge verdict and stays unbiased however wrong the judge
+// is.
+type Benchmark struct {
+	// Judged is the number of units with an ok verdict (N + n); Labelled
+	// the number of them with a fair label (n).
+	Judged   int `json:"judged"`
+	Labelled int `json:"labelled"`
+	// LabelsOnly is the humans' mean over the n labelled units, with a
+	// normal 95 % interval: what the labels say without the judge.
+	LabelsOnly Interval `json:"labels_only"`
+	// PPI is the prediction-powered mean with its 95 % interval; undefined
+	// with a reason when there are no fair labels.
+	PPI Interval `json:"ppi"`
+	// Lambda is PPI++'s power-tuning weight on the judge (0: the judge is
+	// ignored, 1: plain PPI).
+	Lambda Estimate `json:"lambda"`
+	// EffectiveLabels is how many random labels alone would give an
+	// interval as narrow as PPI's: the n labels and the verdicts together
+	// are worth that many labels.
+	EffectiveLabels Estimate `json:"effective_labels"`
+}
+
+// LabelsNeeded is about how many more random labels would bring one
+// figure's interval to a half-width of 0.02 and 0.05 (±2 and ±5
+// percentage points for rates, ±0.02 and ±0.05 for coefficients),
+// assuming the interval narrows as one over the square root of the
+// number of labels. Zero means the width is reached.
+type LabelsNeeded struct {
+	// Figure is "percent_agreement", "cohen_kappa" or
+	// "corrected_pass_rate".
+	Figure string `json:"figure"`
+	// N is the number of labels the current interval rests on, and
+	// HalfWidth its current half-width.
+	N         int      `json:"n"`
+	HalfWidth Estimate `json:"half_width"`
+	For2      Estimate `json:"for_2"`
+	For5      Estimate `json:"for_5"`
 }

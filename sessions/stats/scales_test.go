@@ -82,8 +82,8 @@ func TestChanceCountsTheScaleCategories(t *testing.T) {
 		c.Counts[a][a], c.Counts[a][b] = 37, 5
 		c.Counts[b][a], c.Counts[b][b] = 15, 43
 		ag := AgreementOf(c, tc.scale, 1, -1)
-		near(t, string(tc.scale)+" AC1", ag.GwetAC1, tc.ac1)
-		near(t, string(tc.scale)+" kappa", ag.CohenKappa, 0.6025437201907791)
+		near(t, string(tc.scale)+" AC1", ag.GwetAC1.Estimate(), tc.ac1)
+		near(t, string(tc.scale)+" kappa", ag.CohenKappa.Estimate(), 0.6025437201907791)
 		near(t, string(tc.scale)+" judge share of B", ag.JudgeMean, 0.48)
 		near(t, string(tc.scale)+" gold share of B", ag.ReferenceMean, 0.58)
 	}
@@ -121,7 +121,7 @@ func TestPairwiseNeverOrdinal(t *testing.T) {
 			}
 			h := r.Humans[0]
 			if h.AlphaOrdinal.Defined() || h.AlphaInterval.Defined() {
-				t.Errorf("%s: annotators' alpha ordinal %v interval %v", what, h.AlphaOrdinal, h.AlphaInterval)
+				t.Errorf("%s: annotators' alpha ordinal %v interval %v", what, h.AlphaOrdinal.Estimate(), h.AlphaInterval.Estimate())
 			}
 			wantNoValue := 0
 			if _, ok := scale.Read("0"); !ok && len(column) == 3 {

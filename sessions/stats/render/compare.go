@@ -61,15 +61,15 @@ func humanLines(hs []stats.HumanAgreement) []Line {
 			out = append(out, text(RoleMuted, "  Agreement between annotators needs a second one: label the same items with another --annotator."))
 			continue
 		}
-		out = append(out, statRow("Krippendorff's alpha", plain(estimate(h.AlphaNominal, 3)), muted("  nominal")))
+		out = append(out, statRow("Krippendorff's alpha", plain(interval(h.AlphaNominal, false)), muted("  nominal")))
 		if h.Scale.Ordinal() {
-			out = append(out, row("alpha ordinal/interval", estimate(h.AlphaOrdinal, 3)+" / "+estimate(h.AlphaInterval, 3)))
+			out = append(out, row("alpha ordinal/interval", interval(h.AlphaOrdinal, false)+" / "+interval(h.AlphaInterval, false)))
 		}
-		out = append(out, row("Fleiss' kappa", estimate(h.FleissKappa, 3)))
+		out = append(out, row("Fleiss' kappa", interval(h.FleissKappa, false)))
 		out = append(out, text(RoleMuted, fmt.Sprintf("  %-24s %5s  %-24s %s", "pair", "n", "agreement", "Cohen's kappa")))
 		for _, p := range h.Pairs {
 			out = append(out, text(RolePlain, fmt.Sprintf("  %s %5d  %s %s", fixWidth(safetext.SanitizeLine(p.A)+" – "+safetext.SanitizeLine(p.B), 24), p.N,
-				fixWidth(bare(interval(p.PercentAgreement, true)), 24), bare(estimate(p.CohenKappa, 3)))))
+				fixWidth(bare(interval(p.PercentAgreement, true)), 24), bare(interval(p.CohenKappa, false)))))
 		}
 		out = append(out, text(RoleMuted, "  The judge vs the annotators' majority: \"Judge vs human\" above."))
 	}

@@ -138,20 +138,20 @@ var statHead = []string{"Statistic", ">Value", "95% interval", "Note"}
 func agreementRowsMD(scale judge.Scale, a stats.Agreement, ref string) [][]string {
 	rows := [][]string{
 		statRowMD("Percent agreement", mdInterval(a.PercentAgreement, true), "Wilson"),
-		statRowMD("Cohen's kappa", mdEstimate(a.CohenKappa, 3), ""),
-		statRowMD("Gwet's AC1", mdEstimate(a.GwetAC1, 3), ""),
-		statRowMD("Krippendorff's alpha (nominal)", mdEstimate(a.AlphaNominal, 3), ""),
+		statRowMD("Cohen's kappa", mdInterval(a.CohenKappa, false), ""),
+		statRowMD("Gwet's AC1", mdInterval(a.GwetAC1, false), ""),
+		statRowMD("Krippendorff's alpha (nominal)", mdInterval(a.AlphaNominal, false), ""),
 	}
 	if o := a.Ordinal; o != nil {
 		rows = append(rows,
-			statRowMD("Krippendorff's alpha (ordinal)", mdEstimate(o.AlphaOrdinal, 3), ""),
-			statRowMD("Krippendorff's alpha (interval)", mdEstimate(o.AlphaInterval, 3), ""),
-			statRowMD("Linear weighted kappa", mdEstimate(o.LinearKappa, 3), ""),
-			statRowMD("Quadratic weighted kappa", mdEstimate(o.QuadraticKappa, 3), ""),
-			statRowMD("Spearman's rho", mdEstimate(o.Spearman, 3), ""),
-			statRowMD("Kendall's tau-b", mdEstimate(o.KendallTauB, 3), ""),
-			statRowMD("Mean absolute error", mdEstimate(o.MeanAbsoluteError, 3), "scale points"),
-			statRowMD("Mean signed difference", mdEstimate(o.MeanSignedDifference, 3), "judge − "+ref),
+			statRowMD("Krippendorff's alpha (ordinal)", mdInterval(o.AlphaOrdinal, false), ""),
+			statRowMD("Krippendorff's alpha (interval)", mdInterval(o.AlphaInterval, false), ""),
+			statRowMD("Linear weighted kappa", mdInterval(o.LinearKappa, false), ""),
+			statRowMD("Quadratic weighted kappa", mdInterval(o.QuadraticKappa, false), ""),
+			statRowMD("Spearman's rho", mdInterval(o.Spearman, false), ""),
+			statRowMD("Kendall's tau-b", mdInterval(o.KendallTauB, false), ""),
+			statRowMD("Mean absolute error", mdInterval(o.MeanAbsoluteError, false), "scale points"),
+			statRowMD("Mean signed difference", mdInterval(o.MeanSignedDifference, false), "judge − "+ref),
 			statRowMD("Within one step", mdInterval(o.WithinOne, true), "step "+stats.FormatNumber(o.Step, 1)),
 		)
 	}
@@ -261,9 +261,6 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 				rows = append(rows,
 					statRowMD("False-pass rate", mdInterval(bin.FalsePassRate, true), ""),
 					statRowMD("False-fail rate", mdInterval(bin.FalseFailRate, true), ""))
-			}
-			if c := p.Corrected; c != nil && c.Judged > 0 {
-				rows = append(rows, statRowMD("Corrected pass rate", mdInterval(c.PassRate, true), "Rogan–Gladen, bootstrap"))
 			}
 			mdTable(b, statHead, rows)
 		}

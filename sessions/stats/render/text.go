@@ -153,16 +153,16 @@ func coverageLines(f stats.Figures) []Line {
 func agreementRows(scale judge.Scale, a stats.Agreement, ref string) []Line {
 	out := []Line{
 		statRow("percent agreement", plain(interval(a.PercentAgreement, true)), muted("  Wilson 95%")),
-		statRow("Cohen's kappa", plain(estimate(a.CohenKappa, 3))),
-		statRow("Gwet's AC1", plain(estimate(a.GwetAC1, 3))),
-		statRow("Krippendorff's alpha", plain(estimate(a.AlphaNominal, 3)), muted("  nominal")),
+		statRow("Cohen's kappa", plain(interval(a.CohenKappa, false))),
+		statRow("Gwet's AC1", plain(interval(a.GwetAC1, false))),
+		statRow("Krippendorff's alpha", plain(interval(a.AlphaNominal, false)), muted("  nominal")),
 	}
 	if o := a.Ordinal; o != nil {
 		out = append(out,
-			statRow("alpha ordinal/interval", plain(estimate(o.AlphaOrdinal, 3)+" / "+estimate(o.AlphaInterval, 3))),
-			statRow("weighted kappa", plain("linear "+estimate(o.LinearKappa, 3)+" · quadratic "+estimate(o.QuadraticKappa, 3))),
-			statRow("Spearman / Kendall τb", plain(estimate(o.Spearman, 3)+" / "+estimate(o.KendallTauB, 3))),
-			statRow("MAE / signed diff.", plain(estimate(o.MeanAbsoluteError, 3)+" / "+signed(o.MeanSignedDifference)), muted("  judge − "+ref)),
+			statRow("alpha ordinal/interval", plain(interval(o.AlphaOrdinal, false)+" / "+interval(o.AlphaInterval, false))),
+			statRow("weighted kappa", plain("linear "+interval(o.LinearKappa, false)+" · quadratic "+interval(o.QuadraticKappa, false))),
+			statRow("Spearman / Kendall τb", plain(interval(o.Spearman, false)+" / "+interval(o.KendallTauB, false))),
+			statRow("MAE / signed diff.", plain(interval(o.MeanAbsoluteError, false)+" / "+signed(o.MeanSignedDifference.Estimate())), muted("  judge − "+ref)),
 			statRow("within one step", plain(interval(o.WithinOne, true)), muted("  step "+stats.FormatNumber(o.Step, 1))),
 		)
 	}
@@ -323,13 +323,13 @@ func unbiasedLines(scale judge.Scale, sel stats.Selection, p *stats.UnbiasedPart
 	}
 	out = append(out,
 		statRow("percent agreement", plain(interval(a.PercentAgreement, true))),
-		statRow("Cohen's kappa", plain(estimate(a.CohenKappa, 3))),
-		statRow("Gwet's AC1", plain(estimate(a.GwetAC1, 3))),
+		statRow("Cohen's kappa", plain(interval(a.CohenKappa, false))),
+		statRow("Gwet's AC1", plain(interval(a.GwetAC1, false))),
 	)
 	if o := a.Ordinal; o != nil {
 		out = append(out,
-			statRow("quadratic kappa", plain(estimate(o.QuadraticKappa, 3))),
-			statRow("MAE / signed diff.", plain(estimate(o.MeanAbsoluteError, 3)+" / "+signed(o.MeanSignedDifference))),
+			statRow("quadratic kappa", plain(interval(o.QuadraticKappa, false))),
+			statRow("MAE / signed diff.", plain(interval(o.MeanAbsoluteError, false)+" / "+signed(o.MeanSignedDifference.Estimate()))),
 		)
 	}
 	if b := a.Binary; b != nil {
@@ -343,9 +343,6 @@ func unbiasedLines(scale judge.Scale, sel stats.Selection, p *stats.UnbiasedPart
 	}
 	if scale.Numeric() {
 		out = append(out, statRow(biasWhat(scale)+" bias", plain(signedInterval(scale, a.ScoreBias))))
-	}
-	if c := p.Corrected; c != nil && c.Judged > 0 {
-		out = append(out, statRow("corrected pass rate", plain(interval(c.PassRate, true))))
 	}
 	return out
 }
