@@ -42,10 +42,26 @@ func (r Role) String() string {
 
 // Span is a piece of a line with one role. Share is the cell's share of
 // the items (0 to 1) for RoleCell and RoleCellDiagonal, and 0 otherwise.
+// Target, when set, names the items the figure counts, for a screen that
+// opens them.
 type Span struct {
-	Text  string
-	Role  Role
-	Share float64
+	Text   string
+	Role   Role
+	Share  float64
+	Target *Target
+}
+
+// Target is the items behind a figure: those where the judge's current
+// verdict on the dimension is Verdict while the humans' label (the single
+// label, or the annotators' majority) is Human. Values are the scale's
+// codes (judge.Scale.Values). A confusion cell is one target; the
+// false-pass rate counts judge YES (1) where the human said NO (0), the
+// false-fail rate the other way round.
+type Target struct {
+	Judge     string
+	Dimension string
+	Human     float64
+	Verdict   float64
 }
 
 // Line is one line of the text report.
