@@ -177,3 +177,16 @@ func padRight(s string, n int) string {
 	}
 	return s + " "
 }
+
+// signedIntervalNumber renders a signed difference in scale points with
+// its interval: "+0.250 [+0.100, +0.400]".
+func signedIntervalNumber(i stats.Interval) string {
+	if !i.Defined() {
+		return stats.Undefined + reason(i.Reason)
+	}
+	s := signedNumber(i.Value, 3)
+	if i.HasBounds() {
+		s += fmt.Sprintf(" [%s, %s]", signedNumber(i.Low, 3), signedNumber(i.High, 3))
+	}
+	return s
+}

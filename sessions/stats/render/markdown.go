@@ -20,15 +20,14 @@ func Markdown(r stats.Report) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Agreement statistics\n\n")
-	w("%s. Intervals are 95%%: Wilson for proportions, ", plural(r.Units, "unit", "units"))
-	if r.Resamples > 0 {
-		w("a percentile bootstrap (%d resamples, seed %d) for biases and corrected pass rates.\n", r.Resamples, r.Seed)
-	} else {
-		w("none for biases and corrected pass rates (bootstrap off).\n")
+	w("%s. %s\n", plural(r.Units, "unit", "units"), intervalsNote(r))
+	if r.ParseErrors == "fail" {
+		w("\nA binary judge's parse errors count as NO (`--parse-errors fail`).\n")
 	}
 	if len(r.Judges) == 0 {
 		w("\nNo judge in this session yet.\n")
 	}
+	markdownJudgeTable(&b, r.JudgeTable)
 	for _, jr := range r.Judges {
 		for _, d := range jr.Dimensions {
 			markdownDimension(&b, jr.Judge, d)
@@ -44,6 +43,8 @@ func Markdown(r stats.Report) string {
 	}
 	if len(r.Judges) > 0 {
 		markdownPairs(&b, r)
+	}
+	if len(r.Judges) > 0 || len(r.Humans) > 0 {
 		markdownHumans(&b, r.Humans)
 	}
 	if len(r.Notes) > 0 {
@@ -212,6 +213,9 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 	w("Labelled %d of %d (%s); judged %d: ok %d, no value %d, parse errors %d (%s), API errors %d (%s) — errors are kept out of agreement.",
 		f.Labelled, f.Units, stats.FormatPercent(f.Coverage.Value, 1), j.Judged, j.OK, j.NoValue,
 		j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1))
+	if a.SmallSample != "" {
+		w(" **%s.**", mdText(capitalize(a.SmallSample)))
+	}
 	if f.HumanTies > 0 {
 		w(" %s with annotators tied on the value are left out.", plural(f.HumanTies, "labelled item", "labelled items"))
 	}
@@ -242,18 +246,11 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 			markdownClasses(b, cl, "human")
 		}
 	}
-	if c := f.Corrected; c != nil && c.Judged > 0 {
-		w("\n### Corrected pass rate over all %d judged items\n", c.Judged)
-		mdTable(b, statHead, [][]string{
-			statRowMD("The judge says", mdInterval(c.ObservedPassRate, true), "Wilson"),
-			statRowMD("A human would say", mdInterval(c.PassRate, true), "Rogan–Gladen, bootstrap"),
-			statRowMD("Sensitivity", mdPercent(c.Sensitivity), "on the labelled items"),
-			statRowMD("Specificity", mdPercent(c.Specificity), "on the labelled items"),
-		})
-	}
+	markdownHumanScore(b, d.Scale, f)
+	markdownLabelsNeeded(b, d.Scale, f.LabelsNeeded)
 	if p := f.Selection.UnbiasedPart; p != nil {
 		sel := f.Selection
-		w("\n### Unbiased part (%s reached in order or at random; n = %d)\n\n", plural(sel.Unbiased, "labelled item", "labelled items"), p.VsHumans.N)
+		w("\n### Unbiased part (%s reached at random; n = %d)\n\n", plural(sel.Unbiased, "labelled item", "labelled items"), p.VsHumans.N)
 		w("Labels reached by %s (%s of the labelled items through a filter).\n", mdText(provenanceText(sel.ByProvenance)), stats.FormatPercent(sel.FilteredShare.Value, 0))
 		if p.VsHumans.N > 0 {
 			rows := agreementRowsMD(d.Scale, p.VsHumans, "human")
@@ -282,7 +279,7 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 		for _, s := range d.Segments {
 			sa := s.Figures.VsHumans
 			rows = append(rows, []string{mdText(segmentName(s)), fmt.Sprint(s.Figures.Units), fmt.Sprint(s.Figures.Labelled), fmt.Sprint(sa.N),
-				bare(interval(sa.PercentAgreement, true)), stats.FormatNumber(sa.CohenKappa.Value, 3), stats.FormatNumber(sa.GwetAC1.Value, 3),
+				bare(interval(sa.PercentAgreement, true)), bare(interval(sa.CohenKappa, false)), bare(interval(sa.GwetAC1, false)),
 				bare(signedInterval(d.Scale, sa.ScoreBias))})
 		}
 		mdTable(b, []string{"Segment", ">Items", ">Labelled", ">n", ">Agreement", ">Kappa", ">AC1", ">Bias"}, rows)
@@ -307,10 +304,10 @@ func markdownPairs(b *strings.Builder, r stats.Report) {
 		a := p.Agreement
 		quad := ""
 		if a.Ordinal != nil {
-			quad = stats.FormatNumber(a.Ordinal.QuadraticKappa.Value, 3)
+			quad = bare(interval(a.Ordinal.QuadraticKappa, false))
 		}
 		rows = append(rows, []string{mdText(p.Judge), mdText(p.Reference), mdText(p.Dimension) + " (" + mdText(string(p.Scale)) + ")", fmt.Sprint(a.N),
-			bare(interval(a.PercentAgreement, true)), stats.FormatNumber(a.CohenKappa.Value, 3), stats.FormatNumber(a.GwetAC1.Value, 3), quad,
+			bare(interval(a.PercentAgreement, true)), bare(interval(a.CohenKappa, false)), bare(interval(a.GwetAC1, false)), quad,
 			bare(signedInterval(p.Scale, a.ScoreBias))})
 	}
 	mdTable(b, []string{"Judge", "Reference", "Dimension", ">n", ">Agreement", ">Kappa", ">AC1", ">Quadratic kappa", ">Bias (judge − reference)"}, rows)
@@ -328,14 +325,39 @@ func markdownHumans(b *strings.Builder, hs []stats.HumanAgreement) {
 		for i, a := range h.Annotators {
 			names[i] = mdText(a)
 		}
-		rows = append(rows, []string{mdText(h.Dimension) + " (" + mdText(string(h.Scale)) + ")", strings.Join(names, ", "), fmt.Sprint(h.Labelled), fmt.Sprint(h.Pairable), fmt.Sprint(h.MajorityTies),
-			stats.FormatNumber(h.AlphaNominal.Value, 3), stats.FormatNumber(h.AlphaOrdinal.Value, 3), stats.FormatNumber(h.AlphaInterval.Value, 3), stats.FormatNumber(h.FleissKappa.Value, 3)})
+		rows = append(rows, []string{mdText(h.Dimension) + " (" + mdText(string(h.Scale)) + ")", strings.Join(names, ", "), fmt.Sprint(h.Labelled), fmt.Sprint(h.Pairable), fmt.Sprint(h.MajorityTies)})
 	}
-	mdTable(b, []string{"Dimension", "Annotators", ">Labelled", ">By two or more", ">Tied", ">Alpha nominal", ">Alpha ordinal", ">Alpha interval", ">Fleiss' kappa"}, rows)
+	mdTable(b, []string{"Dimension", "Annotators", ">Labelled", ">By two or more", ">Tied"}, rows)
+	for _, h := range hs {
+		if len(h.Annotators) < 2 {
+			continue
+		}
+		fmt.Fprintf(b, "\n### %s (%s): agreement between annotators\n", mdText(h.Dimension), mdText(string(h.Scale)))
+		if h.SmallSample != "" {
+			fmt.Fprintf(b, "\n**%s.**\n", mdText(capitalize(h.SmallSample)))
+		}
+		figs := [][]string{
+			statRowMD("Percent agreement", mdInterval(h.PercentAgreement, true), "pairs of labels that agree"),
+			statRowMD("Krippendorff's alpha (nominal)", mdInterval(h.AlphaNominal, false), ""),
+		}
+		if h.Scale.Ordinal() {
+			figs = append(figs,
+				statRowMD("Krippendorff's alpha (ordinal)", mdInterval(h.AlphaOrdinal, false), ""),
+				statRowMD("Krippendorff's alpha (interval)", mdInterval(h.AlphaInterval, false), ""),
+				statRowMD("Krippendorff's alpha (ratio)", mdInterval(h.AlphaRatio, false), ""))
+		}
+		figs = append(figs,
+			statRowMD("Fleiss' kappa", mdInterval(h.FleissKappa, false), "missing labels as in Gwet's irrCAC"),
+			statRowMD("Gwet's AC1", mdInterval(h.GwetAC1, false), ""))
+		if h.Scale.Ordinal() {
+			figs = append(figs, statRowMD("Gwet's AC2 (quadratic)", mdInterval(h.GwetAC2, false), ""))
+		}
+		mdTable(b, statHead, figs)
+	}
 	var pairs [][]string
 	for _, h := range hs {
 		for _, p := range h.Pairs {
-			pairs = append(pairs, []string{mdText(h.Dimension), mdText(p.A), mdText(p.B), fmt.Sprint(p.N), bare(interval(p.PercentAgreement, true)), stats.FormatNumber(p.CohenKappa.Value, 3)})
+			pairs = append(pairs, []string{mdText(h.Dimension), mdText(p.A), mdText(p.B), fmt.Sprint(p.N), bare(interval(p.PercentAgreement, true)), bare(interval(p.CohenKappa, false))})
 		}
 	}
 	if len(pairs) > 0 {

@@ -46,7 +46,7 @@ func swapLines(scale judge.Scale, a *stats.SwapAudit) []Line {
 		out = append(out, text(RoleMuted, "  \"Judge vs human\" "+disagreeAsTieText(scale)+"."))
 	}
 	out = append(out, nil)
-	return append(out, confusionGrid(scale, a.Orders, "Orders  (rows: original order, columns: swapped order)", "orig ")...)
+	return append(out, confusionGrid(scale, a.Orders, "Orders  (rows: original order, columns: swapped order)", "orig ", nil)...)
 }
 
 // positionCounts splits the inconsistent pairs: "first shown 25 · second

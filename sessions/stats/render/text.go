@@ -27,19 +27,30 @@ func TextAt(r stats.Report, width int) string {
 	return b.String()
 }
 
-// Lines renders a whole report as the statistics screen shows it: each
-// judge's figures per dimension, judge against judge, agreement between
-// annotators, the report's notes and the bootstrap settings. Every line
-// fits in width cells (long ones are wrapped). Pass a report cut down
-// with Select to show some judges only.
+// Lines renders a whole report as the statistics screen shows it: the
+// judge table first, then DetailLines. Every line fits in width cells
+// (long ones are wrapped). Pass a report cut down with Select to show
+// some judges only.
 func Lines(r stats.Report, width int) []Line {
 	var out []Line
-	if len(r.Judges) == 0 {
-		out = append(out, text(RoleMuted, "No judge in this session yet: run one with `gavel review` or `gavel run`."))
+	if t := JudgeTableLines(r, width, ""); len(t) > 0 {
+		out = append(append(out, t...), nil)
 	}
+	return append(out, DetailLines(r, width)...)
+}
+
+// DetailLines is everything but the judge table: each judge's figures per
+// dimension, judge against judge, agreement between annotators, the
+// report's notes and how the intervals were made.
+func DetailLines(r stats.Report, width int) []Line {
+	var out []Line
+	if len(r.Judges) == 0 {
+		out = append(out, text(RoleMuted, "No judge in this session yet: run one with `gavel review` or `gavel run`."), nil)
+	}
+	parseFail := r.ParseErrors == "fail"
 	for _, jr := range r.Judges {
 		for _, d := range jr.Dimensions {
-			out = append(out, dimensionLines(jr.Judge, d, width)...)
+			out = append(out, dimensionLines(jr.Judge, d, width, parseFail)...)
 			out = append(out, nil)
 		}
 		if len(jr.Extras) > 0 {
@@ -50,18 +61,24 @@ func Lines(r stats.Report, width int) []Line {
 	if len(r.Judges) > 0 {
 		out = append(out, judgePairLines(r)...)
 		out = append(out, nil)
+	}
+	if len(r.Humans) > 0 {
 		out = append(out, humanLines(r.Humans)...)
 		out = append(out, nil)
 	}
 	for _, n := range r.Notes {
 		out = append(out, Line{{Text: "note: ", Role: RoleWarning}, plain(safetext.SanitizeLine(n))})
 	}
-	boot := fmt.Sprintf("Intervals are 95%%: Wilson, or bootstrap with %d resamples and seed %d.", r.Resamples, r.Seed)
-	if r.Resamples == 0 {
-		boot = "Intervals are 95%: Wilson; the bootstrap is off (biases and corrected rates have none)."
-	}
-	out = append(out, text(RoleMuted, boot))
+	out = append(out, text(RoleMuted, intervalsNote(r)))
 	return fit(out, width)
+}
+
+// intervalsNote says how the report's intervals were made.
+func intervalsNote(r stats.Report) string {
+	if r.Resamples == 0 {
+		return "Intervals are 95%: Wilson for rates, normal for PPI; the bootstrap is off (coefficients, biases and corrected rates have none)."
+	}
+	return fmt.Sprintf("Intervals are 95%%: Wilson for rates, normal for PPI, otherwise an item bootstrap with %d resamples and seed %d.", r.Resamples, r.Seed)
 }
 
 // dimensionLines renders one judge's figures on one dimension: what was
@@ -74,14 +91,17 @@ func Lines(r stats.Report, width int) []Line {
 // judge and the per-segment table. Values are the scale's names (YES,
 // tie, CORRECT), never their codes. Lines may be wider than width; Lines
 // wraps them.
-func dimensionLines(judgeName string, d stats.DimensionReport, width int) []Line {
+func dimensionLines(judgeName string, d stats.DimensionReport, width int, parseFail bool) []Line {
 	f := d.Overall
 	a := f.VsHumans
 	var out []Line
 	add := func(l ...Line) { out = append(out, l...) }
+	target := func(human, verdict float64) *Target {
+		return &Target{Judge: judgeName, Dimension: d.Dimension, Human: human, Verdict: verdict}
+	}
 
 	add(text(RoleHeader, fmt.Sprintf("%s · %s (%s)", safetext.SanitizeLine(judgeName), safetext.SanitizeLine(d.Dimension), scaleText(d.Scale))))
-	add(coverageLines(f)...)
+	add(coverageLines(f, parseFail && d.Scale.Kind() == judge.KindBinary)...)
 	if w := f.Selection.Warning; w != "" {
 		add(text(RoleWarning, "⚠ "+safetext.SanitizeLine(w)))
 	}
@@ -90,12 +110,15 @@ func dimensionLines(judgeName string, d stats.DimensionReport, width int) []Line
 	if a.N == 0 {
 		add(text(RoleMuted, "  No item has both an ok verdict and a human label yet: label some items first."))
 	} else {
+		if a.SmallSample != "" {
+			add(text(RoleWarning, "  ⚠ "+a.SmallSample))
+		}
 		add(agreementRows(d.Scale, a, "human")...)
 		add(nil)
-		add(confusionLines(d.Scale, a.Confusion, "human", "judge")...)
+		add(confusionGrid(d.Scale, a.Confusion, "Confusion  (rows: human, columns: judge)", "human ", target)...)
 		if b := a.Binary; b != nil {
 			add(nil)
-			add(classifierLines(b)...)
+			add(classifierLines(b, target(0, 1), target(1, 0))...)
 		}
 		if cl := a.Classes; cl != nil {
 			add(nil)
@@ -104,9 +127,13 @@ func dimensionLines(judgeName string, d stats.DimensionReport, width int) []Line
 		add(nil)
 		add(distributionLines(d.Scale, a, width)...)
 	}
-	if c := f.Corrected; c != nil && c.Judged > 0 {
+	if hb := humanScoreLines(d.Scale, f); len(hb) > 0 {
 		add(nil)
-		add(correctedLines(c)...)
+		add(hb...)
+	}
+	if ln := labelsNeededLines(d.Scale, f.LabelsNeeded); len(ln) > 0 {
+		add(nil)
+		add(ln...)
 	}
 	if p := f.Selection.UnbiasedPart; p != nil {
 		add(nil)
@@ -132,13 +159,18 @@ func statRow(name string, value ...Span) Line {
 }
 
 // coverageLines says how much was judged and labelled, errors apart.
-func coverageLines(f stats.Figures) []Line {
+func coverageLines(f stats.Figures, parseFail bool) []Line {
 	j := f.Judging
+	errs := fmt.Sprintf("parse errors %d (%s) · API errors %d (%s), kept out of agreement",
+		j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1))
+	if parseFail {
+		errs = fmt.Sprintf("parse errors %d (%s), counted as NO · API errors %d (%s), kept out",
+			j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1))
+	}
 	out := []Line{
 		text(RoleMuted, fmt.Sprintf("labelled %d of %d (%s) · judged %d · ok %d · no value %d",
 			f.Labelled, f.Units, stats.FormatPercent(f.Coverage.Value, 1), j.Judged, j.OK, j.NoValue)),
-		text(RoleMuted, fmt.Sprintf("parse errors %d (%s) · API errors %d (%s), kept out of agreement",
-			j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1))),
+		text(RoleMuted, errs),
 	}
 	if f.HumanTies > 0 {
 		out = append(out, text(RoleMuted, fmt.Sprintf("%s with annotators tied on the value: no majority, left out",
@@ -153,16 +185,20 @@ func coverageLines(f stats.Figures) []Line {
 func agreementRows(scale judge.Scale, a stats.Agreement, ref string) []Line {
 	out := []Line{
 		statRow("percent agreement", plain(interval(a.PercentAgreement, true)), muted("  Wilson 95%")),
-		statRow("Cohen's kappa", plain(interval(a.CohenKappa, false))),
+		statRow("Cohen's kappa", plain(interval(a.CohenKappa, false)), muted("  bootstrap 95%")),
 		statRow("Gwet's AC1", plain(interval(a.GwetAC1, false))),
 		statRow("Krippendorff's alpha", plain(interval(a.AlphaNominal, false)), muted("  nominal")),
 	}
 	if o := a.Ordinal; o != nil {
 		out = append(out,
-			statRow("alpha ordinal/interval", plain(interval(o.AlphaOrdinal, false)+" / "+interval(o.AlphaInterval, false))),
-			statRow("weighted kappa", plain("linear "+interval(o.LinearKappa, false)+" · quadratic "+interval(o.QuadraticKappa, false))),
-			statRow("Spearman / Kendall τb", plain(interval(o.Spearman, false)+" / "+interval(o.KendallTauB, false))),
-			statRow("MAE / signed diff.", plain(interval(o.MeanAbsoluteError, false)+" / "+signed(o.MeanSignedDifference.Estimate())), muted("  judge − "+ref)),
+			statRow("alpha ordinal", plain(interval(o.AlphaOrdinal, false))),
+			statRow("alpha interval", plain(interval(o.AlphaInterval, false))),
+			statRow("linear weighted kappa", plain(interval(o.LinearKappa, false))),
+			statRow("quadratic kappa", plain(interval(o.QuadraticKappa, false))),
+			statRow("Spearman's rho", plain(interval(o.Spearman, false))),
+			statRow("Kendall's tau-b", plain(interval(o.KendallTauB, false))),
+			statRow("mean abs. error", plain(interval(o.MeanAbsoluteError, false))),
+			statRow("mean signed diff.", plain(signedIntervalNumber(o.MeanSignedDifference)), muted("  judge − "+ref)),
 			statRow("within one step", plain(interval(o.WithinOne, true)), muted("  step "+stats.FormatNumber(o.Step, 1))),
 		)
 	}
@@ -175,13 +211,10 @@ func agreementRows(scale judge.Scale, a stats.Agreement, ref string) []Line {
 // confusionLines draws the confusion matrix: rows the reference, columns
 // the judge, each cell tagged with its share of n so the screen can shade
 // it, the diagonal apart.
+// Between two judges there is no human side, so no cell opens items.
 func confusionLines(scale judge.Scale, c stats.Confusion, rowName, colName string) []Line {
-	prefix := "ref "
-	if rowName == "human" {
-		prefix = "human "
-	}
 	title := fmt.Sprintf("Confusion  (rows: %s, columns: %s)", safetext.SanitizeLine(rowName), safetext.SanitizeLine(colName))
-	return confusionGrid(scale, c, title, prefix)
+	return confusionGrid(scale, c, title, "ref ", nil)
 }
 
 // maxCategoryWidth is the widest a category name is shown in a grid.
@@ -189,8 +222,9 @@ const maxCategoryWidth = 14
 
 // confusionGrid draws a table of counts under title, each row's name
 // being prefix and the row's category. Columns are 7 cells wide, wider
-// for long category names (cut at maxCategoryWidth).
-func confusionGrid(scale judge.Scale, c stats.Confusion, title, prefix string) []Line {
+// for long category names (cut at maxCategoryWidth). With target set, each
+// count names its items (row value, column value).
+func confusionGrid(scale judge.Scale, c stats.Confusion, title, prefix string, target func(row, col float64) *Target) []Line {
 	out := []Line{text(RoleStrong, title)}
 	n := max(c.N(), 1)
 	nw := min(namesWidth(scale, c), maxCategoryWidth)
@@ -210,7 +244,11 @@ func confusionGrid(scale judge.Scale, c stats.Confusion, title, prefix string) [
 			if i == j {
 				role = RoleCellDiagonal
 			}
-			line = append(line, plain(" "), Span{Text: padLeft(fmt.Sprint(count), cw-1), Role: role, Share: float64(count) / float64(n)})
+			cell := Span{Text: padLeft(fmt.Sprint(count), cw-1), Role: role, Share: float64(count) / float64(n)}
+			if target != nil {
+				cell.Target = target(hv, c.Categories[j])
+			}
+			line = append(line, plain(" "), cell)
 		}
 		out = append(out, line)
 	}
@@ -218,15 +256,16 @@ func confusionGrid(scale judge.Scale, c stats.Confusion, title, prefix string) [
 }
 
 // classifierLines are the binary figures with the human as truth.
-func classifierLines(b *stats.BinaryAgreement) []Line {
+// falsePass and falseFail name the items behind those two rates.
+func classifierLines(b *stats.BinaryAgreement, falsePass, falseFail *Target) []Line {
 	return []Line{
 		text(RoleStrong, "Judge as a classifier  (human = truth)"),
 		statRow("precision", plain(interval(b.Precision, true))),
 		statRow("recall", plain(interval(b.Recall, true))),
 		statRow("specificity", plain(interval(b.Specificity, true))),
 		statRow("F1 · balanced acc.", plain(estimate(b.F1, 3)+" · "+stats.FormatPercent(b.BalancedAccuracy.Value, 1))),
-		statRow("false-pass rate", plain(interval(b.FalsePassRate, true)), muted("  judge YES, human NO")),
-		statRow("false-fail rate", plain(interval(b.FalseFailRate, true)), muted("  judge NO, human YES")),
+		statRow("false-pass rate", Span{Text: interval(b.FalsePassRate, true), Target: falsePass}, muted("  judge YES, human NO")),
+		statRow("false-fail rate", Span{Text: interval(b.FalseFailRate, true), Target: falseFail}, muted("  judge NO, human YES")),
 	}
 }
 
@@ -292,17 +331,6 @@ func biasSentence(scale judge.Scale, bias float64) string {
 	return fmt.Sprintf("the judge %s the %s", verb, biasWhat(scale))
 }
 
-// correctedLines: the judge's pass rate over every judged item, and what
-// a human would say it is.
-func correctedLines(c *stats.Corrected) []Line {
-	return []Line{
-		text(RoleStrong, fmt.Sprintf("Corrected pass rate over all %d judged items", c.Judged)),
-		statRow("the judge says", plain(interval(c.ObservedPassRate, true))),
-		statRow("a human would say", plain(interval(c.PassRate, true)), muted("  Rogan–Gladen, bootstrap 95%")),
-		statRow("from", plain("sensitivity "+estimatePercent(c.Sensitivity)+" · specificity "+estimatePercent(c.Specificity))),
-	}
-}
-
 func estimatePercent(e stats.Estimate) string {
 	if !e.Defined() {
 		return stats.Undefined + reason(e.Reason)
@@ -310,16 +338,16 @@ func estimatePercent(e stats.Estimate) string {
 	return stats.FormatPercent(e.Value, 1)
 }
 
-// unbiasedLines shows the figures over the labelled items reached in
-// order or at random alone: the ones that stand for the whole dataset.
+// unbiasedLines shows the figures over the labelled items reached at
+// random alone: the ones that stand for the whole dataset.
 func unbiasedLines(scale judge.Scale, sel stats.Selection, p *stats.UnbiasedPart) []Line {
 	a := p.VsHumans
 	out := []Line{
-		text(RoleStrong, fmt.Sprintf("Unbiased part  (%s reached in order or at random; n = %d)", plural(sel.Unbiased, "labelled item", "labelled items"), a.N)),
+		text(RoleStrong, fmt.Sprintf("Unbiased part  (%s reached at random; n = %d)", plural(sel.Unbiased, "labelled item", "labelled items"), a.N)),
 		text(RoleMuted, fmt.Sprintf("  labels reached by %s (%s of items filtered)", provenanceText(sel.ByProvenance), stats.FormatPercent(sel.FilteredShare.Value, 0))),
 	}
 	if a.N == 0 {
-		return append(out, text(RoleMuted, "  No unbiased item has both an ok verdict and a label: label some in order (or at random) first."))
+		return append(out, text(RoleMuted, "  No item reached at random has both an ok verdict and a label: label some in random order first."))
 	}
 	out = append(out,
 		statRow("percent agreement", plain(interval(a.PercentAgreement, true))),
@@ -329,7 +357,7 @@ func unbiasedLines(scale judge.Scale, sel stats.Selection, p *stats.UnbiasedPart
 	if o := a.Ordinal; o != nil {
 		out = append(out,
 			statRow("quadratic kappa", plain(interval(o.QuadraticKappa, false))),
-			statRow("MAE / signed diff.", plain(interval(o.MeanAbsoluteError, false)+" / "+signed(o.MeanSignedDifference.Estimate()))),
+			statRow("MAE / signed diff.", plain(bare(interval(o.MeanAbsoluteError, false))+" / "+bare(signedIntervalNumber(o.MeanSignedDifference)))),
 		)
 	}
 	if b := a.Binary; b != nil {

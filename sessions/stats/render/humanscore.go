@@ -1,0 +1,137 @@
+package render
+
+import (
+	"fmt"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// humanScoreLines is the benchmark score a human would give the judged
+// items: the judge's own figure, Rogan–Gladen's correction (binary
+// scales), prediction-powered inference and the fair labels alone, or
+// why they are not given.
+func humanScoreLines(scale judge.Scale, f stats.Figures) []Line {
+	c, b := f.Corrected, f.Benchmark
+	if c == nil && b == nil {
+		return nil
+	}
+	judged := f.Judging.OK
+	if b != nil {
+		judged = b.Judged
+	}
+	if judged == 0 {
+		return nil
+	}
+	share := isShare(scale)
+	out := []Line{text(RoleStrong, fmt.Sprintf("The %s a human would give  (all %s)", biasWhat(scale), plural(judged, "judged item", "judged items")))}
+	if c != nil {
+		out = append(out, statRow("the judge says", plain(interval(c.ObservedPassRate, true))))
+	}
+	// One reason, said once, when no estimate can be given.
+	if reason := notGiven(c, b); reason != "" {
+		return append(out, text(RoleMuted, "  not estimated: "+reason))
+	}
+	if c != nil {
+		out = append(out, statRow("Rogan–Gladen", plain(interval(c.PassRate, true))),
+			statRow("", muted("from sensitivity "+estimatePercent(c.Sensitivity)+" · specificity "+estimatePercent(c.Specificity))))
+	}
+	if b != nil {
+		note := ""
+		if b.EffectiveLabels.Defined() {
+			note = fmt.Sprintf("  worth about %s labels alone", thousands(int(b.EffectiveLabels.Value+0.5)))
+			if b.Lambda.Defined() {
+				note += fmt.Sprintf(" (λ %s)", stats.FormatNumber(b.Lambda.Value, 2))
+			}
+		}
+		out = append(out,
+			statRow("PPI++", plain(interval(b.PPI, share)), muted(note)),
+			statRow("labels alone", plain(interval(b.LabelsOnly, share)), muted(fmt.Sprintf("  n = %d", b.Labelled))))
+	}
+	return out
+}
+
+// notGiven is the reason shared by every estimate of the human score when
+// none is defined, or "" when one is.
+func notGiven(c *stats.Corrected, b *stats.Benchmark) string {
+	reason := ""
+	if c != nil {
+		if c.PassRate.Defined() {
+			return ""
+		}
+		reason = c.PassRate.Reason
+	}
+	if b != nil {
+		if b.PPI.Defined() {
+			return ""
+		}
+		if reason == "" {
+			reason = b.PPI.Reason
+		}
+	}
+	if reason == "" {
+		reason = "undefined"
+	}
+	return reason
+}
+
+// labelsNeededLines says about how many more random labels would narrow
+// each headline interval to ±2 and ±5 points.
+func labelsNeededLines(scale judge.Scale, needs []stats.LabelsNeeded) []Line {
+	var rows []Line
+	for _, n := range needs {
+		if !n.HalfWidth.Defined() {
+			continue
+		}
+		rate := n.Figure != "cohen_kappa" && (n.Figure != "benchmark" || isShare(scale))
+		now := "±" + stats.FormatNumber(n.HalfWidth.Value, 3)
+		two, five := "±0.02", "±0.05"
+		if rate {
+			now = "±" + stats.FormatNumber(100*n.HalfWidth.Value, 1) + " pts"
+			two, five = "±2", "±5"
+		}
+		rows = append(rows, statRow(neededName(n.Figure), plain(fmt.Sprintf("%s (n = %d)", now, n.N)),
+			muted(fmt.Sprintf(" → %s: %s · %s: %s", two, moreText(n.For2), five, moreText(n.For5)))))
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	return append([]Line{text(RoleStrong, "More random labels for a narrower interval  (about)")}, rows...)
+}
+
+func neededName(figure string) string {
+	switch figure {
+	case "percent_agreement":
+		return "percent agreement"
+	case "cohen_kappa":
+		return "Cohen's kappa"
+	case "corrected_pass_rate":
+		return "corrected pass rate"
+	case "benchmark":
+		return "PPI++ score"
+	}
+	return figure
+}
+
+// moreText is "reached", or "1,240 more".
+func moreText(e stats.Estimate) string {
+	switch {
+	case !e.Defined():
+		return stats.Undefined
+	case e.Value <= 0:
+		return "reached"
+	}
+	return thousands(int(e.Value)) + " more"
+}
+
+// thousands writes n with comma separators: 12,400.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

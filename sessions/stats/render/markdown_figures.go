@@ -1,0 +1,95 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// markdownJudgeTable is the judge table, first in the Markdown report:
+// every judge and dimension ranked by Cohen's kappa, each figure with its
+// interval.
+func markdownJudgeTable(b *strings.Builder, rows []stats.JudgeRow) {
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("\n## Judges, ranked by Cohen's kappa against the humans\n")
+	var cells [][]string
+	for _, r := range rows {
+		cells = append(cells, []string{fmt.Sprint(r.Rank), mdText(r.Judge), mdText(r.Dimension), fmt.Sprint(r.N),
+			bare(interval(r.CohenKappa, false)), bare(interval(r.PercentAgreement, true)), bare(interval(r.GwetAC1, false)),
+			bare(signedInterval(r.Scale, r.ScoreBias)), bare(interval(r.FalsePassRate, true)), bare(interval(r.FalseFailRate, true))})
+	}
+	mdTable(b, []string{">#", "Judge", "Dimension", ">n", ">Kappa", ">Agreement", ">AC1", ">Bias", ">False-pass", ">False-fail"}, cells)
+	if small := smallRows(rows); small != "" {
+		fmt.Fprintf(b, "\n**%s.**\n", capitalize(small))
+	}
+}
+
+// markdownHumanScore is the benchmark score a human would give, as the
+// text report's humanScoreLines shows it.
+func markdownHumanScore(b *strings.Builder, scale judge.Scale, f stats.Figures) {
+	c, bm := f.Corrected, f.Benchmark
+	if c == nil && bm == nil {
+		return
+	}
+	judged := f.Judging.OK
+	if bm != nil {
+		judged = bm.Judged
+	}
+	if judged == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n### The %s a human would give (all %s)\n", biasWhat(scale), plural(judged, "judged item", "judged items"))
+	var rows [][]string
+	if c != nil {
+		rows = append(rows, statRowMD("The judge says", mdInterval(c.ObservedPassRate, true), "Wilson"))
+	}
+	if reason := notGiven(c, bm); reason != "" {
+		mdTable(b, statHead, rows)
+		fmt.Fprintf(b, "\nNot estimated: %s.\n", mdText(reason))
+		return
+	}
+	if c != nil {
+		rows = append(rows, statRowMD("Rogan–Gladen", mdInterval(c.PassRate, true),
+			"bootstrap; sensitivity "+estimatePercent(c.Sensitivity)+", specificity "+estimatePercent(c.Specificity)))
+	}
+	if bm != nil {
+		note := "normal interval"
+		if bm.EffectiveLabels.Defined() {
+			note = fmt.Sprintf("worth about %s labels alone", thousands(int(bm.EffectiveLabels.Value+0.5)))
+			if bm.Lambda.Defined() {
+				note += ", λ " + stats.FormatNumber(bm.Lambda.Value, 2)
+			}
+		}
+		share := isShare(scale)
+		rows = append(rows,
+			statRowMD("PPI++", mdInterval(bm.PPI, share), note),
+			statRowMD("Labels alone", mdInterval(bm.LabelsOnly, share), fmt.Sprintf("n = %d", bm.Labelled)))
+	}
+	mdTable(b, statHead, rows)
+}
+
+// markdownLabelsNeeded says how many more random labels would narrow each
+// headline interval.
+func markdownLabelsNeeded(b *strings.Builder, scale judge.Scale, needs []stats.LabelsNeeded) {
+	var rows [][]string
+	for _, n := range needs {
+		if !n.HalfWidth.Defined() {
+			continue
+		}
+		rate := n.Figure != "cohen_kappa" && (n.Figure != "benchmark" || isShare(scale))
+		now := "±" + stats.FormatNumber(n.HalfWidth.Value, 3)
+		if rate {
+			now = "±" + stats.FormatNumber(100*n.HalfWidth.Value, 1) + " pts"
+		}
+		rows = append(rows, []string{neededName(n.Figure), now, fmt.Sprint(n.N), moreText(n.For2), moreText(n.For5)})
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("\n### More random labels for a narrower interval (about)\n")
+	mdTable(b, []string{"Figure", ">Now", ">n", ">For ±2 points", ">For ±5 points"}, rows)
+}
