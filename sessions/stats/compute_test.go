@@ -85,12 +85,16 @@ func TestComputeByHand(t *testing.T) {
 	wantInt(t, "match n", m.VsHumans.N, 4)
 	wantNum(t, "match percent", m.VsHumans.PercentAgreement.Estimate(), 1)
 	wantNum(t, "match kappa", m.VsHumans.CohenKappa.Estimate(), 1)
-	// Rogan–Gladen with sens = spec = 1 is the observed rate: 3 YES of 5.
-	wantNum(t, "match corrected", m.Corrected.PassRate.Estimate(), 0.6)
+	// Only labels reached at random are fair, and of those only u1 pairs
+	// (YES, YES): with no human NO there is no specificity, so
+	// Rogan–Gladen is undefined. The observed rate is 3 YES of 5.
+	if m.Corrected.PassRate.Defined() {
+		t.Errorf("match corrected = %v, want undefined", m.Corrected.PassRate)
+	}
 	wantNum(t, "match observed", m.Corrected.ObservedPassRate.Estimate(), 0.6)
-	// Selection: unbiased u1 u3 u4, filtered u2 u6, unknown u7.
+	// Selection: at random u1 u4, in order u3, filtered u2 u6, unknown u7.
 	s := m.Selection
-	if s.Unbiased != 3 || s.Filtered != 2 || s.Unknown != 1 || s.Warning != "" {
+	if s.Unbiased != 2 || s.Order != 1 || s.Filtered != 2 || s.Unknown != 1 || s.Fair != 1 || s.Census || !strings.Contains(s.Warning, "dataset order") {
 		t.Errorf("selection %+v", s)
 	}
 	wantNum(t, "filtered share", s.FilteredShare, 2.0/6)
@@ -213,7 +217,7 @@ func TestAllUnparseable(t *testing.T) {
 func TestEmptyInput(t *testing.T) {
 	r := Compute(Input{}, Options{})
 	b := checkJSON(t, r)
-	want := `{"schema_version":1,"seed":0,"resamples":1000,"units":0,"judges":[],"judge_pairs":[],"humans":[],"notes":[]}`
+	want := `{"schema_version":2,"seed":0,"resamples":1000,"units":0,"parse_errors":"exclude","judge_table":[],"judges":[],"judge_pairs":[],"humans":[],"notes":[]}`
 	if string(b) != want {
 		t.Errorf("empty report\n%s\nwant\n%s", b, want)
 	}

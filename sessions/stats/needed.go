@@ -46,7 +46,8 @@ func moreLabels(figure string, n int, iv Interval) LabelsNeeded {
 		if hw <= target {
 			return defined(0)
 		}
-		total := math.Ceil(float64(n) * (hw / target) * (hw / target))
+		// The tolerance keeps 400.0000001 (a rounding error) at 400.
+		total := math.Ceil(float64(n)*(hw/target)*(hw/target) - 1e-9)
 		return defined(total - float64(n))
 	}
 	out.For2, out.For5 = need(narrowHalfWidth), need(wideHalfWidth)
