@@ -40,11 +40,11 @@ func statsFixture() stats.Input {
 		if i < 20 {
 			via := "filter:disagreements"
 			if i < 5 {
-				via = "order"
+				via = "random"
 			}
 			u.Labels = []stats.Label{{Annotator: "ana", Values: map[string]float64{"correct": float64(i % 4 % 2), "quality": float64(1 + i%4)}, Provenance: via}}
 			if i < 10 {
-				u.Labels = append(u.Labels, stats.Label{Annotator: "bob", Values: map[string]float64{"correct": float64(i % 5 % 2), "quality": float64(1 + i%3)}, Provenance: "order"})
+				u.Labels = append(u.Labels, stats.Label{Annotator: "bob", Values: map[string]float64{"correct": float64(i % 5 % 2), "quality": float64(1 + i%3)}, Provenance: "random"})
 			}
 		}
 		in.Units = append(in.Units, u)

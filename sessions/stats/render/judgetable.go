@@ -67,7 +67,11 @@ func JudgeTableLines(r stats.Report, width int, active string) []Line {
 			}
 			line := Line{{Text: "  " + padLeft(fmt.Sprint(row.Rank), 3) + " " + fixWidth(safetext.SanitizeLine(rowName(row)), nameW) + " " + padLeft(fmt.Sprint(row.N), 6), Role: role}}
 			for k, c := range cells[i] {
-				line = append(line, plain("  "), Span{Text: fixWidth(c.text, colW[k]), Target: c.target})
+				t := c.text
+				if k < len(cells[i])-1 {
+					t = fixWidth(t, colW[k])
+				}
+				line = append(line, plain("  "), Span{Text: t, Target: c.target})
 			}
 			out = append(out, line)
 		}

@@ -42,9 +42,9 @@ func TestMarkdown(t *testing.T) {
 		"# Agreement statistics", "## match · correct (binary)", "## likert · quality (likert)",
 		"### Judge vs human (n = ", "| Statistic | Value | 95% interval | Note |", "| Cohen's kappa |",
 		"| Quadratic weighted kappa |", "| Kendall's tau-b |", "### Judge as a classifier", "| False-pass rate |",
-		"### Corrected pass rate", "> **Warning:** 75% of the labelled items", "### Unbiased part", "### Consistency",
+		"## Judges, ranked by Cohen's kappa against the humans", "### The pass rate a human would give", "### More random labels", "> **Warning:** 75% of the labelled items", "### Unbiased part", "### Consistency",
 		"### By segment", "| category=a |", "## Judge against judge", "## Between annotators", "| ana | bob |",
-		"(1000 resamples, seed 1)", "(leniency)",
+		"bootstrap with 1000 resamples and seed 1", "(leniency)",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q", want)

@@ -71,12 +71,12 @@ func TestPairwiseAndNominalLines(t *testing.T) {
 			"position bias           towards the response shown first",
 			"Orders  (rows: original order, columns: swapped order)",
 			"orig tie", "human tie", "      A    tie      B", "the judge prefers B more often than the humans do",
-		}, []string{"0.5", "alpha ordinal", "weighted kappa", "within one step", "mean score", "Judge as a classifier"}},
+		}, []string{"human 0.5", "0.5  judge", "alpha ordinal", "weighted kappa", "within one step", "mean score", "Judge as a classifier"}},
 		{"nominal", grade, []string{
 			"simpleqa · grade (nominal:CORRECT,INCORRECT,NOT_ATTEMPTED)",
 			"human NOT_ATTEMPTED", "NOT_ATTEMPTED  judge", "CORRECT", "macro F1",
 			"NOT_ATTEMPTED      10      0          —       0.0%   0.000", "Answers on the items both rated",
-		}, []string{"mean score", "bias", "Swap audit", "alpha ordinal", "share of B"}},
+		}, []string{"mean score", ", bias ", "Swap audit", "alpha ordinal", "share of B"}},
 	}
 	for _, tc := range tests {
 		for _, w := range tc.want {

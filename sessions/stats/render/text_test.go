@@ -73,13 +73,13 @@ func TestLinesRoles(t *testing.T) {
 	for text, want := range map[string]Role{
 		"match · correct (binary)":    RoleHeader,
 		"Judge vs human  (n = ":       RoleStrong,
-		"Cohen's kappa":               RoleMuted,
+		"Cohen's kappa   ":            RoleMuted,
 		"  Wilson 95%":                RoleMuted,
 		"⚠ 75% of the labelled items": RoleWarning,
 		"█":                           RoleBarFull,
 		"░":                           RoleBarEmpty,
-		"match vs docqa · gpt-4o · correct (binary)":    RoleHeader,
-		"Intervals are 95%: Wilson, or bootstrap with ": RoleMuted,
+		"match vs docqa · gpt-4o · correct (binary)": RoleHeader,
+		"Intervals are 95%: Wilson for rates":        RoleMuted,
 	} {
 		roles := roleOf(text)
 		if len(roles) == 0 {
