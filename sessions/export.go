@@ -27,6 +27,11 @@ type ExportOptions struct {
 	Format string
 	// Only is OnlyReviewed (also for ""), OnlyDisagreements or OnlyAll.
 	Only string
+	// Runs, when not empty, names the runs (as RunNames names them)
+	// whose verdict columns are written, in session order; the other
+	// runs' columns are left out, and OnlyDisagreements compares only
+	// these runs with the labels. Item and label columns stay the same.
+	Runs []string
 }
 
 // ExportSummary says what Export wrote.
@@ -87,6 +92,11 @@ func Export(s *Store, w io.Writer, opts ExportOptions) (ExportSummary, error) {
 	if err != nil {
 		return sum, err
 	}
+	if len(opts.Runs) > 0 {
+		if t.runs, err = pickRuns(t.runs, opts.Runs); err != nil {
+			return sum, err
+		}
+	}
 	sum.Items = len(t.items)
 	sum.Columns = t.columnNames()
 	bw := bufio.NewWriterSize(w, 1<<16)
@@ -106,6 +116,23 @@ func Export(s *Store, w io.Writer, opts ExportOptions) (ExportSummary, error) {
 		return sum, err
 	}
 	return sum, bw.Flush()
+}
+
+// pickRuns keeps the runs named in names, in session order; a name no
+// run has is an error.
+func pickRuns(runs []exportRun, names []string) ([]exportRun, error) {
+	for _, n := range names {
+		if !slices.ContainsFunc(runs, func(r exportRun) bool { return r.name == n }) {
+			return nil, fmt.Errorf("no judge run %q in the session", n)
+		}
+	}
+	var out []exportRun
+	for _, r := range runs {
+		if slices.Contains(names, r.name) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // exportTable is a session read for export.

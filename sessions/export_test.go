@@ -185,6 +185,78 @@ func TestExportBadOptions(t *testing.T) {
 	}
 }
 
+// ExportOptions.Runs keeps the named runs' verdict columns and leaves the
+// item and label columns as they are; disagreements are that run's.
+func TestExportRuns(t *testing.T) {
+	s := exportSession(t)
+	full, fullSum := exportString(t, s, "jsonl", OnlyAll)
+	export := func(only string, runs ...string) (string, ExportSummary) {
+		t.Helper()
+		var b bytes.Buffer
+		sum, err := Export(s, &b, ExportOptions{Format: "jsonl", Only: only, Runs: runs})
+		if err != nil {
+			t.Fatalf("Export(%s, %q): %v", only, runs, err)
+		}
+		return b.String(), sum
+	}
+	out, sum := export(OnlyAll, "quality · gpt-4o")
+	var want []string
+	for _, c := range fullSum.Columns {
+		if !strings.HasPrefix(c, "verdict") || strings.HasSuffix(c, ":quality · gpt-4o") || strings.Contains(c, ":quality · gpt-4o:") {
+			want = append(want, c)
+		}
+	}
+	if strings.Join(sum.Columns, "|") != strings.Join(want, "|") || len(sum.Columns) != len(fullSum.Columns)-8 {
+		t.Errorf("columns\n got %q\nwant %q", sum.Columns, want)
+	}
+	// Every remaining cell is the full export's, labels written the same
+	// way (ann's ternary compliance labels take the rubric run's scale).
+	fullRows, rows := strings.Split(strings.TrimSpace(full), "\n"), strings.Split(strings.TrimSpace(out), "\n")
+	if len(rows) != len(fullRows) {
+		t.Fatalf("%d rows, want %d", len(rows), len(fullRows))
+	}
+	for i := range rows {
+		var a, b map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(fullRows[i]), &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(rows[i]), &b); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range b {
+			if string(a[k]) != string(v) {
+				t.Errorf("row %d, %s: %s, want %s", i+1, k, v, a[k])
+			}
+		}
+	}
+	// Disagreements: q2 alone for quality (2 vs bo's 1), q1 alone for
+	// match (NO vs ann's YES); both runs give both.
+	for _, tc := range []struct {
+		runs []string
+		ids  string
+	}{
+		{[]string{"quality · gpt-4o"}, "q2"},
+		{[]string{"match"}, "q1"},
+		{[]string{"match", "quality · gpt-4o"}, "q1,q2"},
+	} {
+		out, _ := export(OnlyDisagreements, tc.runs...)
+		var ids []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var row struct{ ID string }
+			if err := json.Unmarshal([]byte(line), &row); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, row.ID)
+		}
+		if strings.Join(ids, ",") != tc.ids {
+			t.Errorf("disagreements of %q: %v, want %s", tc.runs, ids, tc.ids)
+		}
+	}
+	if _, err := Export(s, &bytes.Buffer{}, ExportOptions{Format: "csv", Runs: []string{"quality"}}); err == nil || !strings.Contains(err.Error(), `no judge run "quality"`) {
+		t.Errorf("an unknown run: %v", err)
+	}
+}
+
 // state is what a round trip must keep: current verdicts per run name,
 // labels and notes, as comparable text.
 func state(t *testing.T, s *Store) string {

@@ -24,7 +24,8 @@ func newCompletionCmd(e env) *cobra.Command {
 		Short: "Print the shell completion script for bash, zsh, fish or powershell",
 		Long: `Print a script that lets your shell complete gavel's commands and flags,
 judge names (built-in ones and judge files), session files (.gavel), dataset
-files, and for "gavel stats SESSION --judge" the judges that ran in SESSION.
+files, for "gavel stats SESSION --judge" and "gavel export SESSION --judge"
+the judges that ran in SESSION, and the values of flags such as --format.
 
 bash (needs the bash-completion package):
   this shell:        source <(gavel completion bash)
@@ -105,7 +106,8 @@ var textFlags = []string{"annotator", "map", "model", "base-url", "api-key", "st
 
 // addCompletions gives the commands' arguments and flags their dynamic
 // completions: judge names and judge files, session files, dataset files,
-// the judges of a session, the values of --format and --only.
+// the judges of a session, the values of --format, --only and
+// --parse-errors.
 func addCompletions(e env, root *cobra.Command) {
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		switch c.Name() {
@@ -126,8 +128,10 @@ func addCompletions(e env, root *cobra.Command) {
 		if c.Name() == "stats" {
 			flag("judge", completeRunLabels(e))
 			flag("format", cobra.FixedCompletions([]string{"text", "json", "markdown"}, cobra.ShellCompDirectiveNoFileComp))
+			flag("parse-errors", cobra.FixedCompletions([]string{parseErrorsExclude, parseErrorsFailed}, cobra.ShellCompDirectiveNoFileComp))
 		}
 		if c.Name() == "export" {
+			flag("judge", completeRunLabels(e))
 			flag("format", cobra.FixedCompletions([]string{"jsonl", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 			flag("only", cobra.FixedCompletions([]string{sessions.OnlyReviewed, sessions.OnlyDisagreements, sessions.OnlyAll}, cobra.ShellCompDirectiveNoFileComp))
 		}
@@ -230,9 +234,12 @@ func listFiles(toComplete string, exts []string) (out []cobra.Completion, dirs b
 	return out, dirs
 }
 
-// completeRunLabels completes `gavel stats SESSION --judge` with the
-// labels of the judge runs in SESSION (the demo's session when there is
-// none), as the report shows them. The session is only read.
+// completeRunLabels completes `gavel stats SESSION --judge` and `gavel
+// export SESSION --judge` with the labels of the judge runs in SESSION
+// (the demo's session when there is none), as the report shows them; when
+// no label starts with what was typed, with the names after " · " that do
+// ("GPT" completes to "GPT-4", which --judge finds). The session is only
+// read.
 func completeRunLabels(e env) cobra.CompletionFunc {
 	return func(_ *cobra.Command, a []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		none := cobra.ShellCompDirectiveNoFileComp
@@ -255,12 +262,19 @@ func completeRunLabels(e env) cobra.CompletionFunc {
 		if err != nil {
 			return nil, none
 		}
-		names := sessions.RunNames(runs)
+		cands := judgeCandidates(runs, nil)
+		prefix := strings.ToLower(toComplete)
 		var out []cobra.Completion
-		for _, r := range runs {
-			label := names[r.ID]
-			if strings.HasPrefix(strings.ToLower(label), strings.ToLower(toComplete)) && !slices.Contains(out, label) {
-				out = append(out, label)
+		for _, c := range cands {
+			if strings.HasPrefix(strings.ToLower(c.label), prefix) {
+				out = append(out, c.label)
+			}
+		}
+		if len(out) == 0 && toComplete != "" {
+			for _, c := range cands {
+				if after := c.afterDot(); after != "" && strings.HasPrefix(strings.ToLower(after), prefix) && !slices.Contains(out, after) {
+					out = append(out, after)
+				}
 			}
 		}
 		return out, none

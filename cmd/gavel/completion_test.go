@@ -125,6 +125,9 @@ func TestCompleteFiles(t *testing.T) {
 	if got, _ := completions(t, "export", "s.gavel", "--only", ""); !contains(got, "reviewed", "disagreements", "all") {
 		t.Errorf("export --only: %v", got)
 	}
+	if got, directive := completions(t, "stats", "s.gavel", "--parse-errors", ""); len(got) != 2 || !contains(got, "exclude", "fail") || directive != ":4" {
+		t.Errorf("stats --parse-errors: %v %s", got, directive)
+	}
 	if got, directive := completions(t, "review", "x.jsonl", "--model", ""); len(got) != 0 || directive != ":4" {
 		t.Errorf("--model: %v %s", got, directive)
 	}
@@ -141,6 +144,18 @@ func TestCompleteSessionJudges(t *testing.T) {
 	}
 	if got, _ := completions(t, "stats", filepath.Join(t.TempDir(), "none.gavel"), "--judge", ""); len(got) != 0 {
 		t.Errorf("a missing session: %v", got)
+	}
+	// export completes the same labels.
+	if got, directive := completions(t, "export", path, "--judge", "d"); len(got) != 1 || got[0] != "docqa · gpt-4o" || directive != ":4" {
+		t.Errorf("export SESSION --judge d: %v %s", got, directive)
+	}
+	// When no label starts with the text, the names after " · " that do,
+	// which --judge also finds.
+	if got, _ := completions(t, "stats", path, "--judge", "GPT"); len(got) != 1 || got[0] != "gpt-4o" {
+		t.Errorf("--judge GPT: %v", got)
+	}
+	if got, _ := completions(t, "export", path, "--judge", "x"); len(got) != 0 {
+		t.Errorf("--judge x: %v", got)
 	}
 	// Completing did not change the session.
 	if code, _, errs := gavel(t, "stats", path, "--judge", "docqa"); code != 0 {

@@ -17,6 +17,7 @@ type exportFlags struct {
 	format string
 	only   string
 	output string
+	judge  string
 }
 
 func newExportCmd(e env) *cobra.Command {
@@ -40,10 +41,17 @@ Columns, in order (RUN is the judge as ` + "`gavel stats`" + ` names it, e.g. "d
   note:ANNOTATOR
   fields                        the original row, every field it had
 Judges that rate rubric criteria one by one hold a list per cell: element 0
-the whole item, element k criterion k. ` + "`gavel import`" + ` reads the file back.`,
+the whole item, element k criterion k. ` + "`gavel import`" + ` reads the file back.
+
+--judge NAME writes one run's verdict columns and leaves the other runs'
+out (item and label columns stay); --only disagreements then compares that
+run alone with the labels. NAME is found as in ` + "`gavel stats --judge`" + `: the
+run's label, else, ignoring case, the name after " · " or the judge's
+name; when several runs match, they are listed.`,
 		Example: `  gavel export evals.gavel --output calibration.jsonl
   gavel export evals.gavel --format csv --only disagreements > disagreements.csv
-  gavel export evals.gavel --only all --output everything.csv`,
+  gavel export evals.gavel --only all --output everything.csv
+  gavel export evals.gavel --judge gpt-4o --only disagreements -o gpt4o.csv`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			return runExport(e, a[0], o)
@@ -53,6 +61,7 @@ the whole item, element k criterion k. ` + "`gavel import`" + ` reads the file b
 	f.StringVar(&o.format, "format", "", "the `FORMAT` to write: jsonl or csv (default: from --output's extension, else jsonl)")
 	f.StringVar(&o.only, "only", sessions.OnlyReviewed, "`WHICH` items: reviewed (someone labelled them), disagreements (a judge and a person differ) or all")
 	f.StringVarP(&o.output, "output", "o", "", "the `FILE` to write (default: standard output)")
+	f.StringVar(&o.judge, "judge", "", "only this run's verdicts: its label as gavel stats shows it (e.g. \"docqa · gpt-4o\"), or, ignoring case, the `NAME` after \" · \" or the judge's name")
 	return cmd
 }
 
@@ -84,10 +93,22 @@ func runExport(e env, path string, o exportFlags) error {
 	if n := s.Notice(); n != "" {
 		fmt.Fprintln(e.stderr, n)
 	}
+	opts := sessions.ExportOptions{Format: format, Only: only}
+	if strings.TrimSpace(o.judge) != "" {
+		runs, err := s.Runs()
+		if err != nil {
+			return err
+		}
+		label, err := matchJudge(runs, nil, o.judge, s.Path())
+		if err != nil {
+			return err
+		}
+		opts.Runs = []string{label}
+	}
 	var sum sessions.ExportSummary
 	err = writeOutput(e, o.output, func(w io.Writer) error {
 		var err error
-		sum, err = sessions.Export(s, w, sessions.ExportOptions{Format: format, Only: only})
+		sum, err = sessions.Export(s, w, opts)
 		return err
 	})
 	if err != nil {
@@ -97,7 +118,11 @@ func runExport(e env, path string, o exportFlags) error {
 	if where == "" || where == "-" {
 		where = "standard output"
 	}
-	fmt.Fprintf(e.stderr, "Wrote %d of %s (%s) to %s.\n", sum.Rows, count(sum.Items, "item"), only, where)
+	what := only
+	if len(opts.Runs) == 1 {
+		what += ", verdicts of " + opts.Runs[0]
+	}
+	fmt.Fprintf(e.stderr, "Wrote %d of %s (%s) to %s.\n", sum.Rows, count(sum.Items, "item"), what, where)
 	if sum.Rows == 0 && only != sessions.OnlyAll {
 		fmt.Fprintf(e.stderr, "No item is %s yet: label some with `gavel review`, or export every item with --only all.\n", only)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
 )
 
@@ -93,6 +94,7 @@ func TestExportErrors(t *testing.T) {
 		{"bad only", []string{"export", session, "--only", "some"}, 2, `unknown --only "some"`},
 		{"missing session", []string{"export", filepath.Join(dir, "nope.gavel")}, 1, "there is no session at"},
 		{"output is a folder", []string{"export", session, "--output", dir}, 1, "is a folder"},
+		{"unknown judge", []string{"export", session, "--judge", "gpt4"}, 2, `no judge "gpt4" in ` + session + `: its judges are "imported · gpt4_verdict"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,6 +103,54 @@ func TestExportErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, errs, tc.code, tc.msg)
 			}
 		})
+	}
+}
+
+// --judge writes one run's verdict columns, found as `gavel stats
+// --judge` finds it; the item and label columns stay.
+func TestExportJudge(t *testing.T) {
+	path := statsSession(t)
+	_, all, _ := run(t, "export", path, "--only", "all", "--format", "csv")
+	tests := []struct {
+		judge string
+		kept  string
+		gone  string
+	}{
+		{"gpt-4o", "docqa · gpt-4o", "match"},
+		{"DocQA", "docqa · gpt-4o", "match"},
+		{"docqa · gpt-4o", "docqa · gpt-4o", "match"},
+		{"match", "match", "docqa · gpt-4o"},
+	}
+	for _, tc := range tests {
+		code, out, errs := run(t, "export", path, "--judge", tc.judge, "--only", "all", "--format", "csv")
+		if code != 0 {
+			t.Fatalf("--judge %q: exit %d: %s", tc.judge, code, errs)
+		}
+		header, _, _ := strings.Cut(out, "\n")
+		if !strings.Contains(header, ",verdict:"+tc.kept+":correct,verdict_status:"+tc.kept+",") || strings.Contains(header, ":"+tc.gone+",") {
+			t.Errorf("--judge %q: header %s", tc.judge, header)
+		}
+		if !strings.Contains(header, ",label:ana:correct,label_via:ana,note:ana,label:bob:correct,") || !strings.HasPrefix(header, "id,question,gold,prediction,rubric,segment:category,") {
+			t.Errorf("--judge %q: the item and label columns changed: %s", tc.judge, header)
+		}
+		if want := "Wrote 24 of 24 items (all, verdicts of " + tc.kept + ") to standard output."; !strings.Contains(errs, want) {
+			t.Errorf("--judge %q: stderr %q lacks %q", tc.judge, errs, want)
+		}
+		if len(out) >= len(all) {
+			t.Errorf("--judge %q wrote as much as every run", tc.judge)
+		}
+	}
+	// Two runs of docqa: --judge docqa lists them, the model picks one.
+	other := docqaRunInfo
+	other.Model = "llama3"
+	ok := func(i int) *judge.Verdict { return okVerdict("correct", 1) }
+	two := buildSession(t, 3, []fixtureRun{{docqaRunInfo, ok}, {other, ok}}, nil, "correct")
+	code, out, errs := run(t, "export", two, "--judge", "docqa")
+	if want := `--judge "docqa" matches 2 judges in ` + two + `: "docqa · gpt-4o", "docqa · llama3"; pass the full label`; code != 2 || out != "" || !strings.Contains(errs, want) {
+		t.Errorf("--judge docqa: exit %d, stdout %q, stderr %q; want 2 and %q", code, out, errs, want)
+	}
+	if code, out, errs := run(t, "export", two, "--judge", "LLAMA3", "--only", "all"); code != 0 || !strings.Contains(out, `"verdict:docqa · llama3:correct":"YES"`) || strings.Contains(out, "gpt-4o") {
+		t.Errorf("--judge LLAMA3: exit %d: %s\n%s", code, errs, out)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
@@ -21,12 +20,19 @@ import (
 
 // statsFlags are the flags of `gavel stats`.
 type statsFlags struct {
-	format    string
-	judge     string
-	seed      uint64
-	resamples int
-	swapTies  bool
+	format      string
+	judge       string
+	seed        uint64
+	resamples   int
+	swapTies    bool
+	parseErrors string
 }
+
+// The values of `gavel stats --parse-errors`.
+const (
+	parseErrorsExclude = "exclude"
+	parseErrorsFailed  = "fail"
+)
 
 // maxResamples bounds --resamples: beyond it an interval gains nothing
 // but time.
@@ -49,14 +55,29 @@ The figures are the statistics screen's (press s in a review), computed the
 same way with the same seed. The session is only read, so this works while
 a review of it is open. With no SESSION, the demo's session is read.
 
+--judge NAME keeps one judge: its label as the report shows it, else,
+ignoring case, the name after " · " (the model, or an imported column:
+--judge GPT-4 finds "imported · GPT-4", not "imported · GPT-4 Turbo") or
+the judge's name. When several judges match, they are listed: pass the
+full label.
+
+A parse error (an answer the judge's output parser could not read) is left
+out of agreement and pass rates and only counted (--parse-errors exclude,
+the default); --parse-errors fail counts a binary judge's parse error as
+NO, the judge's score as deployed. API errors are always left out.
+
 Formats:
   text      the screen's lines, without colour
   json      every figure, for scripts: stable, documented output
-            (schema_version 1; undefined figures are null with a reason)
+            (schema_version 2: a "judge_table" ranking the judges by
+            Cohen's kappa comes before the judges, every coefficient has
+            an interval, "parse_errors" says exclude or fail; undefined
+            figures are null with a reason)
   markdown  tables for reports`,
 		Example: `  gavel stats evals.gavel
   gavel stats evals.gavel --format json > stats.json
   gavel stats evals.gavel --judge "docqa · gpt-4o" --format markdown
+  gavel stats evals.gavel --judge gpt-4o --parse-errors fail
   gavel stats                              # the demo's session`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -69,9 +90,10 @@ Formats:
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "text", "the `FORMAT`: text, json or markdown")
-	f.StringVar(&o.judge, "judge", "", "only this judge: its `NAME`, or its label as the report shows it (e.g. \"docqa · gpt-4o\")")
+	f.StringVar(&o.judge, "judge", "", "only this judge: its label as the report shows it (e.g. \"docqa · gpt-4o\"), or, ignoring case, the `NAME` after \" · \" (\"gpt-4o\") or the judge's name")
 	f.Uint64Var(&o.seed, "seed", statsSeed, "the `SEED` of the bootstrap intervals (the statistics screen uses the default)")
 	f.IntVar(&o.resamples, "resamples", stats.DefaultResamples, "`N` bootstrap resamples per interval; 0 turns the bootstrap off")
+	f.StringVar(&o.parseErrors, "parse-errors", parseErrorsExclude, "`HOW` to count a binary judge's unreadable answers: exclude (left out of agreement and pass rates, only counted) or fail (counted as NO, the judge's score as deployed)")
 	f.BoolVar(&o.swapTies, "swap-ties", false, "count a pair the judge answered differently in its two orders (--swap) as a tie when comparing it with the humans: a winner forced there is noise")
 	return cmd
 }
@@ -82,6 +104,14 @@ func runStats(e env, path string, o statsFlags) error {
 	case "text", "json", "markdown", "md":
 	default:
 		return usagef("unknown --format %q: use text, json or markdown", o.format)
+	}
+	var parseErrorsFail bool
+	switch strings.ToLower(strings.TrimSpace(o.parseErrors)) {
+	case parseErrorsExclude:
+	case parseErrorsFailed:
+		parseErrorsFail = true
+	default:
+		return usagef("unknown --parse-errors %q: use %s or %s", o.parseErrors, parseErrorsExclude, parseErrorsFailed)
 	}
 	if o.resamples < 0 || o.resamples > maxResamples {
 		return usagef("--resamples %d is out of range: use 0 (no bootstrap) to %d", o.resamples, maxResamples)
@@ -110,7 +140,7 @@ func runStats(e env, path string, o statsFlags) error {
 			return err
 		}
 	}
-	opts := stats.Options{Seed: o.seed, Resamples: o.resamples, SwapDisagreeAsTie: o.swapTies}
+	opts := stats.Options{Seed: o.seed, Resamples: o.resamples, SwapDisagreeAsTie: o.swapTies, ParseErrorsFail: parseErrorsFail}
 	if o.resamples == 0 {
 		opts.Resamples = -1 // stats.Options reads 0 as the default
 	}
@@ -176,48 +206,20 @@ func demoSessionPath(e env) (string, error) {
 	return path, nil
 }
 
-// judgeKeys finds the judge --judge names: a run's label as the report
-// shows it ("docqa · gpt-4o", "match #3"), else a judge name that only
-// one run has, else either ignoring case.
+// judgeKeys finds the judge --judge names among the report's judges
+// (matchJudge).
 func judgeKeys(s *sessions.Store, in stats.Input, want string) ([]string, error) {
-	var labels []string
+	labels := make([]string, 0, len(in.Judges))
 	for _, j := range in.Judges {
 		labels = append(labels, j.Key)
-	}
-	if slices.Contains(labels, want) {
-		return []string{want}, nil
 	}
 	runs, err := s.Runs()
 	if err != nil {
 		return nil, err
 	}
-	names := sessions.RunNames(runs)
-	for _, fold := range []bool{false, true} {
-		same := func(a, b string) bool { return a == b || fold && strings.EqualFold(a, b) }
-		var found []string
-		for _, r := range runs {
-			label := names[r.ID]
-			if slices.Contains(labels, label) && (same(r.Info.Name, want) || same(label, want)) && !slices.Contains(found, label) {
-				found = append(found, label)
-			}
-		}
-		switch {
-		case len(found) == 1:
-			return found, nil
-		case len(found) > 1:
-			return nil, usagef("judge %q ran %d times in %s (%s): choose one with --judge %q", want, len(found), s.Path(), strings.Join(found, ", "), found[0])
-		}
+	label, err := matchJudge(runs, labels, want, s.Path())
+	if err != nil {
+		return nil, err
 	}
-	if len(labels) == 0 {
-		return nil, usagef("no judge %q in %s: it has no judge yet", want, s.Path())
-	}
-	return nil, usagef("no judge %q in %s: its judges are %s", want, s.Path(), strings.Join(quoteAll(labels), ", "))
-}
-
-func quoteAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = fmt.Sprintf("%q", s)
-	}
-	return out
+	return []string{label}, nil
 }

@@ -183,7 +183,7 @@ func TestStatsJSONIsStableAndRoundTrips(t *testing.T) {
 	if string(again)+"\n" != first {
 		t.Error("the JSON does not round-trip through stats.Report byte for byte")
 	}
-	if r.SchemaVersion != 1 || r.Seed != 1 || r.Resamples != 1000 || r.Units != 24 || len(r.Judges) != 2 || len(r.JudgePairs) != 1 || len(r.Humans) != 1 {
+	if r.SchemaVersion != 2 || r.Seed != 1 || r.Resamples != 1000 || r.Units != 24 || len(r.Judges) != 2 || len(r.JudgePairs) != 1 || len(r.Humans) != 1 {
 		t.Errorf("report header: schema %d, seed %d, resamples %d, units %d, %d judges, %d pairs, %d humans",
 			r.SchemaVersion, r.Seed, r.Resamples, r.Units, len(r.Judges), len(r.JudgePairs), len(r.Humans))
 	}
@@ -323,6 +323,8 @@ func TestStatsExitCodes(t *testing.T) {
 		{"negative resamples", []string{"stats", path, "--resamples", "-1"}, 2, "--resamples -1 is out of range"},
 		{"bad seed", []string{"stats", path, "--seed", "x"}, 2, "invalid argument"},
 		{"unknown judge", []string{"stats", path, "--judge", "judgy"}, 2, `no judge "judgy" in ` + path + `: its judges are "match", "docqa · gpt-4o"`},
+		{"bad parse-errors", []string{"stats", path, "--parse-errors", "ignore"}, 2, `unknown --parse-errors "ignore": use exclude or fail`},
+		{"parse-errors fail", []string{"stats", path, "--parse-errors", "FAIL"}, 0, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -344,13 +346,118 @@ func TestStatsAmbiguousJudge(t *testing.T) {
 	ok := func(i int) *judge.Verdict { return okVerdict("correct", 1) }
 	path := buildSession(t, 3, []fixtureRun{{docqaRunInfo, ok}, {other, ok}}, nil, "correct")
 	code, _, errs := gavel(t, "stats", path, "--judge", "docqa")
-	if code != 2 || !strings.Contains(errs, `judge "docqa" ran 2 times`) || !strings.Contains(errs, "docqa · llama3") {
-		t.Errorf("exit %d: %s", code, errs)
+	want := `--judge "docqa" matches 2 judges in ` + path + `: "docqa · gpt-4o", "docqa · llama3"; pass the full label, e.g. --judge "docqa · gpt-4o"`
+	if code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("exit %d: %s\nwant %s", code, errs, want)
 	}
 	if code, _, errs := gavel(t, "stats", path, "--judge", "docqa · llama3"); code != 0 {
 		t.Errorf("by label: exit %d: %s", code, errs)
 	}
+	if code, _, errs := gavel(t, "stats", path, "--judge", "LLAMA3"); code != 0 {
+		t.Errorf("by model: exit %d: %s", code, errs)
+	}
 }
+
+// --judge finds a run by the name after " · " (an imported column, a
+// model), whole and ignoring case: "GPT-4" is not "GPT-4 Turbo".
+func TestStatsJudgeByModel(t *testing.T) {
+	info := func(model string) judge.Info {
+		return judge.Info{Name: "imported", Model: model, Dimensions: []judge.Dimension{{Name: "correct", Scale: judge.Binary}}}
+	}
+	ok := func(i int) *judge.Verdict { return okVerdict("correct", float64(i%2)) }
+	path := buildSession(t, 4, []fixtureRun{{info("GPT-4"), ok}, {info("GPT-4 Turbo"), ok}, {info("Llama3-70B"), ok}}, nil, "correct")
+	tests := []struct {
+		judge string
+		code  int
+		kept  string // the judge of the report, or a part of the message
+	}{
+		{"GPT-4", 0, "imported · GPT-4"},
+		{"gpt-4", 0, "imported · GPT-4"},
+		{"imported · GPT-4", 0, "imported · GPT-4"},
+		{"imported · gpt-4", 0, "imported · GPT-4"},
+		{"gpt-4 turbo", 0, "imported · GPT-4 Turbo"},
+		{"llama3-70b", 0, "imported · Llama3-70B"},
+		{"imported", 2, `--judge "imported" matches 3 judges in ` + path + `: "imported · GPT-4", "imported · GPT-4 Turbo", "imported · Llama3-70B"; pass the full label`},
+		{"GPT", 2, `no judge "GPT" in ` + path + `: its judges are "imported · GPT-4", "imported · GPT-4 Turbo", "imported · Llama3-70B"`},
+		{"Turbo", 2, `no judge "Turbo"`},
+	}
+	for _, tc := range tests {
+		code, out, errs := gavel(t, "stats", path, "--judge", tc.judge, "--format", "json", "--resamples", "0")
+		if code != tc.code {
+			t.Errorf("--judge %q: exit %d, want %d: %s", tc.judge, code, tc.code, errs)
+			continue
+		}
+		if code != 0 {
+			if !strings.Contains(errs, tc.kept) {
+				t.Errorf("--judge %q: stderr %q lacks %q", tc.judge, errs, tc.kept)
+			}
+			continue
+		}
+		var r stats.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Judges) != 1 || r.Judges[0].Judge != tc.kept {
+			var got []string
+			for _, j := range r.Judges {
+				got = append(got, j.Judge)
+			}
+			t.Errorf("--judge %q keeps %q, want %q", tc.judge, got, tc.kept)
+		}
+	}
+}
+
+// --parse-errors fail counts a binary judge's parse error as NO: on
+// judgedCSV (a YES/yes, b NO/no, c unreadable/yes, d YES/no) the judge's
+// pass rate falls from 2 of 3 to 2 of 4, and item c joins the comparison
+// with the humans, as a disagreement.
+func TestStatsParseErrors(t *testing.T) {
+	session := importedSession(t, t.TempDir())
+	report := func(args ...string) stats.Report {
+		t.Helper()
+		code, out, errs := gavel(t, append([]string{"stats", session, "--format", "json", "--resamples", "0"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, errs)
+		}
+		var r stats.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Judges) != 1 || len(r.Judges[0].Dimensions) != 1 {
+			t.Fatalf("%q: %d judges", args, len(r.Judges))
+		}
+		return r
+	}
+	tests := []struct {
+		args      []string
+		mode      string
+		passRate  float64
+		n         int
+		agreement float64
+	}{
+		{nil, "exclude", 2.0 / 3, 3, 2.0 / 3},
+		{[]string{"--parse-errors", "exclude"}, "exclude", 2.0 / 3, 3, 2.0 / 3},
+		{[]string{"--parse-errors", "fail"}, "fail", 0.5, 4, 0.5},
+	}
+	for _, tc := range tests {
+		r := report(tc.args...)
+		f := r.Judges[0].Dimensions[0].Overall
+		if r.ParseErrors != tc.mode {
+			t.Errorf("%q: parse_errors %q, want %q", tc.args, r.ParseErrors, tc.mode)
+		}
+		if f.Judging.ParseErrors != 1 {
+			t.Errorf("%q: %d parse errors counted, want 1 whatever the mode", tc.args, f.Judging.ParseErrors)
+		}
+		if f.Corrected == nil || !approx(f.Corrected.ObservedPassRate.Value, tc.passRate) {
+			t.Errorf("%q: the judge's pass rate is %+v, want %.3f", tc.args, f.Corrected, tc.passRate)
+		}
+		if f.VsHumans.N != tc.n || !approx(f.VsHumans.PercentAgreement.Value, tc.agreement) {
+			t.Errorf("%q: vs humans n = %d, agreement %v; want %d, %.3f", tc.args, f.VsHumans.N, f.VsHumans.PercentAgreement.Value, tc.n, tc.agreement)
+		}
+	}
+}
+
+func approx(got, want float64) bool { return got > want-1e-9 && got < want+1e-9 }
 
 // The edge cases give defined, documented results in every format: "—"
 // with a reason in text and Markdown, null with a reason in JSON.
