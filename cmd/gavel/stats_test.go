@@ -122,7 +122,7 @@ func statsSession(t *testing.T) string {
 		"ana": func(i int) (float64, string, bool) {
 			via := "filter:disagreements"
 			if i < 4 {
-				via = "order"
+				via = "random"
 			}
 			return float64(i % 4 % 2), via, i < 16
 		},
@@ -243,8 +243,8 @@ func TestStatsMarkdownShape(t *testing.T) {
 			headings++
 		}
 	}
-	if headings != 4 { // two judges, judge against judge, between annotators
-		t.Errorf("%d second-level headings, want 4:\n%s", headings, md)
+	if headings != 5 { // the judge table, two judges, judge against judge, between annotators
+		t.Errorf("%d second-level headings, want 5:\n%s", headings, md)
 	}
 	checkTables(t, md)
 }
