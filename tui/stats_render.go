@@ -15,20 +15,51 @@ import (
 // and the role picks the style. The text is the renderer's, so the screen
 // and the command cannot disagree on a figure.
 func styledStatsLines(st Styles, rep stats.Report, width int) []string {
-	lines := render.Lines(rep, width)
+	return styleLines(st, render.Lines(rep, width), nil)
+}
+
+// spanAt names one span of the screen's lines.
+type spanAt struct{ line, span int }
+
+// styleLines styles the renderer's lines. The spans in focus (a figure
+// the reviewer moved to with tab) take the focus style, and each line
+// holding one is marked with ▸ in its first column, which the renderer
+// leaves blank on the lines of a table, so that the focus shows without
+// colour too.
+func styleLines(st Styles, lines []render.Line, focus map[spanAt]bool) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		var b strings.Builder
-		for _, s := range l {
-			if s.Role == render.RolePlain || s.Text == "" {
-				b.WriteString(s.Text)
-				continue
+		mark := focusedLine(focus, i)
+		for j, s := range l {
+			text := s.Text
+			if j == 0 && mark && strings.HasPrefix(text, " ") {
+				b.WriteString(st.TitleFocus.Render("▸"))
+				text = text[1:]
 			}
-			b.WriteString(statsStyle(st, s).Render(s.Text))
+			switch {
+			case focus[spanAt{i, j}]:
+				b.WriteString(st.Focus.Render(text))
+			case s.Role == render.RolePlain || text == "":
+				b.WriteString(text)
+			default:
+				b.WriteString(statsStyle(st, s).Render(text))
+			}
 		}
 		out[i] = b.String()
 	}
 	return out
+}
+
+// focusedLine reports whether a line holds a span in focus (a figure is
+// a span or two, when the renderer wrapped it).
+func focusedLine(focus map[spanAt]bool, line int) bool {
+	for at := range focus {
+		if at.line == line {
+			return true
+		}
+	}
+	return false
 }
 
 // statsStyle is the screen's style for a piece of the statistics.

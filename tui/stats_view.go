@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"fmt"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -8,8 +10,12 @@ import (
 	"github.com/gavel-dev/gavel/sessions/stats/render"
 )
 
-// statsScreen shows the agreement statistics of the active judge, as
-// `gavel stats --judge` prints them, recomputed after each saved label.
+// statsScreen shows the judge table (every judge and dimension, ranked,
+// the active judge's rows highlighted), then the agreement statistics of
+// the active judge as `gavel stats --judge` prints them, recomputed after
+// each saved label. The figures that count items (the confusion cells,
+// the false-pass and false-fail rates) take the focus with tab, and enter
+// opens the review on the items behind the one in focus.
 type statsScreen struct {
 	*workspace
 	keys    statsKeys
@@ -20,30 +26,61 @@ type statsScreen struct {
 	loading bool
 	stale   bool // labels changed while computing: compute again
 	scroll  int
+	// focus is the figure in focus, if focused: the nth figure with that
+	// target, so that it stays in focus when a new report moves it.
+	focus   figureRef
+	focused bool
+	// reveal scrolls the figure in focus into view at the next frame:
+	// set when enter leaves for its items, since coming back starts at
+	// the top.
+	reveal bool
+	// cache is the content last drawn: a frame asks for it several
+	// times (the view, the hint line, the keys).
+	cache statsCache
+}
+
+// statsCache keys the content by what it is drawn from.
+type statsCache struct {
+	valid  bool
+	report *stats.Report
+	err    error
+	act    int
+	width  int
+	c      statsContent
 }
 
 // statsKeys are the statistics screen's keys.
 type statsKeys struct {
-	Back     key.Binding
-	Down     key.Binding
-	Up       key.Binding
-	PageDown key.Binding
-	PageUp   key.Binding
-	Top      key.Binding
-	Bottom   key.Binding
-	Switch   key.Binding
+	Back       key.Binding
+	Down       key.Binding
+	Up         key.Binding
+	PageDown   key.Binding
+	PageUp     key.Binding
+	Top        key.Binding
+	Bottom     key.Binding
+	Switch     key.Binding
+	PrevJudge  key.Binding
+	NextJudge  key.Binding
+	Figure     key.Binding
+	FigureBack key.Binding
+	Open       key.Binding
 }
 
 func defaultStatsKeys() statsKeys {
 	return statsKeys{
-		Back:     key.NewBinding(key.WithKeys("esc", "s"), key.WithHelp("esc/s", "back to review")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "space"), key.WithHelp("pgdn", "page down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "top")),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "end")),
-		Switch:   key.NewBinding(key.WithKeys("J"), key.WithHelp("J", "the next judge's statistics")),
+		Back:       key.NewBinding(key.WithKeys("esc", "s"), key.WithHelp("esc/s", "back to review")),
+		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
+		PageDown:   key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "space"), key.WithHelp("pgdn", "page down")),
+		PageUp:     key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
+		Top:        key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "top")),
+		Bottom:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "end")),
+		Switch:     key.NewBinding(key.WithKeys("J"), key.WithHelp("J", "the next judge's statistics")),
+		PrevJudge:  key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "the previous judge's statistics")),
+		NextJudge:  key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "the next judge's statistics")),
+		Figure:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "the next figure that counts items")),
+		FigureBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "the previous figure")),
+		Open:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "review the items the figure counts")),
 	}
 }
 
@@ -51,19 +88,36 @@ func (s *statsScreen) resize(width, height int) { s.width, s.height = width, hei
 
 func (s *statsScreen) ShortHelp() []key.Binding {
 	k := s.keys
-	out := []key.Binding{short(k.Back, "back"), relabel(k.Down, "↓↑", "scroll"), short(k.PageDown, "page")}
-	if len(s.runs) > 1 {
-		out = append(out, short(k.Switch, "next judge"))
+	c := s.content(s.inner())
+	var out []key.Binding
+	if s.focusIndex(c) >= 0 {
+		out = append(out, short(k.Open, "open items"))
 	}
-	return out
+	if len(c.figures) > 0 {
+		out = append(out, short(k.Figure, "figure"))
+	}
+	if len(s.runs) > 1 {
+		out = append(out, relabel(k.NextJudge, "←→", "judge"))
+	}
+	return append(out, short(k.Back, "back"), relabel(k.Down, "↓↑", "scroll"), short(k.PageDown, "page"))
 }
 
 func (s *statsScreen) FullHelp() [][]key.Binding {
 	k := s.keys
-	return [][]key.Binding{{k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom}, {k.Switch, k.Back}}
+	return [][]key.Binding{
+		{k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom},
+		{k.Figure, k.FigureBack, k.Open},
+		{k.Switch, k.PrevJudge, k.NextJudge, k.Back},
+	}
 }
 
-func (s *statsScreen) groups() []string { return []string{"Read", "Screens"} }
+func (s *statsScreen) groups() []string { return []string{"Read", "Figures", "Screens"} }
+
+// inner is the width of the screen's text, inside its box.
+func (s *statsScreen) inner() int { return max(s.width-4, 20) }
+
+// rows is how many lines of text the box shows.
+func (s *statsScreen) rows() int { return max(s.height-2, 1) }
 
 func (s *statsScreen) update(msg tea.KeyPressMsg) action {
 	k := s.keys
@@ -71,9 +125,18 @@ func (s *statsScreen) update(msg tea.KeyPressMsg) action {
 	switch {
 	case key.Matches(msg, k.Back):
 		return action{show: showReview}
-	case key.Matches(msg, k.Switch):
+	case key.Matches(msg, k.Switch, k.NextJudge):
 		s.switchJudge()
-		s.scroll = 0
+		s.judgeChanged()
+	case key.Matches(msg, k.PrevJudge):
+		s.previousJudge()
+		s.judgeChanged()
+	case key.Matches(msg, k.Figure):
+		s.moveFocus(1)
+	case key.Matches(msg, k.FigureBack):
+		s.moveFocus(-1)
+	case key.Matches(msg, k.Open):
+		return s.open()
 	case key.Matches(msg, k.Down):
 		s.scroll++
 	case key.Matches(msg, k.Up):
@@ -87,8 +150,35 @@ func (s *statsScreen) update(msg tea.KeyPressMsg) action {
 	case key.Matches(msg, k.Bottom):
 		s.scroll = endOfPane
 	}
-	s.scroll = clampOffset(s.scroll, len(s.lines(max(s.width-4, 20))), s.height-2)
+	s.scroll = clampOffset(s.scroll, len(s.content(s.inner()).lines), s.rows())
 	return action{}
+}
+
+// judgeChanged starts the new judge's statistics at their top, nothing
+// in focus.
+func (s *statsScreen) judgeChanged() {
+	s.scroll = 0
+	s.focused = false
+}
+
+// previousJudge makes the run before the active one active (switchJudge
+// is the next one).
+func (w *workspace) previousJudge() {
+	if len(w.runs) < 2 {
+		w.switchJudge() // says why there is nothing to switch to
+		return
+	}
+	w.useJudge((w.act + len(w.runs) - 1) % len(w.runs))
+}
+
+// useJudge makes run i active and says so, as switchJudge does.
+func (w *workspace) useJudge(i int) {
+	if i == w.act || i < 0 || i >= len(w.runs) {
+		return
+	}
+	w.act = i
+	w.recount()
+	w.tell(fmt.Sprintf("Judge %d of %d: %s", w.act+1, len(w.runs), SanitizeLine(w.run().name())))
 }
 
 // statsMsg carries a freshly computed report.
@@ -134,34 +224,81 @@ func (m *Model) gotStats(msg statsMsg) tea.Cmd {
 
 // view draws the statistics screen for the active judge.
 func (s *statsScreen) view(width, height int) string {
-	lines := s.lines(max(width-4, 20))
-	s.scroll = clampOffset(s.scroll, len(lines), height-2)
+	c := s.content(max(width-4, 20))
+	if s.reveal {
+		s.reveal = false
+		if k := s.focusIndex(c); k >= 0 {
+			s.scrollTo(c.figures[k])
+		}
+	}
+	s.scroll = clampOffset(s.scroll, len(c.lines), height-2)
 	title := "Statistics"
 	if r := s.run(); r != nil {
+		if len(s.runs) > 1 {
+			title += fmt.Sprintf(" · judge %d/%d", s.act+1, len(s.runs))
+		}
 		title += " · " + SanitizeLine(r.name())
 	}
-	return box(s.styles, title, lines, s.scroll, width, height, true)
+	return box(s.styles, title, c.styled(s.styles, s.focusAt(c)), s.scroll, width, height, true)
 }
 
-// lines is the screen's content: the active judge's part of the report,
-// drawn exactly as `gavel stats --judge` prints it.
+// lines is the screen's content, styled: see content.
 func (s *statsScreen) lines(width int) []string {
-	st := s.styles
+	c := s.content(width)
+	return c.styled(s.styles, s.focusAt(c))
+}
+
+// statsContent is what the screen shows: the renderer's lines, and the
+// figures among them that count items.
+type statsContent struct {
+	lines   []render.Line
+	figures []figure
+}
+
+// content is the screen's text at a width: the judge table of the whole
+// report (every judge, ranked, the active judge's rows highlighted), then
+// the active judge's part of the report, drawn exactly as `gavel stats
+// --judge` prints it.
+func (s *statsScreen) content(width int) statsContent {
+	k := statsCache{valid: true, report: s.report, err: s.err, act: s.act, width: width}
+	if c := s.cache; c.valid && c.report == k.report && c.err == k.err && c.act == k.act && c.width == k.width {
+		return c.c
+	}
+	k.c = s.draw(width)
+	s.cache = k
+	return k.c
+}
+
+// draw makes the content; see content.
+func (s *statsScreen) draw(width int) statsContent {
+	note := func(text string) statsContent {
+		return statsContent{lines: []render.Line{{{Text: text, Role: render.RoleMuted}}}}
+	}
 	switch {
 	case s.err != nil:
-		return wrapPlain("The statistics could not be computed: "+SanitizeLine(s.err.Error()), width)
+		var c statsContent
+		for _, l := range wrapPlain("The statistics could not be computed: "+SanitizeLine(s.err.Error()), width) {
+			c.lines = append(c.lines, render.Line{{Text: l}})
+		}
+		return c
 	case s.report == nil && s.statsFn == nil:
-		return []string{st.Muted.Render("No statistics for this session.")}
+		return note("No statistics for this session.")
 	case s.report == nil:
-		return []string{st.Muted.Render("Computing…")}
+		return note("Computing…")
 	}
 	r := s.run()
 	if r == nil {
-		return []string{st.Muted.Render("No judge in this session.")}
+		return note("No judge in this session.")
+	}
+	lines := render.JudgeTableLines(*s.report, width, r.key)
+	if len(lines) > 0 {
+		lines = append(lines, nil)
 	}
 	part := render.Select(*s.report, []string{r.key})
 	if len(part.Judges) == 0 {
-		return []string{st.Muted.Render("No figures for this judge yet.")}
+		lines = append(lines, render.Line{{Text: "No figures for this judge yet.", Role: render.RoleMuted}})
+	} else {
+		lines = append(lines, render.DetailLines(part, width)...)
 	}
-	return styledStatsLines(st, part, width)
+	return statsContent{lines: lines, figures: figures(lines)}
 }

@@ -34,6 +34,7 @@ type Styles struct {
 	BarFull     color.Color // progress bar
 	BarEmpty    color.Color
 	Cell        func(share float64) lipgloss.Style // confusion-matrix cells, by share of n
+	Focus       lipgloss.Style                     // the statistics figure tab moved to
 }
 
 // NewStyles builds the styles for a dark or a light background.
@@ -74,6 +75,7 @@ func NewStyles(isDark bool) Styles {
 		KeyDesc:     base.Foreground(muted),
 		BarFull:     accent,
 		BarEmpty:    faint,
+		Focus:       base.Bold(true).Reverse(true),
 		Cell: func(share float64) lipgloss.Style {
 			switch {
 			case share >= 0.3:
