@@ -44,11 +44,11 @@ func statsFixture() stats.Input {
 		if i < 20 {
 			via := "filter:disagreements"
 			if i < 5 {
-				via = "order"
+				via = "random"
 			}
 			u.Labels = []stats.Label{{Annotator: "ana", Values: map[string]float64{"correct": float64(i % 4 % 2), "quality": float64(1 + i%4)}, Provenance: via}}
 			if i < 10 {
-				u.Labels = append(u.Labels, stats.Label{Annotator: "bob", Values: map[string]float64{"correct": float64(i % 5 % 2), "quality": float64(1 + i%3)}, Provenance: "order"})
+				u.Labels = append(u.Labels, stats.Label{Annotator: "bob", Values: map[string]float64{"correct": float64(i % 5 % 2), "quality": float64(1 + i%3)}, Provenance: "random"})
 			}
 		}
 		in.Units = append(in.Units, u)
@@ -123,14 +123,15 @@ func TestStatsScreenShowsEverything(t *testing.T) {
 			for _, want := range []string{
 				"match · correct (binary)", "Judge vs human  (n = ", "Cohen's kappa", "Gwet's AC1", "Krippendorff's alpha",
 				"Confusion  (rows: human, columns: judge)", "Judge as a classifier", "false-pass rate", "false-fail rate",
-				"Scores on the items both rated", "pass rate: judge", "Corrected pass rate over all",
+				"Scores on the items both rated", "pass rate: judge", "The pass rate a human would give", "More random labels for a narrower interval",
 				"⚠ 75% of the labelled items were reached through a filter",
-				"Unbiased part  (5 labelled items reached in order or at random",
+				"Unbiased part  (5 labelled items reached at random",
 				"Consistency", "across re-judges", "(1 of 1 re-judged item)", "across samples",
 				"By segment", "category=a",
 				"Judge against judge", "match vs docqa · gpt-4o · correct (binary)", "match − docqa · gpt-4o",
 				"Between annotators · correct (binary)", "Fleiss' kappa", "ana – bob",
-				"Intervals are 95%: Wilson, or bootstrap with 1000 resamples and seed 1.",
+				"Intervals are 95%: Wilson for rates, normal for PPI, otherwise an item",
+				"Judges, ranked by Cohen's kappa against the humans",
 			} {
 				if !strings.Contains(seen, want) {
 					t.Errorf("the screen never shows %q", want)
@@ -138,7 +139,7 @@ func TestStatsScreenShowsEverything(t *testing.T) {
 			}
 			// Only the active judge's figures and the comparisons that
 			// involve it.
-			for _, not := range []string{"likert · quality", "docqa · gpt-4o · correct (binary)\n", "Between annotators · quality"} {
+			for _, not := range []string{"likert · quality (likert)", "docqa · gpt-4o · correct (binary)\n", "Between annotators · quality"} {
 				if strings.Contains(seen+"\n", not) {
 					t.Errorf("the screen for match shows %q", not)
 				}
@@ -152,14 +153,14 @@ func TestStatsScreenOrdinalJudge(t *testing.T) {
 	runs[0], runs[2] = runs[2], runs[0]
 	m := statsModel(t, statsFixture(), runs, 100, 30)
 	seen := strings.Join(scrollAll(t, m, 100, 30), "\n")
-	for _, want := range []string{"likert · quality (likert)", "alpha ordinal/interval", "weighted kappa", "linear ", "quadratic ",
-		"Spearman / Kendall τb", "MAE / signed diff.", "within one step", "mean score: judge", "human 5",
+	for _, want := range []string{"likert · quality (likert)", "alpha ordinal", "alpha interval", "linear weighted kappa", "quadratic kappa",
+		"Spearman's rho", "Kendall's tau-b", "mean abs. error", "mean signed diff.", "within one step", "mean score: judge", "human 5",
 		"Between annotators · quality (likert)"} {
 		if !strings.Contains(seen, want) {
 			t.Errorf("the ordinal screen never shows %q", want)
 		}
 	}
-	for _, not := range []string{"Judge as a classifier", "Corrected pass rate"} {
+	for _, not := range []string{"Judge as a classifier", "Rogan–Gladen"} {
 		if strings.Contains(seen, not) {
 			t.Errorf("the ordinal screen shows %q", not)
 		}
@@ -216,7 +217,7 @@ func squash(s string) string {
 func TestStatsScreenEdgeCases(t *testing.T) {
 	want := map[string][]string{
 		"no items":     {"labelled 0 of 0 (—)", "No item has both an ok verdict and a human label yet", "No other judge in this session rates the same dimensions", "Nobody has labelled this yet."},
-		"n = 0":        {"labelled 0 of 6 (0.0%) · judged 6", "No item has both an ok verdict and a human label yet", "the judge says        50.0%", "a human would say     — (needs an observed pass rate"},
+		"n = 0":        {"labelled 0 of 6 (0.0%) · judged 6", "No item has both an ok verdict and a human label yet", "the judge says        50.0%", "not estimated: no item is labelled"},
 		"single class": {"Judge vs human  (n = 6)", "percent agreement     100.0%", "Cohen's kappa         — (", "Gwet's AC1            1.000", "human YES"},
 		"perfect":      {"Cohen's kappa         1.000", "false-pass rate       0.0%", "bias 0.0 pts"},
 		"unparseable":  {"parse errors 6 (100.0%)", "judged 6 · ok 0", "No item has both an ok verdict and a human label yet"},
