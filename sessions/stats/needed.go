@@ -42,6 +42,13 @@ func moreLabels(figure string, n int, iv Interval) LabelsNeeded {
 	}
 	hw := (iv.High - iv.Low) / 2
 	out.HalfWidth = defined(hw)
+	if hw <= 0 {
+		// Every label so far gave the same value: a normal interval is
+		// then a point, which says nothing about how many labels it needs.
+		reason := "every label so far is the same, so the interval says nothing yet"
+		out.For2, out.For5 = undefined(reason), undefined(reason)
+		return out
+	}
 	need := func(target float64) Estimate {
 		if hw <= target {
 			return defined(0)

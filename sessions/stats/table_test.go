@@ -221,3 +221,10 @@ func TestLabelOnlyDimensions(t *testing.T) {
 		t.Errorf("humans %+v", h)
 	}
 }
+
+func TestLabelsNeededDegenerate(t *testing.T) {
+	got := moreLabels("benchmark", 20, Interval{Value: 1, Low: 1, High: 1})
+	if got.For2.Defined() || got.For5.Defined() || !strings.Contains(got.For2.Reason, "same") {
+		t.Errorf("degenerate interval: %+v", got)
+	}
+}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/stats"
@@ -44,9 +45,11 @@ func humanScoreLines(scale judge.Scale, f stats.Figures) []Line {
 				note += fmt.Sprintf(" (λ %s)", stats.FormatNumber(b.Lambda.Value, 2))
 			}
 		}
-		out = append(out,
-			statRow("PPI++", plain(interval(b.PPI, share)), muted(note)),
-			statRow("labels alone", plain(interval(b.LabelsOnly, share)), muted(fmt.Sprintf("  n = %d", b.Labelled))))
+		out = append(out, statRow("PPI++", plain(interval(b.PPI, share))))
+		if note != "" {
+			out = append(out, statRow("", muted(strings.TrimSpace(note))))
+		}
+		out = append(out, statRow("labels alone", plain(interval(b.LabelsOnly, share)), muted(fmt.Sprintf("  n = %d", b.Labelled))))
 	}
 	return out
 }
@@ -90,7 +93,7 @@ func labelsNeededLines(scale judge.Scale, needs []stats.LabelsNeeded) []Line {
 			now = "±" + stats.FormatNumber(100*n.HalfWidth.Value, 1) + " pts"
 			two, five = "±2", "±5"
 		}
-		rows = append(rows, statRow(neededName(n.Figure), plain(fmt.Sprintf("%s (n = %d)", now, n.N)),
+		rows = append(rows, statRow(neededName(n.Figure), plain(now+" now"),
 			muted(fmt.Sprintf(" → %s: %s · %s: %s", two, moreText(n.For2), five, moreText(n.For5)))))
 	}
 	if len(rows) == 0 {

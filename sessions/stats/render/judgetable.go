@@ -37,7 +37,7 @@ func JudgeTableLines(r stats.Report, width int, active string) []Line {
 	for _, row := range r.JudgeTable {
 		nameW = max(nameW, ansi.StringWidth(rowName(row)))
 	}
-	nameW = min(max(nameW, 12), 40)
+	nameW = min(max(nameW, ansi.StringWidth("judge · dimension")), 40)
 	cells := make([][]tableCell, len(r.JudgeTable))
 	colW := make([]int, 0)
 	for i, row := range r.JudgeTable {
