@@ -45,12 +45,27 @@
 //     [−1, 1]; MAE, mean signed difference and score bias are in scale
 //     points (for binary, a difference of pass rates). Differences are
 //     judge − reference: positive means the judge is more lenient.
-//   - Intervals are 95 %: Wilson score intervals for proportions, seeded
-//     percentile bootstraps (Options.Resamples, default 1,000) for the
-//     score bias and the corrected pass rate. Each figure's bootstrap is
-//     seeded from Options.Seed and the figure's place in the report, so the
-//     same input and seed always give the same report, and adding a judge
-//     or a segment does not move any other figure.
+//   - Intervals are 95 %: Wilson score intervals for proportions, a
+//     normal (CLT) interval for prediction-powered inference, and seeded
+//     percentile bootstraps (Options.Resamples, default 1,000) for every
+//     coefficient, the score bias and the corrected pass rate. The
+//     bootstrap resamples items: for two raters, a multinomial draw of the
+//     contingency table, which is the same distribution; among annotators,
+//     a multinomial draw of the units' label patterns; for the corrected
+//     pass rate, one draw of the judged items with each item's verdict and
+//     label together. Each figure's bootstrap is seeded from Options.Seed
+//     and the figure's place in the report, so the same input and seed
+//     always give the same report, and adding a judge or a segment does
+//     not move any other figure. Below MinReliableItems (30) items the
+//     figures carry a SmallSample warning: their intervals are unreliable.
+//   - Which labels are a fair sample: only labels reached at random (a
+//     seeded random order, a sample, a plan). Rogan–Gladen and PPI use
+//     those alone, unless every judged unit is labelled (a census), when
+//     every label counts. Labels reached in dataset order, through a
+//     filter or imported count in the agreement figures, with a warning
+//     and the random part's figures apart (Selection).
+//   - Parse errors stay out of agreement unless Options.ParseErrorsFail,
+//     which counts a binary judge's parse errors as NO.
 //   - Undefined values: a statistic that does not exist for the data (no
 //     items; kappa when both raters used one same category, where chance
 //     agreement is 1 and kappa is 0/0; a correlation when one side is
@@ -63,14 +78,17 @@
 //     are 1 while kappa and alpha are undefined (the "kappa paradox" that
 //     AC1 exists for).
 //
-// # JSON shape (schema_version 1)
+// # JSON shape (schema_version 2)
 //
 // testdata/report.golden.json is a complete example. Key order is as
 // listed; lists are never null; figures that can be undefined are objects
 // {"value": number|null, "reason"?: string} (Estimate) or
 // {"value", "low", "high": number|null, "reason"?: string} (Interval).
 //
-//	schema_version, seed, resamples, units
+//	schema_version, seed, resamples, units, parse_errors
+//	judge_table[]: rank, judge, dimension, scale, n, percent_agreement,
+//	    cohen_kappa, gwet_ac1, score_bias, false_pass_rate,
+//	    false_fail_rate, small_sample?      (by kappa, then n)
 //	judges[]: judge, per_criterion, dimensions[]:
 //	    dimension, scale (judge.Scale's canonical spelling: "binary",
 //	        "ternary", "likert", "ordinal:1-10", "nominal:A,B,C", "pairwise"…)
@@ -86,8 +104,9 @@
 //	        disagree_as_tie}                         (pairwise only)
 //	judge_pairs[]: judge, reference, dimension, scale, agreement: Agreement
 //	humans[]: dimension, scale, annotators[], labelled, pairable,
-//	    majority_ties, alpha_nominal, alpha_ordinal, alpha_interval,
-//	    fleiss_kappa, pairs[]: {a, b, n, percent_agreement, cohen_kappa}
+//	    majority_ties, small_sample?, percent_agreement, alpha_nominal,
+//	    alpha_ordinal, alpha_interval, alpha_ratio, fleiss_kappa, gwet_ac1,
+//	    gwet_ac2, pairs[]: {a, b, n, percent_agreement, cohen_kappa}
 //	notes[]: sentences about problems in the input
 //
 //	Figures: units, judging {judged, ok, no_value, parse_errors,
@@ -95,14 +114,17 @@
 //	    human_ties, vs_humans: Agreement,
 //	    corrected: null | {judged, observed_pass_rate, sensitivity,
 //	        specificity, pass_rate, resamples}          (binary only)
-//	    selection: {unbiased, filtered, unknown, filtered_share,
-//	        by_provenance {provenance: labels}, warning?,
-//	        unbiased_part: null | {vs_humans, corrected}}
+//	    benchmark: null | {judged, labelled, labels_only, ppi, lambda,
+//	        effective_labels}                 (scales with a mean)
+//	    labels_needed[]: {figure, n, half_width, for_2, for_5}
+//	    selection: {unbiased, order, filtered, unknown, census, fair,
+//	        filtered_share, by_provenance {provenance: labels}, warning?,
+//	        unbiased_part: null | {vs_humans}}
 //
 //	Agreement: n, percent_agreement, cohen_kappa, gwet_ac1, alpha_nominal,
-//	    judge_mean, reference_mean, score_bias,
+//	    small_sample?, judge_mean, reference_mean, score_bias,
 //	    ordinal: null | {step, linear_kappa, quadratic_kappa, alpha_ordinal,
-//	        alpha_interval, mean_absolute_error, mean_signed_difference,
+//	        alpha_interval, alpha_ratio, mean_absolute_error, mean_signed_difference,
 //	        spearman, kendall_tau_b, exact_agreement, within_one}
 //	    binary: null | {true_positives, false_positives, false_negatives,
 //	        true_negatives, precision, recall, specificity, f1,
@@ -121,7 +143,11 @@
 // Alpha-Reliability"; Kendall (1945) and Knight (1966) for tau-b; Wilson
 // (1927) and Newcombe (1998), Statistics in Medicine 17:857–872, for the
 // score interval; Rogan and Gladen (1978), American Journal of
-// Epidemiology 107(1):71–76; Hörmann (1993), Journal of Statistical
+// Epidemiology 107(1):71–76; Angelopoulos, Bates, Fannjiang, Jordan and
+// Zrnic (2023), "Prediction-powered inference", Science 382:669–674, and
+// Angelopoulos, Duchi and Zrnic (2024), "PPI++: Efficient
+// prediction-powered inference", following the ppi_py package's
+// ppi_mean_ci; Hörmann (1993), Journal of Statistical
 // Computation and Simulation 46:101–110, for the binomial sampler behind
 // the bootstrap. The tests check each statistic against a published
 // example or an independent exact computation (testdata/reference.py).
