@@ -78,23 +78,42 @@ type OrdinalAgreement struct {
 // scale. The figures follow the scale's kind: ordinal figures on ordinal
 // scales only, the binary classifier figures on binary ones, per-class
 // figures on nominal and pairwise ones, means and score bias wherever a
-// mean means something (Scale.Numeric). The score bias bootstrap uses
-// seed and resamples (see Confusion.ScoreBias).
+// mean means something (Scale.Numeric).
+//
+// Each coefficient's value is its method's on c. Its bounds, and the score
+// bias's, come from one item bootstrap of the table with the given seed
+// and number of resamples (see bootstrapTable): every coefficient is
+// computed on the same resamples, so the score bias and the mean signed
+// difference of an ordinal scale, which are the same figure, get the same
+// interval. The bounds are undefined with resamples ≤ 0, and, with a
+// reason, when fewer than 90 % of the resamples define the coefficient.
+// Proportions (percent agreement, within-one, the binary rates) carry
+// Wilson intervals instead.
 func AgreementOf(c Confusion, scale judge.Scale, seed uint64, resamples int) Agreement {
 	a := Agreement{
 		N:                c.N(),
 		PercentAgreement: c.PercentAgreement(),
-		CohenKappa:       pointOnly(c.CohenKappa()),
-		GwetAC1:          pointOnly(c.GwetAC1()),
-		AlphaNominal:     pointOnly(c.KrippendorffAlpha(Nominal)),
 		Confusion:        c,
 	}
 	if a.N > 0 && a.N < MinReliableItems {
 		a.SmallSample = smallSampleWarning(a.N)
 	}
+	// One bootstrap for every coefficient: the place of each is its index
+	// in coefs, its value the method's.
+	var (
+		coefs  []tableCoef
+		points []Estimate
+		dests  []*Interval
+	)
+	add := func(dst *Interval, e Estimate, f tableCoef) {
+		coefs, points, dests = append(coefs, f), append(points, e), append(dests, dst)
+	}
+	add(&a.CohenKappa, c.CohenKappa(), coefCohenKappa)
+	add(&a.GwetAC1, c.GwetAC1(), coefGwetAC1)
+	add(&a.AlphaNominal, c.KrippendorffAlpha(Nominal), coefAlphaNominal)
 	if scale.Numeric() {
 		a.JudgeMean, a.ReferenceMean = c.JudgeMean(), c.ReferenceMean()
-		a.ScoreBias = c.ScoreBias(seed, resamples)
+		add(&a.ScoreBias, c.ScoreBias(seed, 0).Estimate(), coefMSD)
 	} else {
 		a.JudgeMean, a.ReferenceMean = undefined(reasonNoMean), undefined(reasonNoMean)
 		a.ScoreBias = undefinedInterval(reasonNoMean)
@@ -107,20 +126,24 @@ func AgreementOf(c Confusion, scale judge.Scale, seed uint64, resamples int) Agr
 	}
 	if scale.Ordinal() {
 		step := scaleStep(c.Categories)
-		a.Ordinal = &OrdinalAgreement{
-			Step:                 step,
-			LinearKappa:          pointOnly(c.WeightedKappa(Linear)),
-			QuadraticKappa:       pointOnly(c.WeightedKappa(Quadratic)),
-			AlphaOrdinal:         pointOnly(c.KrippendorffAlpha(Ordinal)),
-			AlphaInterval:        pointOnly(c.KrippendorffAlpha(IntervalLevel)),
-			AlphaRatio:           pointOnly(c.KrippendorffAlpha(Ratio)),
-			MeanAbsoluteError:    pointOnly(c.MeanAbsoluteError()),
-			MeanSignedDifference: pointOnly(c.MeanSignedDifference()),
-			Spearman:             pointOnly(c.Spearman()),
-			KendallTauB:          pointOnly(c.KendallTauB()),
-			ExactAgreement:       a.PercentAgreement,
-			WithinOne:            c.WithinOne(step),
+		o := &OrdinalAgreement{
+			Step:           step,
+			ExactAgreement: a.PercentAgreement,
+			WithinOne:      c.WithinOne(step),
 		}
+		add(&o.LinearKappa, c.WeightedKappa(Linear), coefLinearKappa)
+		add(&o.QuadraticKappa, c.WeightedKappa(Quadratic), coefQuadraticKappa)
+		add(&o.AlphaOrdinal, c.KrippendorffAlpha(Ordinal), coefAlphaOrdinal)
+		add(&o.AlphaInterval, c.KrippendorffAlpha(IntervalLevel), coefAlphaInterval)
+		add(&o.AlphaRatio, c.KrippendorffAlpha(Ratio), coefAlphaRatio)
+		add(&o.MeanAbsoluteError, c.MeanAbsoluteError(), coefMAE)
+		add(&o.MeanSignedDifference, c.MeanSignedDifference(), coefMSD)
+		add(&o.Spearman, c.Spearman(), coefSpearman)
+		add(&o.KendallTauB, c.KendallTauB(), coefKendallTauB)
+		a.Ordinal = o
+	}
+	for i, b := range c.bootstrapTable(seed, "agreement", resamples, coefs) {
+		*dests[i] = withBounds(points[i], b)
 	}
 	if b, ok := c.Binary(); ok && scale.Kind() == judge.KindBinary {
 		a.Binary = &b
@@ -160,7 +183,7 @@ func smallSampleWarning(n int) string {
 	return fmt.Sprintf("only %s: the intervals are unreliable below %d", itemsWord(n), MinReliableItems)
 }
 
-// pointOnly is an estimate as an interval whose bounds are not yet known.
+// pointOnly is an estimate as an interval whose bounds are not known.
 func pointOnly(e Estimate) Interval {
 	return Interval{Value: e.Value, Low: math.NaN(), High: math.NaN(), Reason: e.Reason}
 }

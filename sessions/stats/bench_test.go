@@ -90,3 +90,19 @@ func BenchmarkKendallSlices100k(b *testing.B) {
 		KendallTauB(x, y)
 	}
 }
+
+// BenchmarkAgreementOfBootstrap is AgreementOf with 1,000 bootstrap
+// resamples on a binary and a Likert table of 1,000 items: the item
+// bootstrap of every coefficient, whose cost does not grow with the items.
+func BenchmarkAgreementOfBootstrap(b *testing.B) {
+	for _, scale := range []judge.Scale{judge.Binary, judge.Likert} {
+		j, h := randomPairs(rand.New(rand.NewPCG(4, 4)), scale, 1000)
+		c, _ := Tabulate(scale.Values(), j, h)
+		b.Run(string(scale), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				AgreementOf(c, scale, 1, 1000)
+			}
+		})
+	}
+}

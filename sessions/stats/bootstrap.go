@@ -118,24 +118,46 @@ type Corrected struct {
 
 // CorrectedPassRate estimates what a human would give as the pass rate of
 // all judged items, from the judge's YES count over them (judgedYes of
-// judged) and its errors on the labelled pairs in c (binary categories
-// 0/1; the reference is the truth).
+// judged, every item with an ok verdict, labelled or not) and its errors on
+// the labelled pairs in c (binary categories 0/1; the reference is the
+// truth), which are some of those judged items.
 //
-// Each bootstrap resample redraws both samples: the labelled pairs (so
-// sensitivity and specificity are re-estimated) and, independently, the
-// judged items (so the observed pass rate is too), then recomputes the
-// clamped estimate; resamples where it is undefined are dropped and the
-// count of kept ones is reported. Same seed, same inputs, same interval.
+// The judged items thus fall in six cells: the four of c (true and false
+// positives and negatives) and the unlabelled ones the judge passed
+// (judgedYes − TP − FP) or failed (judged − judgedYes − FN − TN). Each
+// bootstrap resample draws judged items with replacement from those six
+// cells at once (a multinomial, as ScoreBias does), so an item keeps its
+// verdict and its label together, and recomputes the observed pass rate,
+// the sensitivity, the specificity and the clamped estimate. When every
+// judged item is labelled the estimate is the humans' pass rate on them,
+// and so is every resample's: the interval is then the plain bootstrap of
+// that rate. Resamples where the estimate is undefined (no labelled YES or
+// NO, or sensitivity + specificity ≤ 1) are dropped and the count of kept
+// ones is reported. Same seed, same inputs, same interval; with
+// resamples ≤ 0 the bounds are undefined.
+//
+// Counts that contradict c being a subset of the judged items (fewer
+// judged YES than labelled judge-YES pairs, or fewer judged NO than
+// labelled judge-NO pairs) are raised to the labelled counts, the
+// unlabelled cell then being empty: Judged, the observed pass rate and
+// the estimate all use the raised counts.
 func (c Confusion) CorrectedPassRate(judgedYes, judged int, seed uint64, resamples int) Corrected {
-	judgedYes = min(max(judgedYes, 0), max(judged, 0))
-	out := Corrected{Judged: max(judged, 0), ObservedPassRate: withReason(Wilson(judgedYes, judged), "no judged items")}
+	judged = max(judged, 0)
+	judgedYes = min(max(judgedYes, 0), judged)
 	b, ok := c.Binary()
 	if !ok {
+		out := Corrected{Judged: judged, ObservedPassRate: withReason(Wilson(judgedYes, judged), "no judged items")}
 		out.Sensitivity = undefined("not a binary scale")
 		out.Specificity = out.Sensitivity
 		out.PassRate = undefinedInterval("not a binary scale")
 		return out
 	}
+	tp, fn, fp, tn := b.TruePositives, b.FalseNegatives, b.FalsePositives, b.TrueNegatives
+	unlabelledYes := max(judgedYes-tp-fp, 0)
+	unlabelledNo := max(judged-judgedYes-fn-tn, 0)
+	judgedYes = tp + fp + unlabelledYes
+	judged = judgedYes + fn + tn + unlabelledNo
+	out := Corrected{Judged: judged, ObservedPassRate: withReason(Wilson(judgedYes, judged), "no judged items")}
 	out.Sensitivity, out.Specificity = b.Recall.Estimate(), b.Specificity.Estimate()
 	est := RoganGladen(out.ObservedPassRate.Value, out.Sensitivity.Value, out.Specificity.Value)
 	if !est.Defined() {
@@ -150,18 +172,16 @@ func (c Confusion) CorrectedPassRate(judgedYes, judged int, seed uint64, resampl
 		return out
 	}
 	r := newRand(seed, "corrected-pass-rate")
-	cells := []int{b.TruePositives, b.FalseNegatives, b.FalsePositives, b.TrueNegatives}
-	n := b.TruePositives + b.FalseNegatives + b.FalsePositives + b.TrueNegatives
-	pObs := float64(judgedYes) / float64(judged)
-	draw := make([]int, 4)
+	cells := []int{tp, fn, fp, tn, unlabelledYes, unlabelledNo}
+	draw := make([]int, len(cells))
 	samples := make([]float64, 0, resamples)
 	for range resamples {
-		multinomial(r, n, cells, draw)
+		multinomial(r, judged, cells, draw)
 		tp, fn, fp, tn := draw[0], draw[1], draw[2], draw[3]
-		yes := binomial(r, judged, pObs)
 		if tp+fn == 0 || tn+fp == 0 {
 			continue
 		}
+		yes := tp + fp + draw[4]
 		sens := float64(tp) / float64(tp+fn)
 		spec := float64(tn) / float64(tn+fp)
 		e := RoganGladen(float64(yes)/float64(judged), sens, spec)
