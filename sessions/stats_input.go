@@ -4,6 +4,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/stats"
@@ -48,7 +52,9 @@ const ExtraSamples = "samples"
 // samples of judges that sampled several times, and every annotator's
 // current labels with how they reached the item. It is what both the
 // statistics screen and `gavel stats` compute from, so they show the same
-// figures.
+// figures. Dimensions that people labelled and no run rates are listed in
+// Input.Dimensions with their scale (see labelOnlyDimensions), so that a
+// session with labels and no judge reports the agreement among annotators.
 //
 // Everything is read in one read transaction, so the figures describe one
 // moment of the session even while a review or a judge run writes to it.
@@ -93,7 +99,85 @@ func readStatsInput(tx *sql.Tx) (stats.Input, error) {
 	if err := readStatsExtras(tx, names, units, &in); err != nil {
 		return in, err
 	}
-	return in, readStatsLabels(tx, units, &in)
+	if err := readStatsLabels(tx, units, &in); err != nil {
+		return in, err
+	}
+	codec, err := loadCodec(tx)
+	if err != nil {
+		return in, err
+	}
+	in.Dimensions = labelOnlyDimensions(runs, codec, in.Units)
+	return in, nil
+}
+
+// labelOnlyDimensions lists, by name, the dimensions people labelled that
+// no run rates, each with its scale, so that a session with labels and no
+// judge still gets the agreement among its annotators.
+//
+// A dimension whose values are names (nominal, pairwise) has its scale in
+// dimension_scales. Binary and ordinal values are stored as numbers and
+// their scale is recorded only with a run, so for a dimension no run
+// rates it is read from the labels' values, conservatively: 0 and 1 alone
+// are binary; other numbers are read as an exported file's are
+// (exportedScale): 0, 0.5 and 1 ternary, whole numbers within 1–5
+// Likert, other whole numbers the range from 0 (when a 0 is there) or 1
+// to 10, or to 100. A dimension whose values fit none of these (negative,
+// fractional, above 100) is left out rather than guessed. The labels do
+// not say a point no one used: an ordinal:1-10 dimension labelled only
+// within 1–5 reads as Likert, which changes Gwet's AC1 and AC2 (their
+// chance terms count the scale's categories) but neither Krippendorff's
+// alpha nor Fleiss' kappa.
+func labelOnlyDimensions(runs []Run, codec *valueCodec, units []stats.Unit) []judge.Dimension {
+	judged := map[string]bool{}
+	for _, r := range runs {
+		for _, d := range r.Info.Dimensions {
+			judged[d.Name] = true
+		}
+	}
+	values := map[string]map[float64]bool{}
+	for _, u := range units {
+		for _, l := range u.Labels {
+			for dim, v := range l.Values {
+				if judged[dim] {
+					continue
+				}
+				if values[dim] == nil {
+					values[dim] = map[float64]bool{}
+				}
+				values[dim][v] = true
+			}
+		}
+	}
+	var out []judge.Dimension
+	for _, dim := range slices.Sorted(maps.Keys(values)) {
+		scale, ok := codec.scales[dim]
+		if !ok {
+			scale, ok = labelScale(values[dim])
+		}
+		if ok && scale.Known() {
+			out = append(out, judge.Dimension{Name: dim, Scale: scale})
+		}
+	}
+	return out
+}
+
+// labelScale tells the scale of numeric label values (see
+// labelOnlyDimensions).
+func labelScale(values map[float64]bool) (judge.Scale, bool) {
+	binary := true
+	texts := make([]string, 0, len(values))
+	for v := range values {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return "", false
+		}
+		binary = binary && (v == 0 || v == 1)
+		texts = append(texts, strconv.FormatFloat(v, 'f', -1, 64))
+	}
+	if binary {
+		return judge.Binary, len(values) > 0
+	}
+	slices.Sort(texts) // exportedScale reads names in order met; numbers only here
+	return exportedScale(texts)
 }
 
 // maxExtraText is the longest extra value counted as a category: longer

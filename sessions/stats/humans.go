@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -82,20 +83,47 @@ func categoryIndex(cats []float64, v float64) int {
 	return -1
 }
 
-// buildHumans reads every label on one dimension: each unit's reference
-// value and selection class, and the inter-annotator figures.
+// buildHumans is buildHumansWith without a bootstrap: point values only.
+// Compute calls buildHumansWith; this stays for callers not yet moved.
 func buildHumans(in *Input, key dimKey, notes *notes) *humanDim {
+	return buildHumansWith(in, key, notes, 0, 0)
+}
+
+// buildHumansWith reads every label on one dimension: each unit's
+// reference value and selection class, and the inter-annotator figures,
+// each with a seeded bootstrap interval over the units with a label
+// (seed is the report's seed, Options.Seed: the dimension's own seed is
+// derived from it and the dimension; resamples ≤ 0 leaves the bounds
+// undefined).
+func buildHumansWith(in *Input, key dimKey, notes *notes, seed uint64, resamples int) *humanDim {
 	cats := key.scale.Values()
 	n := len(in.Units)
 	h := &humanDim{key: key, cats: cats, ref: make([]int8, n), sel: make([]uint8, n), provStart: make([]int32, n+1)}
 	provID := map[string]uint16{}
-	alpha := newCoincidence(cats)
-	var fleiss [][]int
-	pairs := map[[2]string]*Confusion{}
-	annotators := map[string]bool{}
+	ordinal := key.scale.Ordinal()
+	units := newPatternSet(cats, ordinal)
+	// Annotators are interned: who is an index into names.
+	var names []string
+	nameID := map[string]int32{}
+	intern := func(name string) int32 {
+		if len(names) <= 8 {
+			for i, x := range names {
+				if x == name {
+					return int32(i)
+				}
+			}
+		} else if id, ok := nameID[name]; ok {
+			return id
+		}
+		id := int32(len(names))
+		names = append(names, name)
+		nameID[name] = id
+		return id
+	}
+	pairs := map[[2]int32]*Confusion{}
 	counts := make([]int, len(cats))
 	type usable struct {
-		who string
+		who int32
 		cat int
 	}
 	var labels []usable
@@ -121,8 +149,7 @@ func buildHumans(in *Input, key dimKey, notes *notes) *humanDim {
 				continue
 			}
 			counts[c]++
-			labels = append(labels, usable{l.Annotator, c})
-			annotators[l.Annotator] = true
+			labels = append(labels, usable{intern(l.Annotator), c})
 			p := l.Provenance
 			if p == "" {
 				p = "unknown"
@@ -149,22 +176,25 @@ func buildHumans(in *Input, key dimKey, notes *notes) *humanDim {
 		if h.ref[u] == refTie {
 			rep.MajorityTies++
 		}
+		// Every labelled unit enters the multi-rater table: a unit labelled
+		// once counts in Gwet's category shares (Fleiss, AC1, AC2), not in
+		// the agreement or in alpha (see fleiss.go).
+		units.add(counts)
 		if len(labels) >= 2 {
 			rep.Pairable++
-			alpha.addUnit(counts)
-			fleiss = append(fleiss, slices.Clone(counts))
-			slices.SortFunc(labels, func(a, b usable) int { return strings.Compare(a.who, b.who) })
+			slices.SortFunc(labels, func(a, b usable) int { return cmp.Compare(a.who, b.who) })
 			for i := range labels {
 				for j := i + 1; j < len(labels); j++ {
-					k := [2]string{labels[i].who, labels[j].who}
+					k := [2]int32{labels[i].who, labels[j].who}
 					c, ok := pairs[k]
 					if !ok {
 						nc := NewConfusion(cats)
 						c = &nc
 						pairs[k] = c
 					}
-					// Rows are the second annotator, columns the first;
-					// kappa is symmetric, so the choice does not matter.
+					// Rows are the annotator interned second, columns the
+					// first; kappa and agreement are symmetric, so the
+					// choice does not matter.
 					c.Counts[labels[j].cat][labels[i].cat]++
 				}
 			}
@@ -173,42 +203,60 @@ func buildHumans(in *Input, key dimKey, notes *notes) *humanDim {
 	h.provStart[n] = int32(len(h.prov))
 
 	rep.Dimension, rep.Scale = key.name, key.scale
-	rep.Annotators = sortedKeys(annotators)
-	rep.AlphaNominal = pointOnly(alpha.alpha(Nominal))
-	if key.scale.Ordinal() {
-		rep.AlphaOrdinal = pointOnly(alpha.alpha(Ordinal))
-		rep.AlphaInterval = pointOnly(alpha.alpha(IntervalLevel))
-		rep.AlphaRatio = pointOnly(alpha.alpha(Ratio))
-		rep.GwetAC2 = undefinedInterval("not computed yet")
+	rep.Annotators = slices.Sorted(slices.Values(names))
+	if rep.Pairable > 0 && rep.Pairable < MinReliableItems {
+		rep.SmallSample = smallSampleWarning(rep.Pairable)
+	}
+	if len(names) < 2 {
+		resamples = 0 // every figure is undefined below
+	}
+	dimSeed := deriveSeed(seed, "humans", key.name, string(key.scale))
+	figs := units.multiRaterIntervals(dimSeed, resamples, ordinal)
+	rep.PercentAgreement = figs[figPercentAgreement]
+	rep.FleissKappa = figs[figFleiss]
+	rep.GwetAC1 = figs[figAC1]
+	rep.AlphaNominal = figs[figAlphaNominal]
+	if ordinal {
+		rep.AlphaOrdinal = figs[figAlphaOrdinal]
+		rep.AlphaInterval = figs[figAlphaInterval]
+		rep.AlphaRatio = figs[figAlphaRatio]
+		rep.GwetAC2 = figs[figAC2]
 	} else {
 		rep.AlphaOrdinal = undefinedInterval("not an ordinal scale")
 		rep.AlphaInterval, rep.AlphaRatio, rep.GwetAC2 = rep.AlphaOrdinal, rep.AlphaOrdinal, rep.AlphaOrdinal
 	}
-	rep.FleissKappa = pointOnly(FleissKappa(fleiss))
-	rep.GwetAC1 = pointOnly(GwetAC1Multi(fleiss))
-	rep.PercentAgreement = undefinedInterval("not computed yet")
 	if len(rep.Annotators) < 2 {
 		reason := "needs labels from two or more annotators"
 		rep.AlphaNominal = undefinedInterval(reason)
 		rep.FleissKappa, rep.GwetAC1, rep.PercentAgreement = rep.AlphaNominal, rep.AlphaNominal, rep.AlphaNominal
-		if key.scale.Ordinal() {
+		if ordinal {
 			rep.AlphaOrdinal, rep.AlphaInterval, rep.AlphaRatio, rep.GwetAC2 = rep.AlphaNominal, rep.AlphaNominal, rep.AlphaNominal, rep.AlphaNominal
 		}
 	}
 	rep.Pairs = []AnnotatorPair{}
-	keys := make([][2]string, 0, len(pairs))
-	for k := range pairs {
-		keys = append(keys, k)
+	type named struct {
+		a, b string
+		c    *Confusion
 	}
-	slices.SortFunc(keys, func(a, b [2]string) int {
-		if c := strings.Compare(a[0], b[0]); c != 0 {
+	byName := make([]named, 0, len(pairs))
+	for k, c := range pairs {
+		a, b := names[k[0]], names[k[1]]
+		if b < a {
+			a, b = b, a
+		}
+		byName = append(byName, named{a, b, c})
+	}
+	slices.SortFunc(byName, func(x, y named) int {
+		if c := strings.Compare(x.a, y.a); c != 0 {
 			return c
 		}
-		return strings.Compare(a[1], b[1])
+		return strings.Compare(x.b, y.b)
 	})
-	for _, k := range keys {
-		c := pairs[k]
-		rep.Pairs = append(rep.Pairs, AnnotatorPair{A: k[0], B: k[1], N: c.N(), PercentAgreement: c.PercentAgreement(), CohenKappa: pointOnly(c.CohenKappa())})
+	for _, p := range byName {
+		k, c := [2]string{p.a, p.b}, p.c
+		b := c.bootstrapTable(deriveSeed(seed, "humans", key.name, string(key.scale), "pair", k[0], k[1]), "cohen-kappa", resamples, []tableCoef{coefCohenKappa})
+		kappa := withBounds(c.CohenKappa(), b[0])
+		rep.Pairs = append(rep.Pairs, AnnotatorPair{A: k[0], B: k[1], N: c.N(), PercentAgreement: c.PercentAgreement(), CohenKappa: kappa})
 	}
 	return h
 }

@@ -231,3 +231,76 @@ func countsOf(data [][]float64, cats []float64) [][]int {
 	}
 	return out
 }
+
+// publishedAs checks that got rounds to a figure printed with the given
+// number of decimals.
+func publishedAs(t *testing.T, name string, got Estimate, published float64, decimals int) {
+	t.Helper()
+	if math.Abs(got.Value-published) > 0.5*math.Pow(10, -float64(decimals))+1e-15 {
+		t.Errorf("%s = %.9f, published as %.*f", name, got.Value, decimals, published)
+	}
+}
+
+func TestKrippendorffAlphaRatioPublished(t *testing.T) {
+	// Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability",
+	// the four-observer example of section E: ratio alpha = 0.797. Exact
+	// value 18222619/22852465 (testdata/reference.py, ratio metric
+	// ((c−k)/(c+k))²).
+	got := KrippendorffAlpha(krippendorff2011, Ratio)
+	near(t, "alpha ratio", got, 18222619.0/22852465)
+	publishedAs(t, "alpha ratio", got, 0.797, 3)
+}
+
+// raw4raters is irrCAC's cac.raw4raters as counts over the categories
+// 1–5 (the same units as krippendorff2011).
+var raw4raters = countsOf(krippendorff2011, []float64{1, 2, 3, 4, 5})
+
+func TestGwetAC2Published(t *testing.T) {
+	// irrCAC vignette "Weighted Chance-corrected Agreement Coefficients"
+	// (https://github.com/kgwet/irrCAC, inst/doc/weighting.html):
+	// gwet.ac1.raw(cac.raw4raters, weights = "quadratic") prints AC2
+	// 0.914 (pa 0.9753788, pe 0.7137044);
+	// gwet.ac1.dist(distrib.6raters, weights = quadratic.weights(1:5))
+	// prints AC2 0.4837438 (pa 0.8544444, pe 0.7180556).
+	cats := []float64{1, 2, 3, 4, 5}
+	got := GwetAC2Multi(raw4raters, cats)
+	near(t, "ac2 cac.raw4raters", got, 0.9140007235516048)
+	publishedAs(t, "ac2 cac.raw4raters", got, 0.914, 3)
+	got = GwetAC2Multi(distrib6raters, cats)
+	near(t, "ac2 distrib.6raters", got, 0.483743842364532)
+	publishedAs(t, "ac2 distrib.6raters", got, 0.4837438, 7)
+	// Unweighted, AC2 is AC1: irrCAC README gwet.ac1.raw(cac.raw4raters)
+	// = 0.77544.
+	s, tally := tallyRows(raw4raters, cats, false)
+	publishedAs(t, "ac1 cac.raw4raters", tally.gwet(s, false), 0.77544, 5)
+}
+
+func TestPercentAgreementMultiPublished(t *testing.T) {
+	// irrCAC README: pa.coeff.raw(cac.raw4raters) = 0.8181818 (9/11: the
+	// 11 units rated twice or more); the weighting vignette:
+	// pa.coeff.raw(cac.raw4raters, weights = "quadratic") = 0.9753788,
+	// the pa of AC2 above.
+	got := PercentAgreementMulti(raw4raters)
+	near(t, "pa cac.raw4raters", got, 9.0/11)
+	publishedAs(t, "pa cac.raw4raters", got, 0.8181818, 7)
+	_, tally := tallyRows(raw4raters, []float64{1, 2, 3, 4, 5}, true)
+	near(t, "weighted pa", defined(tally.agreeQ/tally.paired), 0.9753787878787878)
+	publishedAs(t, "weighted pa", defined(tally.agreeQ/tally.paired), 0.9753788, 7)
+}
+
+func TestFleissKappaMissingRatingsConvention(t *testing.T) {
+	// irrCAC README: fleiss.kappa.raw(cac.raw4raters) = 0.76117, and
+	// gwet.ac1.raw = 0.77544. Unit 12 has a single rating: irrCAC counts
+	// it in the category shares (pi.vec averages over every row given),
+	// not in the agreement. Leaving it out of the shares would give
+	// 0.76248 (testdata/reference.py), which the published figure rules
+	// out.
+	got := FleissKappa(raw4raters)
+	near(t, "fleiss", got, 0.7611692754224111)
+	publishedAs(t, "fleiss", got, 0.76117, 5)
+	without := FleissKappa(raw4raters[:11])
+	near(t, "fleiss without unit 12", without, 0.7624831309041835)
+	if math.Abs(without.Value-0.76117) < 0.5e-5 {
+		t.Errorf("leaving unit 12 out also rounds to the published figure: the test no longer tells the conventions apart")
+	}
+}

@@ -250,3 +250,65 @@ def rogan_gladen(p, sens, spec):
 
 
 show("rogan-gladen 0.72 0.9 0.8", rogan_gladen(F(72, 100), F(9, 10), F(8, 10)))
+
+
+# ---------------------------------------------------------------- multi-rater (irrCAC)
+def ratio_alpha(units):
+    """Krippendorff (2011), ratio metric: ((c - k) / (c + k))^2."""
+    values = sorted({v for u in units for v in u})
+    o = {(c, k): F(0) for c in values for k in values}
+    for u in units:
+        m = len(u)
+        if m < 2:
+            continue
+        for i, j in itertools.permutations(range(m), 2):
+            o[(u[i], u[j])] += F(1, m - 1)
+    n_c = {c: sum(o[(c, k)] for k in values) for c in values}
+    n = sum(n_c.values())
+    d2 = lambda c, k: (F(c - k) / (c + k)) ** 2
+    do = sum(o[(c, k)] * d2(c, k) for c in values for k in values)
+    de = sum(n_c[c] * n_c[k] * d2(c, k) for c in values for k in values)
+    return 1 - (n - 1) * do / de
+
+
+a = ratio_alpha(kunits)
+show("alpha krippendorff2011 ratio", a)
+print("   exact:", a)
+
+
+def irrcac(counts, cats, weights, coeff):
+    """irrCAC R/agree.coeff3.raw.r (pa.coeff.raw, fleiss.kappa.raw,
+    gwet.ac1.raw) with categ.labels = cats: rows with no rating excluded;
+    pa over rows with >= 2 ratings of sum_k x_k (x*_k - 1) / (r (r - 1)),
+    x*_k = sum_l w_kl x_l; pi_k = mean over the rows of x_k / r."""
+    q = len(cats)
+    if weights == "quadratic":
+        lo, hi = min(cats), max(cats)
+        W = [[1 - F(cats[k] - cats[l]) ** 2 / F(hi - lo) ** 2 for l in range(q)] for k in range(q)]
+    else:
+        W = [[F(int(k == l)) for l in range(q)] for k in range(q)]
+    rows = [r for r in counts if sum(r) >= 1]
+    two = [r for r in rows if sum(r) >= 2]
+
+    def agree(r):
+        s = sum(r)
+        return sum(F(r[k]) * (sum(W[k][l] * r[l] for l in range(q)) - 1) for k in range(q)) / (s * (s - 1))
+    pa = sum(agree(r) for r in two) / len(two)
+    pi = [sum(F(r[k], sum(r)) for r in rows) / len(rows) for k in range(q)]
+    if coeff == "pa":
+        return pa
+    if coeff == "gwet":
+        pe = sum(map(sum, W)) * sum(p * (1 - p) for p in pi) / (q * (q - 1))
+    else:  # fleiss
+        pe = sum(W[k][l] * pi[k] * pi[l] for k in range(q) for l in range(q))
+    return (pa - pe) / (1 - pe)
+
+
+for coeff in ("pa", "fleiss", "gwet"):
+    for w in ("unweighted", "quadratic"):
+        show(f"irrCAC cac.raw4raters {coeff} {w}", irrcac(kcounts, [1, 2, 3, 4, 5], w, coeff))
+show("irrCAC distrib.6raters gwet quadratic", irrcac(six, [1, 2, 3, 4, 5], "quadratic", "gwet"))
+show("fleiss raw4raters, unit 12 left out", irrcac(kcounts[:11], [1, 2, 3, 4, 5], "unweighted", "fleiss"))
+k6 = [r + [0] for r in kcounts]
+show("gwet raw4raters, categories 1-6", irrcac(k6, [1, 2, 3, 4, 5, 6], "unweighted", "gwet"))
+show("gwet2 raw4raters, categories 1-6", irrcac(k6, [1, 2, 3, 4, 5, 6], "quadratic", "gwet"))
