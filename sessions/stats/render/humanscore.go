@@ -39,7 +39,10 @@ func humanScoreLines(scale judge.Scale, f stats.Figures) []Line {
 	}
 	if b != nil {
 		note := ""
-		if b.EffectiveLabels.Defined() {
+		switch {
+		case b.Labelled == b.Judged:
+			note = "every judged item is labelled"
+		case b.EffectiveLabels.Defined():
 			note = fmt.Sprintf("  worth about %s labels alone", thousands(int(b.EffectiveLabels.Value+0.5)))
 			if b.Lambda.Defined() {
 				note += fmt.Sprintf(" (λ %s)", stats.FormatNumber(b.Lambda.Value, 2))

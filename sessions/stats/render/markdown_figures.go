@@ -58,7 +58,10 @@ func markdownHumanScore(b *strings.Builder, scale judge.Scale, f stats.Figures) 
 	}
 	if bm != nil {
 		note := "normal interval"
-		if bm.EffectiveLabels.Defined() {
+		switch {
+		case bm.Labelled == bm.Judged:
+			note = "every judged item is labelled: the labels' own mean"
+		case bm.EffectiveLabels.Defined():
 			note = fmt.Sprintf("worth about %s labels alone", thousands(int(bm.EffectiveLabels.Value+0.5)))
 			if bm.Lambda.Defined() {
 				note += ", λ " + stats.FormatNumber(bm.Lambda.Value, 2)
