@@ -81,7 +81,7 @@ func Compute(in Input, opts Options) Report {
 		for _, d := range js.Dimensions {
 			k := dimKey{d.Name, d.Scale}
 			if _, ok := c.humans[k]; !ok {
-				c.humans[k] = buildHumans(c.in, k, &c.notes)
+				c.humans[k] = buildHumansWith(c.in, k, &c.notes, c.opts.Seed, c.opts.Resamples)
 				dimOrder = append(dimOrder, k)
 			}
 		}
@@ -99,7 +99,7 @@ func Compute(in Input, opts Options) Report {
 	for _, d := range in.Dimensions {
 		k := dimKey{d.Name, d.Scale}
 		if _, ok := c.humans[k]; !ok && d.Scale.Known() {
-			c.humans[k] = buildHumans(c.in, k, &c.notes)
+			c.humans[k] = buildHumansWith(c.in, k, &c.notes, c.opts.Seed, c.opts.Resamples)
 			dimOrder = append(dimOrder, k)
 		}
 	}

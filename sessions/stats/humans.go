@@ -83,12 +83,6 @@ func categoryIndex(cats []float64, v float64) int {
 	return -1
 }
 
-// buildHumans is buildHumansWith without a bootstrap: point values only.
-// Compute calls buildHumansWith; this stays for callers not yet moved.
-func buildHumans(in *Input, key dimKey, notes *notes) *humanDim {
-	return buildHumansWith(in, key, notes, 0, 0)
-}
-
 // buildHumansWith reads every label on one dimension: each unit's
 // reference value and selection class, and the inter-annotator figures,
 // each with a seeded bootstrap interval over the units with a label

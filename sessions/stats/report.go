@@ -210,10 +210,12 @@ type HumanAgreement struct {
 	// pairable: the intervals are then unreliable.
 	SmallSample string `json:"small_sample,omitempty"`
 	// Every figure below carries a seeded 95 % interval from a bootstrap
-	// over units.
+	// over the units with at least one label.
 	//
-	// PercentAgreement is the multi-rater observed agreement: over
-	// pairable units, the share of agreeing pairs of labels.
+	// PercentAgreement is the multi-rater observed agreement: the mean
+	// over pairable units of each unit's share of agreeing pairs of labels
+	// (irrCAC's pa.coeff.raw), not the pooled share when units have
+	// different numbers of labels.
 	PercentAgreement Interval `json:"percent_agreement"`
 	// Krippendorff's alpha with missing labels allowed: nominal always,
 	// ordinal, interval and ratio for ordinal scales (undefined otherwise).

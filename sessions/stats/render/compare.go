@@ -61,15 +61,28 @@ func humanLines(hs []stats.HumanAgreement) []Line {
 			out = append(out, text(RoleMuted, "  Agreement between annotators needs a second one: label the same items with another --annotator."))
 			continue
 		}
-		out = append(out, statRow("Krippendorff's alpha", plain(interval(h.AlphaNominal, false)), muted("  nominal")))
-		if h.Scale.Ordinal() {
-			out = append(out, row("alpha ordinal/interval", interval(h.AlphaOrdinal, false)+" / "+interval(h.AlphaInterval, false)))
+		if h.SmallSample != "" {
+			out = append(out, text(RoleWarning, "  ⚠ "+h.SmallSample))
 		}
-		out = append(out, row("Fleiss' kappa", interval(h.FleissKappa, false)))
-		out = append(out, text(RoleMuted, fmt.Sprintf("  %-24s %5s  %-24s %s", "pair", "n", "agreement", "Cohen's kappa")))
+		out = append(out,
+			statRow("percent agreement", plain(interval(h.PercentAgreement, true)), muted("  pairs of labels")),
+			statRow("Krippendorff's alpha", plain(interval(h.AlphaNominal, false)), muted("  nominal")))
+		if h.Scale.Ordinal() {
+			out = append(out,
+				row("alpha ordinal", interval(h.AlphaOrdinal, false)),
+				row("alpha interval", interval(h.AlphaInterval, false)),
+				row("alpha ratio", interval(h.AlphaRatio, false)))
+		}
+		out = append(out,
+			statRow("Fleiss' kappa", plain(interval(h.FleissKappa, false)), muted("  irrCAC, missing labels")),
+			row("Gwet's AC1", interval(h.GwetAC1, false)))
+		if h.Scale.Ordinal() {
+			out = append(out, statRow("Gwet's AC2", plain(interval(h.GwetAC2, false)), muted("  quadratic weights")))
+		}
+		out = append(out, text(RoleMuted, fmt.Sprintf("  %-20s %5s  %-22s %s", "pair", "n", "agreement", "Cohen's kappa")))
 		for _, p := range h.Pairs {
-			out = append(out, text(RolePlain, fmt.Sprintf("  %s %5d  %s %s", fixWidth(safetext.SanitizeLine(p.A)+" – "+safetext.SanitizeLine(p.B), 24), p.N,
-				fixWidth(bare(interval(p.PercentAgreement, true)), 24), bare(interval(p.CohenKappa, false)))))
+			out = append(out, text(RolePlain, fmt.Sprintf("  %s %5d  %s %s", fixWidth(safetext.SanitizeLine(p.A)+" – "+safetext.SanitizeLine(p.B), 20), p.N,
+				fixWidth(bare(interval(p.PercentAgreement, true)), 22), bare(interval(p.CohenKappa, false)))))
 		}
 		out = append(out, text(RoleMuted, "  The judge vs the annotators' majority: \"Judge vs human\" above."))
 	}

@@ -33,6 +33,10 @@ func humanScoreLines(scale judge.Scale, f stats.Figures) []Line {
 	if reason := notGiven(c, b); reason != "" {
 		return append(out, text(RoleMuted, "  not estimated: "+reason))
 	}
+	if n := f.Selection.Fair; n < stats.MinReliableItems {
+		out = append(out, text(RoleWarning, fmt.Sprintf("  ⚠ only %s: the intervals are unreliable below %d",
+			plural(n, "random label", "random labels"), stats.MinReliableItems)))
+	}
 	if c != nil {
 		out = append(out, statRow("Rogan–Gladen", plain(interval(c.PassRate, true))),
 			statRow("", muted("from sensitivity "+estimatePercent(c.Sensitivity)+" · specificity "+estimatePercent(c.Specificity))))

@@ -52,6 +52,9 @@ func markdownHumanScore(b *strings.Builder, scale judge.Scale, f stats.Figures) 
 		fmt.Fprintf(b, "\nNot estimated: %s.\n", mdText(reason))
 		return
 	}
+	if n := f.Selection.Fair; n < stats.MinReliableItems {
+		fmt.Fprintf(b, "\n**Only %s: the intervals are unreliable below %d.**\n", plural(n, "random label", "random labels"), stats.MinReliableItems)
+	}
 	if c != nil {
 		rows = append(rows, statRowMD("Rogan–Gladen", mdInterval(c.PassRate, true),
 			"bootstrap; sensitivity "+estimatePercent(c.Sensitivity)+", specificity "+estimatePercent(c.Specificity)))
