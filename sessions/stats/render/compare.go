@@ -37,7 +37,8 @@ func judgePairLines(r stats.Report) []Line {
 }
 
 // humanLines is the agreement between annotators on each dimension.
-func humanLines(hs []stats.HumanAgreement) []Line {
+// With no judge in the report, there is no "Judge vs human" to point to.
+func humanLines(hs []stats.HumanAgreement, judges bool) []Line {
 	row := func(name, value string) Line { return statRow(name, plain(value)) }
 	var out []Line
 	for i, h := range hs {
@@ -84,7 +85,9 @@ func humanLines(hs []stats.HumanAgreement) []Line {
 			out = append(out, text(RolePlain, fmt.Sprintf("  %s %5d  %s %s", fixWidth(safetext.SanitizeLine(p.A)+" – "+safetext.SanitizeLine(p.B), 20), p.N,
 				fixWidth(bare(interval(p.PercentAgreement, true)), 22), bare(interval(p.CohenKappa, false)))))
 		}
-		out = append(out, text(RoleMuted, "  The judge vs the annotators' majority: \"Judge vs human\" above."))
+		if judges {
+			out = append(out, text(RoleMuted, "  The judge vs the annotators' majority: \"Judge vs human\" above."))
+		}
 	}
 	return out
 }

@@ -63,7 +63,7 @@ func DetailLines(r stats.Report, width int) []Line {
 		out = append(out, nil)
 	}
 	if len(r.Humans) > 0 {
-		out = append(out, humanLines(r.Humans)...)
+		out = append(out, humanLines(r.Humans, len(r.Judges) > 0)...)
 		out = append(out, nil)
 	}
 	for _, n := range r.Notes {
