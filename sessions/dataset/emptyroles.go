@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/gavel-dev/gavel/judge"
 )
 
@@ -51,7 +53,7 @@ func (l *loader) checkEmptyRoles() {
 				l.name, role, quoteName(field), what, role, roleWhat[role], l.keyList(l.keys)))
 		default:
 			ds.Warnings = append(ds.Warnings, fmt.Sprintf("%s: %s (mapped %s) is empty on %s of %s (the first: %s); judges that need it skip those",
-				l.name, role, quoteName(field), thousands(empty), countNoun(n, "item", "items"), quoteName(first)))
+				l.name, role, quoteName(field), humanize.Comma(int64(empty)), countNoun(n, "item", "items"), quoteName(first)))
 		}
 	}
 }
@@ -93,7 +95,7 @@ func everyItem(n int) string {
 	case 2:
 		return "both items"
 	}
-	return "all " + thousands(n) + " items"
+	return "all " + humanize.Comma(int64(n)) + " items"
 }
 
 // countNoun writes "1 item", "3,000 items".
@@ -101,17 +103,5 @@ func countNoun(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return thousands(n) + " " + many
-}
-
-// thousands writes n with comma thousands separators: 3,000.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return humanize.Comma(int64(n)) + " " + many
 }

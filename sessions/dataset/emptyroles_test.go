@@ -60,11 +60,3 @@ func TestEmptyRoleWarnings(t *testing.T) {
 		t.Errorf("complete rows: %v, warnings %q", err, ds.Warnings)
 	}
 }
-
-func TestThousands(t *testing.T) {
-	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 3000: "3,000", 1234567: "1,234,567", -1500: "-1,500"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
-		}
-	}
-}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
@@ -47,7 +49,7 @@ func humanScoreLines(scale judge.Scale, f stats.Figures) []Line {
 		case b.Labelled == b.Judged:
 			note = "every judged item is labelled"
 		case b.EffectiveLabels.Defined():
-			note = fmt.Sprintf("  worth about %s labels alone", thousands(int(b.EffectiveLabels.Value+0.5)))
+			note = fmt.Sprintf("  worth about %s labels alone", humanize.Comma(int64(b.EffectiveLabels.Value+0.5)))
 			if b.Lambda.Defined() {
 				note += fmt.Sprintf(" (λ %s)", stats.FormatNumber(b.Lambda.Value, 2))
 			}
@@ -131,17 +133,5 @@ func moreText(e stats.Estimate) string {
 	case e.Value <= 0:
 		return "reached"
 	}
-	return thousands(int(e.Value)) + " more"
-}
-
-// thousands writes n with comma separators: 12,400.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return humanize.Comma(int64(e.Value)) + " more"
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
@@ -65,7 +67,7 @@ func markdownHumanScore(b *strings.Builder, scale judge.Scale, f stats.Figures) 
 		case bm.Labelled == bm.Judged:
 			note = "every judged item is labelled: the labels' own mean"
 		case bm.EffectiveLabels.Defined():
-			note = fmt.Sprintf("worth about %s labels alone", thousands(int(bm.EffectiveLabels.Value+0.5)))
+			note = fmt.Sprintf("worth about %s labels alone", humanize.Comma(int64(bm.EffectiveLabels.Value+0.5)))
 			if bm.Lambda.Defined() {
 				note += ", λ " + stats.FormatNumber(bm.Lambda.Value, 2)
 			}
