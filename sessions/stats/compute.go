@@ -86,11 +86,24 @@ func Compute(in Input, opts Options) Report {
 			}
 		}
 	}
-	dims := make([][]*judgeDim, len(judges))
-	for i, js := range judges {
-		dims[i] = c.judgeDims(js)
-		rep.Judges = append(rep.Judges, c.judgeReport(js, dims[i]))
+	// Each judge's figures are independent of the others': they run on
+	// every core, each judge with its own notes, merged in judge order so
+	// the report stays the same whatever the scheduling. The scopes are
+	// built first, as the judges only read them.
+	for _, js := range judges {
+		c.scopeOf(js.PerCriterion)
 	}
+	dims := make([][]*judgeDim, len(judges))
+	reports := make([]JudgeReport, len(judges))
+	judgeNotes := make([]notes, len(judges))
+	forEach(len(judges), func(i int) {
+		dims[i] = c.judgeDims(judges[i], &judgeNotes[i])
+		reports[i] = c.judgeReport(judges[i], dims[i])
+	})
+	for i := range judges {
+		c.notes.merge(&judgeNotes[i])
+	}
+	rep.Judges = append(rep.Judges, reports...)
 	for i := range judges {
 		for j := i + 1; j < len(judges); j++ {
 			rep.JudgePairs = append(rep.JudgePairs, c.judgePairs(judges[i], judges[j], dims[i], dims[j])...)
@@ -207,7 +220,7 @@ func (c *computation) scopeOf(perCriterion bool) *scope {
 // current verdict is the judge's last verdict in the original order; its
 // earlier ones are re-judges. A verdict in the swapped order is neither:
 // the last one is the current verdict's second order, for the swap audit.
-func (c *computation) judgeDims(js JudgeSpec) []*judgeDim {
+func (c *computation) judgeDims(js JudgeSpec, nt *notes) []*judgeDim {
 	n := len(c.in.Units)
 	dims := make([]*judgeDim, len(js.Dimensions))
 	for d, dim := range js.Dimensions {
@@ -229,7 +242,7 @@ func (c *computation) judgeDims(js JudgeSpec) []*judgeDim {
 		}
 		if len(history) == 0 {
 			if swapped >= 0 {
-				c.notes.add(fmt.Sprintf("verdicts of %q in the swapped order without one in the original order were left out", js.Key))
+				nt.add(fmt.Sprintf("verdicts of %q in the swapped order without one in the original order were left out", js.Key))
 			}
 			continue
 		}
@@ -239,7 +252,7 @@ func (c *computation) judgeDims(js JudgeSpec) []*judgeDim {
 			cats := jd.key.scale.Values()
 			jd.state[u], jd.code[u] = verdictState(cur, dim.Name, cats)
 			if swapped >= 0 {
-				jd.addSwapped(u, &unit.Verdicts[swapped], n, &c.notes)
+				jd.addSwapped(u, &unit.Verdicts[swapped], n, nt)
 			}
 			if len(history) > 1 {
 				var f flipCount
@@ -264,7 +277,7 @@ func (c *computation) judgeDims(js JudgeSpec) []*judgeDim {
 		jd.samples.Rate = withReason(Wilson(jd.samples.Flipped, jd.samples.Units), "no verdict has two or more samples")
 		jd.vsState, jd.vsCode = jd.state, jd.code
 		if c.opts.SwapDisagreeAsTie && jd.swapState != nil {
-			c.disagreeAsTie(jd)
+			disagreeAsTie(jd, nt)
 		}
 		if c.opts.ParseErrorsFail && jd.key.scale.Kind() == judge.KindBinary {
 			parseErrorsFail(jd)
@@ -308,7 +321,7 @@ func (jd *judgeDim) addSwapped(u int32, v *Verdict, n int, notes *notes) {
 // disagreeAsTie makes the units whose two orders disagree a tie in the
 // comparison with humans (Options.SwapDisagreeAsTie), or leaves them out
 // of it on a scale without a tie.
-func (c *computation) disagreeAsTie(jd *judgeDim) {
+func disagreeAsTie(jd *judgeDim, nt *notes) {
 	jd.ownComparison()
 	tie := categoryIndex(jd.key.scale.Values(), judge.PreferTie)
 	for u, st := range jd.state {
@@ -317,7 +330,7 @@ func (c *computation) disagreeAsTie(jd *judgeDim) {
 		}
 		if tie < 0 {
 			jd.vsState[u] = stNone
-			c.notes.add(fmt.Sprintf("on the %s scale of %s a pair whose two orders disagree has no tie to count as, so it was left out of the comparison with humans", jd.key.scale, jd.key.name))
+			nt.add(fmt.Sprintf("on the %s scale of %s a pair whose two orders disagree has no tie to count as, so it was left out of the comparison with humans", jd.key.scale, jd.key.name))
 			continue
 		}
 		jd.vsCode[u] = int8(tie)

@@ -23,6 +23,19 @@ func (n *notes) add(what string) {
 	n.count[what]++
 }
 
+// merge adds other's notes after n's, keeping other's order.
+func (n *notes) merge(other *notes) {
+	for _, what := range other.order {
+		if n.count == nil {
+			n.count = map[string]int{}
+		}
+		if n.count[what] == 0 {
+			n.order = append(n.order, what)
+		}
+		n.count[what] += other.count[what]
+	}
+}
+
 func (n *notes) list() []string {
 	out := make([]string, 0, len(n.order))
 	for _, what := range n.order {
