@@ -154,7 +154,25 @@ func (w *workspace) switchJudge() {
 		w.refuse("This session has one judge. Name more with --judge to compare them.")
 		return
 	}
-	w.act = (w.act + 1) % len(w.runs)
+	w.useJudge((w.act + 1) % len(w.runs))
+}
+
+// previousJudge makes the run before the active one active (switchJudge
+// is the next one).
+func (w *workspace) previousJudge() {
+	if len(w.runs) < 2 {
+		w.switchJudge() // says why there is nothing to switch to
+		return
+	}
+	w.useJudge((w.act + len(w.runs) - 1) % len(w.runs))
+}
+
+// useJudge makes run i active and says so.
+func (w *workspace) useJudge(i int) {
+	if i == w.act || i < 0 || i >= len(w.runs) {
+		return
+	}
+	w.act = i
 	w.recount()
 	w.tell(fmt.Sprintf("Judge %d of %d: %s", w.act+1, len(w.runs), SanitizeLine(w.run().name())))
 }

@@ -161,26 +161,6 @@ func (s *statsScreen) judgeChanged() {
 	s.focused = false
 }
 
-// previousJudge makes the run before the active one active (switchJudge
-// is the next one).
-func (w *workspace) previousJudge() {
-	if len(w.runs) < 2 {
-		w.switchJudge() // says why there is nothing to switch to
-		return
-	}
-	w.useJudge((w.act + len(w.runs) - 1) % len(w.runs))
-}
-
-// useJudge makes run i active and says so, as switchJudge does.
-func (w *workspace) useJudge(i int) {
-	if i == w.act || i < 0 || i >= len(w.runs) {
-		return
-	}
-	w.act = i
-	w.recount()
-	w.tell(fmt.Sprintf("Judge %d of %d: %s", w.act+1, len(w.runs), SanitizeLine(w.run().name())))
-}
-
 // statsMsg carries a freshly computed report.
 type statsMsg struct {
 	report stats.Report
