@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/dustin/go-humanize"
 
@@ -19,10 +18,7 @@ func humanScoreLines(scale judge.Scale, f stats.Figures) []Line {
 	if c == nil && b == nil {
 		return nil
 	}
-	judged := f.Judging.OK
-	if b != nil {
-		judged = b.Judged
-	}
+	judged := judgedCount(f)
 	if judged == 0 {
 		return nil
 	}
@@ -44,23 +40,38 @@ func humanScoreLines(scale judge.Scale, f stats.Figures) []Line {
 			statRow("", muted("from sensitivity "+estimatePercent(c.Sensitivity)+" · specificity "+estimatePercent(c.Specificity))))
 	}
 	if b != nil {
-		note := ""
-		switch {
-		case b.Labelled == b.Judged:
-			note = "every judged item is labelled"
-		case b.EffectiveLabels.Defined():
-			note = fmt.Sprintf("  worth about %s labels alone", humanize.Comma(int64(b.EffectiveLabels.Value+0.5)))
-			if b.Lambda.Defined() {
-				note += fmt.Sprintf(" (λ %s)", stats.FormatNumber(b.Lambda.Value, 2))
-			}
-		}
 		out = append(out, statRow("PPI++", plain(interval(b.PPI, share))))
-		if note != "" {
-			out = append(out, statRow("", muted(strings.TrimSpace(note))))
+		if note := ppiNote(b); note != "" {
+			out = append(out, statRow("", muted(note)))
 		}
 		out = append(out, statRow("labels alone", plain(interval(b.LabelsOnly, share)), muted(fmt.Sprintf("  n = %d", b.Labelled))))
 	}
 	return out
+}
+
+// judgedCount is the number of judged items the human score is over.
+func judgedCount(f stats.Figures) int {
+	if b := f.Benchmark; b != nil {
+		return b.Judged
+	}
+	return f.Judging.OK
+}
+
+// ppiNote says what PPI's interval is worth: on a census, that the labels
+// are every judged item; otherwise the labels alone it equals, and PPI++'s
+// weight on the judge. Empty when neither is known.
+func ppiNote(b *stats.Benchmark) string {
+	switch {
+	case b.Labelled == b.Judged:
+		return "every judged item is labelled"
+	case !b.EffectiveLabels.Defined():
+		return ""
+	}
+	note := fmt.Sprintf("worth about %s labels alone", humanize.Comma(int64(b.EffectiveLabels.Value+0.5)))
+	if b.Lambda.Defined() {
+		note += fmt.Sprintf(" (λ %s)", stats.FormatNumber(b.Lambda.Value, 2))
+	}
+	return note
 }
 
 // notGiven is the reason shared by every estimate of the human score when
@@ -95,13 +106,7 @@ func labelsNeededLines(scale judge.Scale, needs []stats.LabelsNeeded) []Line {
 		if !n.HalfWidth.Defined() {
 			continue
 		}
-		rate := n.Figure != "cohen_kappa" && (n.Figure != "benchmark" || isShare(scale))
-		now := "±" + stats.FormatNumber(n.HalfWidth.Value, 3)
-		two, five := "±0.02", "±0.05"
-		if rate {
-			now = "±" + stats.FormatNumber(100*n.HalfWidth.Value, 1) + " pts"
-			two, five = "±2", "±5"
-		}
+		now, two, five := neededWidths(scale, n)
 		rows = append(rows, statRow(neededName(n.Figure), plain(now+" now"),
 			muted(fmt.Sprintf(" → %s: %s · %s: %s", two, moreText(n.For2), five, moreText(n.For5)))))
 	}
@@ -109,6 +114,17 @@ func labelsNeededLines(scale judge.Scale, needs []stats.LabelsNeeded) []Line {
 		return nil
 	}
 	return append([]Line{text(RoleStrong, "More random labels for a narrower interval  (about)")}, rows...)
+}
+
+// neededWidths writes a figure's current half-width and the two it aims
+// at: in percentage points for rates ("±1.5 pts", "±2", "±5"), as
+// numbers for coefficients and mean scores ("±0.024", "±0.02", "±0.05").
+func neededWidths(scale judge.Scale, n stats.LabelsNeeded) (now, two, five string) {
+	rate := n.Figure != "cohen_kappa" && (n.Figure != "benchmark" || isShare(scale))
+	if rate {
+		return "±" + stats.FormatNumber(100*n.HalfWidth.Value, 1) + " pts", "±2", "±5"
+	}
+	return "±" + stats.FormatNumber(n.HalfWidth.Value, 3), "±0.02", "±0.05"
 }
 
 func neededName(figure string) string {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dustin/go-humanize"
-
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
@@ -37,10 +35,7 @@ func markdownHumanScore(b *strings.Builder, scale judge.Scale, f stats.Figures) 
 	if c == nil && bm == nil {
 		return
 	}
-	judged := f.Judging.OK
-	if bm != nil {
-		judged = bm.Judged
-	}
+	judged := judgedCount(f)
 	if judged == 0 {
 		return
 	}
@@ -62,15 +57,9 @@ func markdownHumanScore(b *strings.Builder, scale judge.Scale, f stats.Figures) 
 			"bootstrap; sensitivity "+estimatePercent(c.Sensitivity)+", specificity "+estimatePercent(c.Specificity)))
 	}
 	if bm != nil {
-		note := "normal interval"
-		switch {
-		case bm.Labelled == bm.Judged:
-			note = "every judged item is labelled: the labels' own mean"
-		case bm.EffectiveLabels.Defined():
-			note = fmt.Sprintf("worth about %s labels alone", humanize.Comma(int64(bm.EffectiveLabels.Value+0.5)))
-			if bm.Lambda.Defined() {
-				note += ", λ " + stats.FormatNumber(bm.Lambda.Value, 2)
-			}
+		note := ppiNote(bm)
+		if note == "" {
+			note = "normal interval"
 		}
 		share := isShare(scale)
 		rows = append(rows,
@@ -88,11 +77,7 @@ func markdownLabelsNeeded(b *strings.Builder, scale judge.Scale, needs []stats.L
 		if !n.HalfWidth.Defined() {
 			continue
 		}
-		rate := n.Figure != "cohen_kappa" && (n.Figure != "benchmark" || isShare(scale))
-		now := "±" + stats.FormatNumber(n.HalfWidth.Value, 3)
-		if rate {
-			now = "±" + stats.FormatNumber(100*n.HalfWidth.Value, 1) + " pts"
-		}
+		now, _, _ := neededWidths(scale, n)
 		rows = append(rows, []string{neededName(n.Figure), now, fmt.Sprint(n.N), moreText(n.For2), moreText(n.For5)})
 	}
 	if len(rows) == 0 {
