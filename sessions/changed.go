@@ -224,24 +224,16 @@ func updateItem(tx *sql.Tx, it judge.Item) error {
 	if len(it.Fields) > 0 {
 		fields = string(it.Fields)
 	}
-	if _, err := tx.Exec(`UPDATE items SET question = ?, gold = ?, prediction = ?, response_a = ?, response_b = ?, fields = ? WHERE item_id = ?`,
-		it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields, it.ID); err != nil {
+	if _, err := tx.Exec(`UPDATE items SET question = ?, gold = ?, prediction = ?, response_a = ?, response_b = ?, fields = ?, segments = ? WHERE item_id = ?`,
+		it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields, segmentsJSON(it.Segments), it.ID); err != nil {
 		return fmt.Errorf("item %q: %w", it.ID, err)
 	}
 	if _, err := tx.Exec(`DELETE FROM item_criteria WHERE item_id = ?`, it.ID); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(`DELETE FROM item_segments WHERE item_id = ?`, it.ID); err != nil {
-		return err
-	}
 	for k, c := range it.Rubric {
 		if _, err := tx.Exec(`INSERT INTO item_criteria (item_id, criterion, text) VALUES (?, ?, ?)`, it.ID, k+1, c); err != nil {
 			return fmt.Errorf("item %q criterion %d: %w", it.ID, k+1, err)
-		}
-	}
-	for name, v := range it.Segments {
-		if _, err := tx.Exec(`INSERT INTO item_segments (item_id, name, value) VALUES (?, ?, ?)`, it.ID, name, v); err != nil {
-			return fmt.Errorf("item %q segment %q: %w", it.ID, name, err)
 		}
 	}
 	return nil

@@ -121,7 +121,7 @@ func (s *Store) InitDataset(info DatasetInfo, items []judge.Item) error {
 }
 
 func insertItems(tx *sql.Tx, items []judge.Item) error {
-	itemStmt, err := tx.Prepare(`INSERT INTO items (idx, item_id, question, gold, prediction, response_a, response_b, fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	itemStmt, err := tx.Prepare(`INSERT INTO items (idx, item_id, question, gold, prediction, response_a, response_b, fields, segments) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -131,28 +131,17 @@ func insertItems(tx *sql.Tx, items []judge.Item) error {
 		return err
 	}
 	defer critStmt.Close()
-	segStmt, err := tx.Prepare(`INSERT INTO item_segments (item_id, name, value) VALUES (?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer segStmt.Close()
-
 	for _, it := range items {
 		var fields any
 		if len(it.Fields) > 0 {
 			fields = string(it.Fields)
 		}
-		if _, err := itemStmt.Exec(it.Index, it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields); err != nil {
+		if _, err := itemStmt.Exec(it.Index, it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields, segmentsJSON(it.Segments)); err != nil {
 			return fmt.Errorf("item %q: %w", it.ID, err)
 		}
 		for k, c := range it.Rubric {
 			if _, err := critStmt.Exec(it.ID, k+1, c); err != nil {
 				return fmt.Errorf("item %q criterion %d: %w", it.ID, k+1, err)
-			}
-		}
-		for name, v := range it.Segments {
-			if _, err := segStmt.Exec(it.ID, name, v); err != nil {
-				return fmt.Errorf("item %q segment %q: %w", it.ID, name, err)
 			}
 		}
 	}
@@ -177,19 +166,24 @@ func (s *Store) Items() ([]judge.Item, error) {
 func readItems(tx *sql.Tx) ([]judge.Item, error) {
 	var items []judge.Item
 	pos := map[string]int{}
-	rows, err := tx.Query(`SELECT idx, item_id, question, gold, prediction, response_a, response_b, fields FROM items ORDER BY idx`)
+	rows, err := tx.Query(`SELECT idx, item_id, question, gold, prediction, response_a, response_b, fields, segments FROM items ORDER BY idx`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var it judge.Item
-		var fields sql.NullString
-		if err := rows.Scan(&it.Index, &it.ID, &it.Question, &it.Gold, &it.Prediction, &it.ResponseA, &it.ResponseB, &fields); err != nil {
+		var fields, segments sql.NullString
+		if err := rows.Scan(&it.Index, &it.ID, &it.Question, &it.Gold, &it.Prediction, &it.ResponseA, &it.ResponseB, &fields, &segments); err != nil {
 			return nil, err
 		}
 		if fields.Valid {
 			it.Fields = json.RawMessage(fields.String)
+		}
+		if segments.Valid {
+			if it.Segments, err = parseSegments(segments.String); err != nil {
+				return nil, fmt.Errorf("the segments of item %q cannot be read (%v): the session was edited by hand", it.ID, err)
+			}
 		}
 		pos[it.ID] = len(items)
 		items = append(items, it)
@@ -219,24 +213,30 @@ func readItems(tx *sql.Tx) ([]judge.Item, error) {
 		return nil, err
 	}
 
-	seg, err := tx.Query(`SELECT item_id, name, value FROM item_segments`)
+	return items, nil
+}
+
+// segmentsJSON is how items.segments holds an item's segments: one JSON
+// object, NULL when there are none.
+func segmentsJSON(seg map[string]string) any {
+	if len(seg) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(seg)
 	if err != nil {
+		return nil // a map of strings always encodes
+	}
+	return string(b)
+}
+
+// parseSegments reads items.segments.
+func parseSegments(text string) (map[string]string, error) {
+	var seg map[string]string
+	if err := json.Unmarshal([]byte(text), &seg); err != nil {
 		return nil, err
 	}
-	defer seg.Close()
-	for seg.Next() {
-		var id, name, v string
-		if err := seg.Scan(&id, &name, &v); err != nil {
-			return nil, err
-		}
-		i, ok := pos[id]
-		if !ok {
-			continue // only a hand-edited file without foreign keys gets here
-		}
-		if items[i].Segments == nil {
-			items[i].Segments = map[string]string{}
-		}
-		items[i].Segments[name] = v
+	if len(seg) == 0 {
+		return nil, nil
 	}
-	return items, seg.Err()
+	return seg, nil
 }
