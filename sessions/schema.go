@@ -265,8 +265,15 @@ JOIN verdict_values vv ON vv.verdict_id = c.verdict_id;
 //   - items.segments holds an item's segments as one JSON object, instead
 //     of a row per segment in a table with its own index (a quarter of the
 //     dataset's size, and two inserts per item); item_segments becomes a
-//     view with the same columns.
+//     view with the same columns;
+//   - dataset.file_size and dataset.file_mtime record the dataset file's
+//     size and modification time when its hash was taken, so a reopen can
+//     tell an unchanged file without reading it first (the hash is then
+//     checked in the background).
 const schemaV4 = `
+ALTER TABLE dataset ADD COLUMN file_size INTEGER;
+ALTER TABLE dataset ADD COLUMN file_mtime TEXT;
+
 CREATE TABLE current_label_rows (
 	annotator TEXT    NOT NULL,
 	item_id   TEXT    NOT NULL,
