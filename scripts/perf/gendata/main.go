@@ -1,28 +1,17 @@
 // Command gendata writes the generated JSONL file the performance script
-// measures: one eval row per line, about 600 bytes each, shaped like the
-// files people import (a question, a gold answer, a chain-of-thought
-// prediction with escapes, two segment fields), optionally with a judge's
-// verdict column and a human label column. The same seed gives the same
-// bytes, so runs on different machines read the same file.
+// measures (see internal/perfdata for the rows): one eval row per line,
+// about 590 bytes each, optionally with a judge's verdict column and a
+// human label column. The same seed gives the same bytes, so runs on
+// different machines read the same file.
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"strings"
-)
 
-var words = strings.Fields(`the a of to and in is that for it as was with be by on not he this are
-or his from at which but have an they you were her all she there would their we him been has when who
-will more no if out so said what up its about into than them can only other new some could time these
-two may then do first any my now such like our over man me even most made after also did many before
-must through back years where much your way well down should because each just those people how too
-little state good very make world still own see men work long get here between both life being under
-never day same another know while last might us great old year off come since against go came right
-used take three answer café naïve déjà-vu “quoted” 10% 3.14 (B) Paris 1937 12/14/1937`)
+	"github.com/gavel-dev/gavel/internal/perfdata"
+)
 
 func main() {
 	n := flag.Int("n", 100_000, "how many rows")
@@ -30,58 +19,25 @@ func main() {
 	labelled := flag.Bool("labelled", false, "add a judge verdict column (judge_verdict) and a human label column (human_label), every row filled")
 	seed := flag.Uint64("seed", 1, "the random seed")
 	flag.Parse()
+	if *n < 0 {
+		fail(fmt.Errorf("-n %d: the row count cannot be negative", *n))
+	}
 	f := os.Stdout
 	if *out != "" {
 		var err error
 		if f, err = os.Create(*out); err != nil {
-			fmt.Fprintln(os.Stderr, "gendata:", err)
-			os.Exit(1)
+			fail(err)
 		}
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	r := rand.New(rand.NewPCG(*seed, 2))
-	for i := 1; i <= *n; i++ {
-		row(w, r, i, *labelled)
-	}
-	if err := w.Flush(); err != nil {
-		fmt.Fprintln(os.Stderr, "gendata:", err)
-		os.Exit(1)
+	if err := perfdata.Write(f, perfdata.Options{Rows: *n, Labelled: *labelled, Seed: *seed}); err != nil {
+		fail(err)
 	}
 	if err := f.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "gendata:", err)
-		os.Exit(1)
+		fail(err)
 	}
 }
 
-func text(r *rand.Rand, n int) string {
-	var b strings.Builder
-	for k := 0; k < n; k++ {
-		if k > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(words[r.IntN(len(words))])
-	}
-	return b.String()
-}
-
-var (
-	categories   = [...]string{"arithmetic", "dates", "geography", "history", "logic", "science", "sports", "language"}
-	difficulties = [...]string{"easy", "medium", "hard"}
-)
-
-// row writes one row. The judge agrees with the human on about 85 % of
-// the rows, so the statistics have something to say.
-func row(w *bufio.Writer, r *rand.Rand, i int, labelled bool) {
-	fmt.Fprintf(w, `{"id": "item-%07d", "question": "%s?", "answer": "%s", "prediction": "Let's think step by step.\n%s.\n\"%s\"\n%s.\nSo the answer is %s.", "category": "%s", "difficulty": "%s"`,
-		i, text(r, 26), text(r, 2), text(r, 32), text(r, 8), text(r, 16), text(r, 2),
-		categories[r.IntN(len(categories))], difficulties[r.IntN(len(difficulties))])
-	if labelled {
-		human := r.IntN(10) < 7
-		verdict := human
-		if r.IntN(100) < 15 {
-			verdict = !verdict
-		}
-		fmt.Fprintf(w, `, "judge_verdict": %t, "human_label": %t`, verdict, human)
-	}
-	w.WriteString("}\n")
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "gendata:", err)
+	os.Exit(1)
 }
