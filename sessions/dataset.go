@@ -73,29 +73,14 @@ func (s *Store) Dataset() (DatasetInfo, bool, error) {
 // A session holds one dataset: calling it again is an error. info.Items may
 // be 0 (it is set to len(items)); otherwise it must equal len(items). Item
 // IDs and indexes must be unique; Items returns them in Index order.
+// BuildSession writes a new session with its dataset much faster.
 func (s *Store) InitDataset(info DatasetInfo, items []judge.Item) error {
-	if info.Items != 0 && info.Items != len(items) {
-		return fmt.Errorf("session %s: the dataset says %d items but %d were given", s.path, info.Items, len(items))
-	}
-	seenID := make(map[string]bool, len(items))
-	seenIdx := make(map[int]bool, len(items))
-	for _, it := range items {
-		if it.ID == "" {
-			return fmt.Errorf("session %s: item at index %d has no id", s.path, it.Index)
-		}
-		if seenID[it.ID] {
-			return fmt.Errorf("session %s: duplicate item id %q: item ids must be unique", s.path, it.ID)
-		}
-		if seenIdx[it.Index] {
-			return fmt.Errorf("session %s: two items have index %d", s.path, it.Index)
-		}
-		seenID[it.ID], seenIdx[it.Index] = true, true
-	}
-	if info.CreatedAt.IsZero() {
-		info.CreatedAt = now()
+	info, err := checkDataset(s.path, info, items)
+	if err != nil {
+		return err
 	}
 	errPresent := errors.New("present")
-	err := s.write("saving the dataset", func(tx *sql.Tx) error {
+	err = s.write("saving the dataset", func(tx *sql.Tx) error {
 		var present int
 		if err := tx.QueryRow(`SELECT count(*) FROM dataset`).Scan(&present); err != nil {
 			return err
@@ -103,16 +88,7 @@ func (s *Store) InitDataset(info DatasetInfo, items []judge.Item) error {
 		if present > 0 {
 			return errPresent
 		}
-		if _, err := tx.Exec(`INSERT INTO dataset (id, path, sha256, format, items, created_at) VALUES (1, ?, ?, ?, ?, ?)`,
-			info.Path, info.SHA256, info.Format, len(items), stamp(info.CreatedAt)); err != nil {
-			return err
-		}
-		for role, field := range info.Mapping {
-			if _, err := tx.Exec(`INSERT INTO dataset_mapping (role, field) VALUES (?, ?)`, role, field); err != nil {
-				return err
-			}
-		}
-		return insertItems(tx, items)
+		return writeDataset(tx, info, items)
 	})
 	if errors.Is(err, errPresent) {
 		return fmt.Errorf("session %s already holds a dataset: start a new session for another dataset", s.path)
@@ -120,32 +96,47 @@ func (s *Store) InitDataset(info DatasetInfo, items []judge.Item) error {
 	return err
 }
 
-func insertItems(tx *sql.Tx, items []judge.Item) error {
-	itemStmt, err := tx.Prepare(`INSERT INTO items (idx, item_id, question, gold, prediction, response_a, response_b, fields, segments) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
+// checkDataset refuses items a session cannot hold (no id, a repeated id
+// or index, a count other than info.Items) and fills info's defaults.
+func checkDataset(path string, info DatasetInfo, items []judge.Item) (DatasetInfo, error) {
+	if info.Items != 0 && info.Items != len(items) {
+		return info, fmt.Errorf("session %s: the dataset says %d items but %d were given", path, info.Items, len(items))
+	}
+	seenID := make(map[string]struct{}, len(items))
+	seenIdx := make(map[int]struct{}, len(items))
+	for i := range items {
+		it := &items[i]
+		if it.ID == "" {
+			return info, fmt.Errorf("session %s: item at index %d has no id", path, it.Index)
+		}
+		if _, dup := seenID[it.ID]; dup {
+			return info, fmt.Errorf("session %s: duplicate item id %q: item ids must be unique", path, it.ID)
+		}
+		if _, dup := seenIdx[it.Index]; dup {
+			return info, fmt.Errorf("session %s: two items have index %d", path, it.Index)
+		}
+		seenID[it.ID], seenIdx[it.Index] = struct{}{}, struct{}{}
+	}
+	if info.CreatedAt.IsZero() {
+		info.CreatedAt = now()
+	}
+	info.Items = len(items)
+	return info, nil
+}
+
+// writeDataset inserts the dataset row, its mapping and its items into a
+// session that has none.
+func writeDataset(tx *sql.Tx, info DatasetInfo, items []judge.Item) error {
+	if _, err := tx.Exec(`INSERT INTO dataset (id, path, sha256, format, items, created_at) VALUES (1, ?, ?, ?, ?, ?)`,
+		info.Path, info.SHA256, info.Format, len(items), stamp(info.CreatedAt)); err != nil {
 		return err
 	}
-	defer itemStmt.Close()
-	critStmt, err := tx.Prepare(`INSERT INTO item_criteria (item_id, criterion, text) VALUES (?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer critStmt.Close()
-	for _, it := range items {
-		var fields any
-		if len(it.Fields) > 0 {
-			fields = string(it.Fields)
-		}
-		if _, err := itemStmt.Exec(it.Index, it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields, segmentsJSON(it.Segments)); err != nil {
-			return fmt.Errorf("item %q: %w", it.ID, err)
-		}
-		for k, c := range it.Rubric {
-			if _, err := critStmt.Exec(it.ID, k+1, c); err != nil {
-				return fmt.Errorf("item %q criterion %d: %w", it.ID, k+1, err)
-			}
+	for role, field := range info.Mapping {
+		if _, err := tx.Exec(`INSERT INTO dataset_mapping (role, field) VALUES (?, ?)`, role, field); err != nil {
+			return err
 		}
 	}
-	return nil
+	return insertItemsMapped(tx, items, info.Mapping)
 }
 
 // Items returns every item in Index order with its rubric, segments and

@@ -1,0 +1,122 @@
+package sessions
+
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// insertBatch is how many rows one INSERT statement carries. One statement
+// per row spends most of a bulk load crossing into SQLite (10.5 s for a
+// million items against 7.6 s in batches of 50); 64 items × 9 columns stays
+// far below SQLite's limit of bound parameters.
+const insertBatch = 64
+
+// batchInserter inserts rows of a fixed column list many at a time: a
+// prepared statement for full batches, another made once for the tail.
+type batchInserter struct {
+	tx      *sql.Tx
+	table   string
+	columns int
+	head    string
+	full    *sql.Stmt
+	args    []any
+	rows    int
+}
+
+func newBatchInserter(tx *sql.Tx, table string, columns ...string) *batchInserter {
+	return &batchInserter{
+		tx:      tx,
+		table:   table,
+		columns: len(columns),
+		head:    "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES ",
+		args:    make([]any, 0, insertBatch*len(columns)),
+	}
+}
+
+// statement returns the INSERT of n rows.
+func (b *batchInserter) statement(n int) string {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", b.columns), ", ") + ")"
+	return b.head + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+}
+
+// add queues one row (len(values) must be the column count) and writes the
+// batch when it is full.
+func (b *batchInserter) add(values ...any) error {
+	b.args = append(b.args, values...)
+	b.rows++
+	if b.rows < insertBatch {
+		return nil
+	}
+	if b.full == nil {
+		st, err := b.tx.Prepare(b.statement(insertBatch))
+		if err != nil {
+			return err
+		}
+		b.full = st
+	}
+	_, err := b.full.Exec(b.args...)
+	b.reset()
+	return err
+}
+
+// reset forgets the written rows, dropping the references to their values
+// so that the garbage collector may free them while the load goes on.
+func (b *batchInserter) reset() {
+	clear(b.args)
+	b.args, b.rows = b.args[:0], 0
+}
+
+// flush writes the rows still queued and releases the statements.
+func (b *batchInserter) flush() error {
+	defer func() {
+		if b.full != nil {
+			b.full.Close()
+			b.full = nil
+		}
+	}()
+	if b.rows == 0 {
+		return nil
+	}
+	_, err := b.tx.Exec(b.statement(b.rows), b.args...)
+	b.reset()
+	return err
+}
+
+// insertItems writes items and their rubric criteria, many rows per
+// statement. mapping (role -> source field) lets items.fields leave out the
+// text the role columns already hold (see elideFields); nil keeps every
+// row whole.
+func insertItems(tx *sql.Tx, items []judge.Item) error {
+	return insertItemsMapped(tx, items, nil)
+}
+
+func insertItemsMapped(tx *sql.Tx, items []judge.Item, mapping map[string]string) error {
+	ins := newBatchInserter(tx, "items", "idx", "item_id", "question", "gold", "prediction", "response_a", "response_b", "fields", "segments")
+	crit := newBatchInserter(tx, "item_criteria", "item_id", "criterion", "text")
+	el := newElider(mapping)
+	for i := range items {
+		it := &items[i]
+		var fields any
+		if len(it.Fields) > 0 {
+			fields = el.fields(it)
+		}
+		if err := ins.add(it.Index, it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields, segmentsJSON(it.Segments)); err != nil {
+			return fmt.Errorf("items up to %q: %w", it.ID, err)
+		}
+		for k, c := range it.Rubric {
+			if err := crit.add(it.ID, k+1, c); err != nil {
+				return fmt.Errorf("rubric criteria up to item %q: %w", it.ID, err)
+			}
+		}
+	}
+	if err := ins.flush(); err != nil {
+		return fmt.Errorf("the last items: %w", err)
+	}
+	if err := crit.flush(); err != nil {
+		return fmt.Errorf("the last rubric criteria: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,113 @@
+package sessions
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// manyItems makes n items with rubric, segments and fields, enough to
+// cross several insert batches.
+func manyItems(n int) []judge.Item {
+	items := make([]judge.Item, n)
+	for i := range items {
+		id := fmt.Sprintf("item-%05d", i)
+		q := fmt.Sprintf("question %d with \"quotes\"\n", i)
+		items[i] = judge.Item{Index: i, ID: id, Question: q, Gold: fmt.Sprint(i % 7), Prediction: "p" + id,
+			Segments: map[string]string{"split": fmt.Sprint(i % 3)},
+			Fields:   []byte(fmt.Sprintf(`{"id":%q,"question":%q,"answer":"%d","n":%d}`, id, q, i%7, i))}
+		if i%5 == 0 {
+			items[i].Rubric = []string{"first", "second"}
+		}
+	}
+	return items
+}
+
+func TestBuildSessionOpensWithEveryItem(t *testing.T) {
+	path := sessionPath(t)
+	items := manyItems(1000)
+	info := DatasetInfo{Path: "data.jsonl", SHA256: "abc", Format: "jsonl",
+		Mapping: map[string]string{"question": "question", "gold": "answer"}}
+	if err := BuildSession(path, info, items); err != nil {
+		t.Fatalf("BuildSession: %v", err)
+	}
+	s := openStore(t, path, "ann")
+	got, err := s.Items()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, items) {
+		t.Fatalf("items differ after BuildSession (%d read, %d written)", len(got), len(items))
+	}
+	di, ok, err := s.Dataset()
+	if err != nil || !ok || di.Items != 1000 || di.SHA256 != "abc" || di.Mapping["gold"] != "answer" {
+		t.Fatalf("Dataset() = %+v, %v, %v", di, ok, err)
+	}
+	// The session is an ordinary one: labels go in and the mode is WAL.
+	if _, err := s.Record([]Action{{Kind: KindLabel, ItemID: "item-00003", Dimension: "correct", Value: 1, Via: "order"}}); err != nil {
+		t.Fatal(err)
+	}
+	var mode string
+	if err := s.w.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal_mode = %q, %v", mode, err)
+	}
+	// No temporary file is left beside it.
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*building*"))
+	if len(left) > 0 {
+		t.Fatalf("left behind: %v", left)
+	}
+}
+
+func TestBuildSessionNeverReplacesASession(t *testing.T) {
+	_, path := newSession(t)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = BuildSession(path, DatasetInfo{Path: "x"}, manyItems(3))
+	if err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("BuildSession over a session: %v", err)
+	}
+	after, _ := os.ReadFile(path)
+	if string(before) != string(after) {
+		t.Fatal("the existing session was changed")
+	}
+}
+
+func TestBuildSessionReplacesAnEmptyFile(t *testing.T) {
+	path := sessionPath(t)
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := BuildSession(path, DatasetInfo{Path: "x"}, manyItems(3)); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, path, "ann")
+	if got, err := s.Items(); err != nil || len(got) != 3 {
+		t.Fatalf("Items = %d, %v", len(got), err)
+	}
+}
+
+func TestBuildSessionRefusesBadItemsAndLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.gavel")
+	items := manyItems(200)
+	items[150].ID = items[20].ID
+	err := BuildSession(path, DatasetInfo{Path: "x"}, items)
+	if err == nil || !strings.Contains(err.Error(), "duplicate item id") {
+		t.Fatalf("duplicate ids: %v", err)
+	}
+	if err := BuildSession(filepath.Join(dir, "missing", "s.gavel"), DatasetInfo{}, manyItems(1)); err == nil ||
+		!strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("missing folder: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
+	}
+}
