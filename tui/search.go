@@ -44,13 +44,15 @@ func searchFilter(query string) filter {
 // query.
 func (m *Model) startSearch(query string) tea.Cmd {
 	m.search.gen++
+	m.sel.job.gen++ // a search replaces a filter or order still being computed
+	m.sel.job.running = false
 	if query == "" {
-		m.search.running = false
-		m.sel.filter = staticFilters[0]
-		m.applySelection()
-		return nil
+		m.search.running, m.sel.searching = false, false
+		_, o := m.wanted()
+		return m.selectAs(staticFilters[0], o)
 	}
 	m.search.running, m.search.query = true, query
+	m.sel.searching = true
 	m.sel.filter = searchFilter(query)
 	m.sel.items = nil
 	m.sel.pos = 0
@@ -76,8 +78,8 @@ func (m *Model) searchFrom(from int) tea.Cmd {
 
 // searchResult adds a chunk's matches and asks for the next chunk.
 func (m *Model) searchResult(msg searchResultMsg) tea.Cmd {
-	if msg.gen != m.search.gen || !m.search.running {
-		return nil
+	if msg.gen != m.search.gen || !m.search.running || !m.sel.searching {
+		return nil // replaced by a newer search, a filter or an order
 	}
 	first := len(m.sel.items) == 0
 	m.sel.items = append(m.sel.items, msg.matches...)
@@ -89,11 +91,16 @@ func (m *Model) searchResult(msg searchResultMsg) tea.Cmd {
 	if msg.next < len(m.items) {
 		return m.searchFrom(msg.next)
 	}
-	m.search.running = false
-	m.setSelection(m.sel.items)
+	m.search.running, m.sel.searching = false, false
+	var cmd tea.Cmd
+	if m.sel.order != orderDataset {
+		cmd = m.orderAs(m.sel.order) // off the loop on a large dataset
+	} else {
+		m.placeSelection(m.sel.items)
+		m.saySelection()
+	}
 	m.list.cursor = m.sel.pos
-	m.saySelection()
-	return nil
+	return cmd
 }
 
 // itemHolds reports whether an item's id, question, gold, prediction or

@@ -2,8 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"sort"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -40,6 +38,10 @@ type selection struct {
 	order  order
 	items  []int // indices into workspace.items
 	pos    int   // the position of the item on screen within items
+	job    selectJob
+	// searching is set while a search's matches stream in; a filter or
+	// an order chosen meanwhile ends it.
+	searching bool
 }
 
 // reselect recomputes the selection's items for a new filter or order,
@@ -57,22 +59,23 @@ func (w *workspace) reselect() {
 // setSelection orders a filter's items and moves to the item on screen,
 // or the first one when it is not among them.
 func (w *workspace) setSelection(items []int) {
+	if w.sel.order == orderLeastConfident {
+		conf, has := make([]float64, len(items)), make([]bool, len(items))
+		for k, i := range items {
+			conf[k], has[k] = w.confidence(i)
+		}
+		items = orderItems(items, conf, has, w.sel.order, len(w.items))
+	} else {
+		items = orderItems(items, nil, nil, w.sel.order, len(w.items))
+	}
+	w.placeSelection(items)
+}
+
+// placeSelection puts ordered items in force and moves to the item on
+// screen, or the first one when it is not among them.
+func (w *workspace) placeSelection(items []int) {
 	sel := &w.sel
 	sel.items = items
-	switch sel.order {
-	case orderLeastConfident:
-		sort.SliceStable(sel.items, func(a, b int) bool {
-			ca, oka := w.confidence(sel.items[a])
-			cb, okb := w.confidence(sel.items[b])
-			if oka != okb {
-				return oka // items with a confidence first
-			}
-			return ca < cb
-		})
-	case orderRandom:
-		r := rand.New(rand.NewPCG(randomSeed, uint64(len(w.items))))
-		r.Shuffle(len(sel.items), func(a, b int) { sel.items[a], sel.items[b] = sel.items[b], sel.items[a] })
-	}
 	sel.pos = 0
 	for p, i := range sel.items {
 		if i == w.cur {
@@ -156,10 +159,11 @@ func defaultSelectionKeys() selectionKeys {
 func (w *workspace) selectionKey(msg tea.KeyPressMsg, k selectionKeys) action {
 	switch {
 	case key.Matches(msg, k.Filter), key.Matches(msg, k.FilterBack):
+		want, o := w.wanted()
 		fs := w.filters()
 		cur := 0
 		for i, f := range fs {
-			if f.id == w.sel.filter.id {
+			if f.id == want.id {
 				cur = i
 			}
 		}
@@ -167,29 +171,35 @@ func (w *workspace) selectionKey(msg tea.KeyPressMsg, k selectionKeys) action {
 		if key.Matches(msg, k.FilterBack) {
 			step = len(fs) - 1
 		}
-		w.sel.filter = fs[(cur+step)%len(fs)]
-		w.applySelection()
+		return act(w.selectAs(fs[(cur+step)%len(fs)], o))
 	case key.Matches(msg, k.Order):
-		w.sel.order = (w.sel.order + 1) % numOrders
-		if w.sel.filter.id == "search" {
-			w.setSelection(w.sel.items)
-			w.saySelection()
-		} else {
-			w.applySelection()
+		f, o := w.wanted()
+		o = (o + 1) % numOrders
+		if w.sel.searching {
+			// The search orders its matches when they are all in.
+			w.sel.order = o
+			w.hint(fmt.Sprintf("The matches will be in %s when the search ends.", o))
+			return action{}
 		}
+		if f.id == "search" && !w.sel.job.running {
+			// The search's matches are known: only their order changes.
+			return act(w.orderAs(o))
+		}
+		return act(w.selectAs(f, o))
 	case key.Matches(msg, k.Search):
 		return action{open: newSearchDialog()}
 	case key.Matches(msg, k.Blind):
 		w.blind = !w.blind
 		if w.blind {
 			msg := "Blind mode: each verdict stays hidden until you have labelled the item."
-			if f := w.sel.filter; f.offered != nil && !f.offered(w) {
+			var cmd tea.Cmd
+			if f, o := w.wanted(); f.offered != nil && !f.offered(w) {
 				// The filter in force would tell the verdicts.
-				w.sel.filter = staticFilters[0]
-				w.reselect()
+				cmd = w.selectAs(staticFilters[0], o)
 				msg += " The filter on the judge's value is off: it would tell the verdicts."
 			}
 			w.tell(msg)
+			return act(cmd)
 		} else {
 			w.tell("Blind mode off: verdicts are shown.")
 		}
@@ -197,8 +207,14 @@ func (w *workspace) selectionKey(msg tea.KeyPressMsg, k selectionKeys) action {
 	return action{}
 }
 
-// applySelection recomputes the selection and says what it holds.
-func (w *workspace) applySelection() {
+// applySelection recomputes the selection of the filter and order in
+// force (a job on a large dataset) and says what it holds.
+func (w *workspace) applySelection() tea.Cmd {
+	return w.selectAs(w.sel.filter, w.sel.order)
+}
+
+// applyNow recomputes the selection at once and says what it holds.
+func (w *workspace) applyNow() {
 	w.reselect()
 	w.saySelection()
 }

@@ -204,8 +204,8 @@ func (s *statsScreen) open() action {
 		// The focus stays on the figure: the judge's own detail shows
 		// it, or the table still does.
 	}
-	s.sel.filter = cellFilter(dims[d], t, len(dims) > 1)
-	s.applySelection()
+	_, o := s.wanted()
+	cmd := s.selectAs(cellFilter(dims[d], t, len(dims) > 1), o)
 	s.reveal = true
-	return action{show: showReview}
+	return action{show: showReview, cmd: cmd}
 }

@@ -67,6 +67,12 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.startSearch(msg.query)
 	case searchResultMsg:
 		return m.searchResult(msg)
+	case selectStepMsg:
+		return m.selectStep(msg.gen)
+	case selectOrderedMsg:
+		cmd := m.selectOrdered(msg)
+		m.list.cursor = m.sel.pos
+		return cmd
 	}
 	return nil
 }
