@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions/dataset"
 )
 
 // buildPageSize is the page size of a session BuildSession writes. Items
@@ -48,12 +50,10 @@ func BuildSession(path string, info DatasetInfo, items []judge.Item) (err error)
 		return err
 	}
 	dir := filepath.Dir(abs)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".building-*")
+	tmp, err := createBuildFile(dir, filepath.Base(abs))
 	if err != nil {
 		return fmt.Errorf("cannot create session %s: %w", path, err)
 	}
-	tmp := f.Name()
-	f.Close()
 	defer func() {
 		if err != nil {
 			removeBuild(tmp)
@@ -176,6 +176,22 @@ func placeBuild(path, abs, tmp string) error {
 	return nil
 }
 
+// createBuildFile makes a new empty file .NAME.building-N in dir, with
+// the permissions SQLite gives a new session (0644 less the umask; a
+// temporary file's 0600 would surprise whoever shares the folder).
+func createBuildFile(dir, name string) (string, error) {
+	for try := 0; ; try++ {
+		p := filepath.Join(dir, fmt.Sprintf(".%s.building-%d-%d", name, os.Getpid(), rand.Uint32()))
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			return p, f.Close()
+		}
+		if !errors.Is(err, fs.ErrExist) || try == 100 {
+			return "", err
+		}
+	}
+}
+
 // removeBuild deletes a build's temporary file and whatever SQLite left
 // beside it.
 func removeBuild(tmp string) {
@@ -193,4 +209,25 @@ func syncPath(p string) error {
 	}
 	defer f.Close()
 	return f.Sync()
+}
+
+// BuildDatasetSession builds a new session at path (see BuildSession) from
+// a loaded dataset, recorded as OpenReview records a new one: a file
+// written by `gavel export` gives back its items as they were
+// (RestoreExported). OpenReview on the new session then finds the dataset
+// already there.
+func BuildDatasetSession(path string, ds *dataset.Dataset) error {
+	ds = RestoreExported(ds)
+	info := DatasetInfo{Path: ds.Path, SHA256: ds.SHA256, Format: ds.Format, Mapping: ds.Mapping, Items: len(ds.Items)}
+	if info.Path == "" {
+		info.Path = ds.Name
+	}
+	return BuildSession(path, info, ds.Items)
+}
+
+// IsNewSession reports whether path holds no session yet (it is missing or
+// an empty file), so that BuildSession may write one there.
+func IsNewSession(path string) bool {
+	st, err := os.Stat(path)
+	return errors.Is(err, fs.ErrNotExist) || (err == nil && st.Mode().IsRegular() && st.Size() == 0)
 }

@@ -99,7 +99,7 @@ const runNameSep = " · "
 // at least one column only Export writes (a "fields" object or a
 // prefixed column).
 func exportFields(fields json.RawMessage) ([]rawField, bool) {
-	if len(fields) == 0 {
+	if len(fields) == 0 || !mayBeExported(fields) {
 		return nil, false
 	}
 	fs, err := orderedFields(fields)

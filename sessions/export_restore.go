@@ -79,3 +79,21 @@ func originalRow(raw json.RawMessage) json.RawMessage {
 	}
 	return nil
 }
+
+// exportMarks are the bytes that start the names of the columns only
+// Export writes ("fields", "verdict…", "label…", "note:…"). A row without
+// any of them cannot be an exported row, and a byte search says so far
+// faster than decoding the row's JSON (a fifth of an import's time before).
+var exportMarks = [][]byte{[]byte(`"fields"`), []byte(`"verdict`), []byte(`"label`), []byte(`"note:`)}
+
+// mayBeExported reports whether an object's text holds a name only Export
+// writes; false means it surely does not. Export never escapes these
+// names, so their bytes appear as written.
+func mayBeExported(obj []byte) bool {
+	for _, m := range exportMarks {
+		if bytes.Contains(obj, m) {
+			return true
+		}
+	}
+	return false
+}

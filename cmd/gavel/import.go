@@ -125,6 +125,13 @@ func runImport(e env, path string, o importFlags) error {
 	if o.session == "" {
 		o.session = defaultSessionPath(path)
 	}
+	if sessions.IsNewSession(o.session) {
+		// A new session is built whole in one go, far faster than rows
+		// added to an open one; OpenReview then finds the dataset there.
+		if err := sessions.BuildDatasetSession(o.session, ds); err != nil {
+			return err
+		}
+	}
 	rv, err := sessions.OpenReview(o.session, importAnnotator, ds)
 	if err != nil {
 		return err

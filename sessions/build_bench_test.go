@@ -1,0 +1,71 @@
+package sessions
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gavel-dev/gavel/internal/perfdata"
+	"github.com/gavel-dev/gavel/sessions/dataset"
+)
+
+// BenchmarkImportNew100k is the whole path of `gavel import` into a new
+// session on 100,000 generated rows (perfdata, about 59 MB): load the
+// file, build the session, open it for the import's annotator, import
+// (nothing to import in these rows beyond the dataset), close.
+func BenchmarkImportNew100k(b *testing.B) {
+	benchmarkImportNew(b, 100_000, false)
+}
+
+// BenchmarkImportNewLabelled100k is BenchmarkImportNew100k on rows that
+// carry a judge's verdict and a human label, so that the import writes a
+// run, its verdicts and an annotator's labels too.
+func BenchmarkImportNewLabelled100k(b *testing.B) {
+	benchmarkImportNew(b, 100_000, true)
+}
+
+func benchmarkImportNew(b *testing.B, rows int, labelled bool) {
+	dir := b.TempDir()
+	file := filepath.Join(dir, "data.jsonl")
+	f, err := os.Create(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := perfdata.Write(f, perfdata.Options{Rows: rows, Labelled: labelled, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	st, _ := os.Stat(file)
+	b.SetBytes(st.Size())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		path := filepath.Join(dir, "s.gavel")
+		for _, s := range []string{"", "-wal", "-shm"} {
+			os.Remove(path + s)
+		}
+		ds, err := dataset.Load(file, dataset.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := BuildDatasetSession(path, ds); err != nil {
+			b.Fatal(err)
+		}
+		rv, err := OpenReview(path, "gavel import", ds)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ImportDatasetWith(rv.Store, ds, ImportOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		if err := rv.Store.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if i == 0 {
+			if st, err := os.Stat(path); err == nil {
+				b.ReportMetric(float64(st.Size())/float64(b.N), "session-B")
+			}
+		}
+	}
+}
