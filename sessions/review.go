@@ -21,6 +21,12 @@ type Review struct {
 	Change DatasetChange
 	// Created is true when the session was made by this open.
 	Created bool
+	// Partial is true while Items holds only the first pages of the
+	// session's items (ReopenUnchanged): LoadMore reads the rest.
+	Partial bool
+	// Unchecked is true when the session was reopened on the file's size
+	// and time alone (ReopenUnchanged): CheckFile compares its hash.
+	Unchecked bool
 	// Swap judges each pair in both orders (--swap, the position-bias
 	// audit): ResumeRun also queues the swapped-order task of every
 	// pairwise item that has none yet, for judges that state a
@@ -89,6 +95,9 @@ func (r *Review) load(ds *dataset.Dataset) error {
 		}
 	}
 	r.Info = info
+	if ds != nil {
+		r.recordStamp(ds.Path)
+	}
 	return nil
 }
 

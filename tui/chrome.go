@@ -50,7 +50,9 @@ func (m *Model) headerLine() string {
 	}
 	if m.hasItem() {
 		it := m.items[m.cur]
-		where = fmt.Sprintf("item %d/%d · ", m.cur+1, len(m.items))
+		// While items are read, the total is the session's count, not
+		// the items read so far.
+		where = fmt.Sprintf("item %d/%d · ", m.cur+1, max(len(m.items), m.load.total))
 		id = SanitizeLine(Clip(it.ID, 256))
 		segs = segmentText(it.Segments)
 		if m.reviewed[m.cur] {
@@ -151,7 +153,12 @@ func (m *Model) statusLine() string {
 		frac = float64(m.nReviewed) / float64(m.nApplic)
 	}
 	left := fmt.Sprintf("reviewed %d/%d ", m.nReviewed, m.nApplic) + m.bar(frac)
-	if m.nCompared > 0 {
+	if m.loading() {
+		// The counts of a partly read session are not final: say what
+		// is read instead.
+		total := max(m.load.total, len(m.items))
+		left = fmt.Sprintf("reading items %d/%d ", len(m.items), total) + m.bar(float64(len(m.items))/float64(max(total, 1)))
+	} else if m.nCompared > 0 {
 		left += fmt.Sprintf(" · agreement %d/%d = %.0f%%", m.nAgree, m.nCompared, 100*float64(m.nAgree)/float64(m.nCompared))
 	}
 	var right []string

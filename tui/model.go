@@ -58,6 +58,20 @@ type Options struct {
 	// the statistics screen empty. It is called off the screen's
 	// goroutine.
 	Stats func() (stats.Report, error)
+	// MoreItems, when set, reads the rest of a large session's items
+	// after the first frame: Items is then the first page, and each call
+	// (off the screen's goroutine, one at a time) returns every item read
+	// so far, Items' values first and unchanged, and whether that is all.
+	// Until it is, the runs' verdicts are not read and filters, orders
+	// and search wait; the header counts ItemCount.
+	MoreItems func() ([]judge.Item, bool, error)
+	// ItemCount is how many items the session holds, while MoreItems is
+	// still reading them.
+	ItemCount int
+	// Checks run once after the first frame, off the screen's goroutine
+	// (such as comparing the dataset file's hash); each returns what the
+	// person should be told, "" for nothing.
+	Checks []func() (string, error)
 }
 
 // screenID names the screens the root routes between.
@@ -102,6 +116,10 @@ func New(o Options) *Model {
 		swap:      o.Swap,
 		statsFn:   o.Stats,
 		healthFn:  o.ServerHealth,
+		checks:    o.Checks,
+	}
+	if o.MoreItems != nil {
+		w.load = itemLoad{more: o.MoreItems, total: o.ItemCount}
 	}
 	for i, it := range o.Items {
 		w.index[it.ID] = i
@@ -110,7 +128,12 @@ func New(o Options) *Model {
 		w.runs = append(w.runs, newRunView(r, w.index, len(o.Items)))
 	}
 	w.labels = sessions.ReplayLabels(o.History)
-	w.others = newOtherLabels(o.Others, w.index)
+	if w.loading() {
+		// Placed once every item has its position (gotItems).
+		w.load.others = o.Others
+	} else {
+		w.others = newOtherLabels(o.Others, w.index)
+	}
 	w.save.pending = map[int]int{}
 	var notices []string
 	for _, n := range o.Notices {
@@ -130,6 +153,7 @@ func New(o Options) *Model {
 	w.recount()
 	w.sel.filter = staticFilters[0]
 	w.cur = w.firstUnreviewed(0)
+	w.load.start = w.cur
 	w.reselect()
 	m := &Model{
 		workspace: w,
@@ -143,16 +167,23 @@ func New(o Options) *Model {
 }
 
 // Init asks the terminal for its background colour (to pick light or dark
-// styles) and starts listening for verdicts.
+// styles), starts listening for verdicts, reading the rest of the items
+// (then the verdicts) and the checks.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.checkHealth()}
 	for i, r := range m.runs {
 		for id, st := range r.streams {
 			cmds = append(cmds, waitBatch(i, id, st.ch))
 		}
-		if r.loading {
+		if r.loading && !m.loading() {
 			cmds = append(cmds, loadRun(i, r.load))
 		}
+	}
+	if m.loading() {
+		cmds = append(cmds, readItems(m.load.more))
+	}
+	for _, c := range m.checks {
+		cmds = append(cmds, runCheck(c))
 	}
 	return tea.Batch(cmds...)
 }
@@ -160,6 +191,10 @@ func (m *Model) Init() tea.Cmd {
 // Progress reports how many items are reviewed for the active judge, out
 // of the items it has something to label on.
 func (m *Model) Progress() (reviewed, total int) { return m.nReviewed, m.nApplic }
+
+// Loading reports whether the screen was still reading the session's
+// items (Options.MoreItems): Progress then counts the items read only.
+func (m *Model) Loading() bool { return m.loading() }
 
 // current is the screen on display.
 func (m *Model) current() screen {

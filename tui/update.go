@@ -59,6 +59,10 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.startRejudge(msg.run, msg.tasks, msg.what)
 	case loadedMsg:
 		return m.runLoaded(msg)
+	case itemsMsg:
+		return m.gotItems(msg)
+	case checkMsg:
+		return m.gotCheck(msg)
 	case noteMsg:
 		return m.saveNote(msg)
 	case pickedMsg:
@@ -100,6 +104,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Log):
 		m.openDialog(newLogDialog(&m.log))
+		return nil
+	case m.waitForItems(msg):
 		return nil
 	}
 	return m.do(m.current().update(msg))

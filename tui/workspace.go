@@ -48,6 +48,9 @@ type workspace struct {
 
 	healthFn func() string
 	health   string // what healthFn said last: "" while the server answers
+
+	load   itemLoad                 // the items still being read
+	checks []func() (string, error) // run once after the first frame
 }
 
 // run returns the active run, or nil when the session has no judge.

@@ -79,14 +79,20 @@ func runReview(ctx context.Context, e env, path string, o reviewFlags) error {
 	if path == "-" {
 		return usagef("gavel review needs the dataset as a file: standard input is where your keys come from. Save the stream to a file first, or judge it without a screen with gavel run - --session FILE.gavel")
 	}
+	if o.session == "" {
+		o.session = defaultSessionPath(path)
+	}
+	if rv, ds, err := reopenUnchanged(e, path, &o); err != nil || rv != nil {
+		if err != nil {
+			return err
+		}
+		return review(ctx, e, ds, o, rv)
+	}
 	ds, err := o.data.load(path)
 	if err != nil {
 		return err
 	}
-	if o.session == "" {
-		o.session = defaultSessionPath(path)
-	}
-	return review(ctx, e, ds, o)
+	return review(ctx, e, ds, o, nil)
 }
 
 // runDemo opens the embedded demo, its session in the state directory.
@@ -106,13 +112,18 @@ func runDemo(ctx context.Context, e env, o reviewFlags) error {
 		o.session = filepath.Join(dir, "demo.gavel")
 	}
 	o.judges = []string{match.Name}
-	return review(ctx, e, ds, o)
+	return review(ctx, e, ds, o, nil)
 }
 
 // review opens the session, starts the judges and runs the review screen
 // until the person quits; judging still in flight is stopped and what was
-// received is saved.
-func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) error {
+// received is saved. rv is the session when it is already open (an
+// unchanged dataset reopened, reopenUnchanged; ds then stands for the
+// file), nil to open it from ds.
+func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *sessions.Review) (err error) {
+	if rv != nil {
+		defer rv.Store.Close()
+	}
 	cfg := o.runner.config(e.getenv)
 	js, err := resolveJudges(o.judges, cfg)
 	if err != nil {
@@ -126,11 +137,12 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 			return err
 		}
 	}
-	rv, err := sessions.OpenReview(o.session, o.annotator, ds)
-	if err != nil {
-		return err
+	if rv == nil {
+		if rv, err = sessions.OpenReview(o.session, o.annotator, ds); err != nil {
+			return err
+		}
+		defer rv.Store.Close()
 	}
-	defer rv.Store.Close()
 	if err := rv.ImportCarried(ds); err != nil {
 		return err
 	}
@@ -180,6 +192,9 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 		ServerHealth: health,
 		Blind:        o.blind,
 		Swap:         o.swap,
+		MoreItems:    moreItems(rv),
+		ItemCount:    rv.Info.Items,
+		Checks:       fileChecks(rv, ds),
 	})
 	final, err := e.runTUI(ctx, m)
 	if err != nil && !errors.Is(err, context.Canceled) {
@@ -190,6 +205,11 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags) erro
 	if fm, ok := final.(*tui.Model); ok {
 		if n, serr := fm.Unsaved(); n > 0 {
 			return fmt.Errorf("%d of your last actions could not be saved to %s: %v", n, o.session, serr)
+		}
+		if fm.Loading() {
+			// The counts cover the items read so far only.
+			fmt.Fprintf(e.stderr, "Saved in %s.\n", o.session)
+			return nil
 		}
 		done, total := fm.Progress()
 		fmt.Fprintf(e.stderr, "Saved in %s: %d of %s reviewed.\n", o.session, done, count(total, "item"))

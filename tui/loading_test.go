@@ -1,0 +1,123 @@
+package tui
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
+)
+
+// loadingModel opens on the first 3 of 10 items, the rest read by
+// MoreItems in two pages; q1…q5 are labelled and another annotator
+// labelled q8. It returns the model, all the items, and how many times
+// the run's verdicts were read.
+func loadingModel(t *testing.T) (*Model, []judge.Item, *atomic.Int32) {
+	t.Helper()
+	items := testItems(10)
+	var history []sessions.Action
+	for i := range 5 {
+		history = append(history, sessions.Action{ID: int64(i + 1), Group: int64(i + 1), Kind: sessions.KindLabel,
+			ItemID: items[i].ID, Dimension: "correct", Value: 1})
+	}
+	pages := [][]judge.Item{items[:6], items}
+	var calls int
+	more := func() ([]judge.Item, bool, error) {
+		p := pages[min(calls, len(pages)-1)]
+		calls++
+		return p, len(p) == len(items), nil
+	}
+	loads := &atomic.Int32{}
+	run := Run{Info: matchInfo, Load: func() (Loaded, error) {
+		loads.Add(1)
+		return Loaded{Verdicts: verdictsFor(items)}, nil
+	}}
+	others := []sessions.Label{{Annotator: "ana", ItemID: "q8", Dimension: "correct", Value: 0}}
+	m := New(Options{Store: &fakeStore{}, Annotator: "tester", Dataset: "big.jsonl", Items: items[:3], Runs: []Run{run},
+		History: history, Others: others, MoreItems: more, ItemCount: len(items)})
+	m = update(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	return m, items, loads
+}
+
+// lines returns the screen's lines as plain text.
+func lines(m *Model) []string { return strings.Split(plain(m), "\n") }
+
+// While the items are still read, the header counts the session's items,
+// the status line says how many are read instead of a review count that
+// is not final, the verdicts wait, and a filter is refused; once every
+// item is in, the screen resumes at the first unreviewed item of the
+// whole dataset and reads the verdicts.
+func TestItemsLoadAfterTheFirstFrame(t *testing.T) {
+	m, items, loads := loadingModel(t)
+	ls := lines(m)
+	if !strings.Contains(ls[0], "item 1/10") {
+		t.Errorf("header while loading: %q", ls[0])
+	}
+	status := ls[len(ls)-2]
+	if !strings.Contains(status, "reading items 3/10") || strings.Contains(status, "reviewed") {
+		t.Errorf("status while loading: %q", status)
+	}
+	if n := loads.Load(); n != 0 {
+		t.Errorf("verdicts read %d times before every item is in", n)
+	}
+	m = press(t, m, "f")
+	if hint := lines(m)[39]; !strings.Contains(hint, "Filtering waits until every item is read (3 of 10 so far)") {
+		t.Errorf("hint after f while loading: %q", hint)
+	}
+	if m.sel.filter.id != staticFilters[0].id {
+		t.Errorf("filter changed while loading: %s", m.sel.filter.id)
+	}
+
+	m = runCmd(t, m, readItems(m.load.more), 0)
+	if m.loading() {
+		t.Fatal("still loading after the last page")
+	}
+	if len(m.items) != len(items) || len(m.sel.items) != len(items) {
+		t.Fatalf("%d items, %d selected after loading; want %d", len(m.items), len(m.sel.items), len(items))
+	}
+	if n := loads.Load(); n != 1 {
+		t.Errorf("verdicts read %d times after loading, want 1", n)
+	}
+	ls = lines(m)
+	if !strings.Contains(ls[0], "item 6/10 · q6") {
+		t.Errorf("header after loading: %q (want the first unreviewed item, q6)", ls[0])
+	}
+	if status := ls[len(ls)-2]; !strings.Contains(status, "reviewed 5/10") {
+		t.Errorf("status after loading: %q", status)
+	}
+	if got := m.others.on(m.index["q8"]); len(got) != 1 || got[0].Annotator != "ana" {
+		t.Errorf("the other annotator's label on q8: %v", got)
+	}
+	m = press(t, m, "f")
+	if m.sel.filter.id == staticFilters[0].id {
+		t.Error("f does not change the filter once every item is read")
+	}
+}
+
+// A person who moved while the items were read stays where they are.
+func TestItemsLoadedKeepThePlace(t *testing.T) {
+	m, _, _ := loadingModel(t)
+	m = press(t, m, "right")
+	at := m.cur
+	if at == 0 {
+		t.Fatal("right did not move")
+	}
+	m = runCmd(t, m, readItems(m.load.more), 0)
+	if m.cur != at {
+		t.Errorf("moved to item %d after loading; the person was on %d", m.cur, at)
+	}
+}
+
+// A check run after the first frame that finds something says it.
+func TestCheckNoticeShown(t *testing.T) {
+	m := New(Options{Store: &fakeStore{}, Annotator: "tester", Dataset: "d.jsonl", Items: testItems(2),
+		Checks: []func() (string, error){func() (string, error) { return "d.jsonl has changed: quit and reopen", nil }}})
+	m = update(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	m = runCmd(t, m, m.Init(), 0)
+	if hint := lines(m)[39]; !strings.Contains(hint, "d.jsonl has changed: quit and reopen") {
+		t.Errorf("hint after the check: %q", hint)
+	}
+}
