@@ -1,13 +1,372 @@
 package sessions
 
-import "github.com/gavel-dev/gavel/judge"
+import (
+	"errors"
 
-// elider writes items.fields for a dataset's mapping.
-type elider struct {
-	mapping map[string]string
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// items.fields holds an item's original row. The row's question, answer
+// and prediction are most of it, and the item's own columns hold them
+// already: stored whole, every item would take twice its size. So a
+// top-level string member whose JSON text is exactly what the item's
+// column text encodes to is stored as "" ("elided"), and put back when
+// the row is read. To know, without the dataset's mapping (which a later
+// file may change), which "" members were elided and from which column,
+// the stored row starts with a prefix of JSON whitespace (still valid JSON
+// for SQLite and any reader): two characters per "" member of the row, in
+// row order, spelling in base 4 over " \t\n\r" the column it came from or
+// 0 for a member that was "" in the file. A row with no elided member is
+// stored as it was, with no prefix; so are rows from older sessions.
+//
+// The member is put back as elideEncode writes the column's text, and it
+// is elided only when that is byte for byte what the file had: the row
+// read back is the original bytes, so DiffItems' byte comparison and every
+// reader of Fields see what they saw before.
+
+// fieldCodes are the whitespace digits of the prefix.
+const fieldCodes = " \t\n\r"
+
+// The codes of a "" member: 0 when it was "" in the file, else the column
+// it was elided from (itemColumn).
+const (
+	codeKept = iota
+	codeQuestion
+	codeGold
+	codePrediction
+	codeResponseA
+	codeResponseB
+	codeID
+	codeCount
+)
+
+// itemColumn returns the item's column text for a code.
+func itemColumn(it *judge.Item, code int) string {
+	switch code {
+	case codeQuestion:
+		return it.Question
+	case codeGold:
+		return it.Gold
+	case codePrediction:
+		return it.Prediction
+	case codeResponseA:
+		return it.ResponseA
+	case codeResponseB:
+		return it.ResponseB
+	case codeID:
+		return it.ID
+	}
+	return ""
 }
 
-func newElider(mapping map[string]string) *elider { return &elider{mapping: mapping} }
+// elider writes items.fields; it keeps scratch space between rows and is
+// not safe for concurrent use.
+type elider struct {
+	spans []memberSpan
+	codes []byte
+	out   []byte
+}
+
+// memberSpan is where a top-level member's value lies in a row.
+type memberSpan struct{ start, end int }
+
+// newElider returns an elider. mapping is not needed (elision reads only
+// the row and the item's columns) and is accepted for the callers' sake.
+func newElider(map[string]string) *elider { return &elider{} }
 
 // fields returns the text items.fields stores for it.
-func (e *elider) fields(it *judge.Item) string { return string(it.Fields) }
+func (e *elider) fields(it *judge.Item) string {
+	row := it.Fields
+	if len(row) == 0 || row[0] != '{' {
+		return string(row)
+	}
+	e.spans = e.spans[:0]
+	if err := topMembers(row, func(vs, ve int) { e.spans = append(e.spans, memberSpan{vs, ve}) }); err != nil {
+		return string(row)
+	}
+	// codes[k] is the code of the k-th member: -1 for a member that stays
+	// as it is and has no "" (so no prefix digits).
+	e.codes = e.codes[:0]
+	elided := false
+	for _, sp := range e.spans {
+		v := row[sp.start:sp.end]
+		code := -1
+		switch {
+		case len(v) == 2 && v[0] == '"':
+			code = codeKept
+		case len(v) > 2 && v[0] == '"':
+			for c := codeQuestion; c < codeCount; c++ {
+				if col := itemColumn(it, c); col != "" && encodesTo(col, v) {
+					code, elided = c, true
+					break
+				}
+			}
+		}
+		e.codes = append(e.codes, byte(code+1))
+	}
+	if !elided {
+		return string(row)
+	}
+	out := e.out[:0]
+	for _, c := range e.codes {
+		if c > 0 {
+			out = append(out, fieldCodes[(c-1)/4], fieldCodes[(c-1)%4])
+		}
+	}
+	last := 0
+	for k, sp := range e.spans {
+		if c := int(e.codes[k]) - 1; c > codeKept {
+			out = append(out, row[last:sp.start]...)
+			out = append(out, '"', '"')
+			last = sp.end
+		}
+	}
+	out = append(out, row[last:]...)
+	e.out = out
+	return string(out)
+}
+
+// fieldCode reads the code of one prefix digit pair; ok is false for
+// characters outside fieldCodes.
+func fieldCode(a, b byte) (int, bool) {
+	da, db := codeDigit(a), codeDigit(b)
+	if da < 0 || db < 0 {
+		return 0, false
+	}
+	return da*4 + db, true
+}
+
+func codeDigit(c byte) int {
+	for i := 0; i < len(fieldCodes); i++ {
+		if fieldCodes[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// restoreFields gives back the original row of a stored items.fields text
+// for the item whose columns are already read.
+func restoreFields(stored string, it *judge.Item) []byte {
+	n := 0
+	for n < len(stored) && stored[n] != '{' {
+		n++
+	}
+	if n == 0 || n%2 != 0 || n == len(stored) {
+		return []byte(stored)
+	}
+	prefix, row := stored[:n], []byte(stored[n:])
+	codes := make([]int, 0, n/2)
+	for i := 0; i < n; i += 2 {
+		c, ok := fieldCode(prefix[i], prefix[i+1])
+		if !ok || c >= codeCount {
+			return []byte(stored)
+		}
+		codes = append(codes, c)
+	}
+	var spans []memberSpan
+	if err := topMembers(row, func(vs, ve int) {
+		if ve-vs == 2 && row[vs] == '"' {
+			spans = append(spans, memberSpan{vs, ve})
+		}
+	}); err != nil || len(spans) != len(codes) {
+		return []byte(stored)
+	}
+	size := len(row)
+	for _, c := range codes {
+		if c != codeKept {
+			size += elideEncodedLen(itemColumn(it, c)) - 2
+		}
+	}
+	out := make([]byte, 0, size)
+	last := 0
+	for k, sp := range spans {
+		if codes[k] == codeKept {
+			continue
+		}
+		out = append(out, row[last:sp.start]...)
+		out = elideEncode(out, itemColumn(it, codes[k]))
+		last = sp.end
+	}
+	return append(out, row[last:]...)
+}
+
+// topMembers calls fn with the span of each top-level member's value of
+// the JSON object row (row must start with '{').
+func topMembers(row []byte, fn func(vs, ve int)) error {
+	i := skipWS(row, 1)
+	if i < len(row) && row[i] == '}' {
+		return nil
+	}
+	for i < len(row) {
+		if row[i] != '"' {
+			return errBadRow
+		}
+		end, err := skipString(row, i)
+		if err != nil {
+			return err
+		}
+		i = skipWS(row, end)
+		if i >= len(row) || row[i] != ':' {
+			return errBadRow
+		}
+		i = skipWS(row, i+1)
+		ve, err := skipValue(row, i)
+		if err != nil {
+			return err
+		}
+		fn(i, ve)
+		i = skipWS(row, ve)
+		if i >= len(row) {
+			return errBadRow
+		}
+		switch row[i] {
+		case ',':
+			i = skipWS(row, i+1)
+		case '}':
+			return nil
+		default:
+			return errBadRow
+		}
+	}
+	return errBadRow
+}
+
+var errBadRow = errors.New("not a JSON object")
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i] == '"'.
+func skipString(b []byte, i int) (int, error) {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, nil
+		}
+	}
+	return 0, errBadRow
+}
+
+// skipValue returns the index after the JSON value starting at b[i].
+func skipValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return 0, errBadRow
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, err := skipString(b, j)
+				if err != nil {
+					return 0, err
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, nil
+				}
+			}
+		}
+		return 0, errBadRow
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return 0, errBadRow
+	}
+	return j, nil
+}
+
+// elideEscape is how elideEncode writes each byte below 0x20 and the two
+// that must be escaped; 0 means as it is. Other control characters are
+// written \u00XX, as Go's and Python's encoders write them.
+var elideEscape = [256]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f'}
+
+const hexDigits = "0123456789abcdef"
+
+// elideEncode appends s as a JSON string the way the common writers do
+// (Go without HTML escaping, Python with ensure_ascii off, jq): UTF-8 as
+// it is, only quotes, backslashes and control characters escaped.
+func elideEncode(out []byte, s string) []byte {
+	out = append(out, '"')
+	last := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		out = append(out, s[last:i]...)
+		if e := elideEscape[c]; e != 0 {
+			out = append(out, '\\', e)
+		} else {
+			out = append(out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+		}
+		last = i + 1
+	}
+	out = append(out, s[last:]...)
+	return append(out, '"')
+}
+
+// elideEncodedLen is len(elideEncode(nil, s)).
+func elideEncodedLen(s string) int {
+	n := 2 + len(s)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case elideEscape[c] != 0:
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
+}
+
+// encodesTo reports whether elideEncode(nil, s) is exactly raw, without
+// writing it.
+func encodesTo(s string, raw []byte) bool {
+	if len(raw) < len(s)+2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	r := raw[1 : len(raw)-1]
+	j := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			if j >= len(r) || r[j] != c {
+				return false
+			}
+			j++
+			continue
+		}
+		if e := elideEscape[c]; e != 0 {
+			if j+1 >= len(r) || r[j] != '\\' || r[j+1] != e {
+				return false
+			}
+			j += 2
+			continue
+		}
+		if j+5 >= len(r) || r[j] != '\\' || r[j+1] != 'u' || r[j+2] != '0' || r[j+3] != '0' ||
+			r[j+4] != hexDigits[c>>4] || r[j+5] != hexDigits[c&15] {
+			return false
+		}
+		j += 6
+	}
+	return j == len(r)
+}

@@ -169,7 +169,9 @@ func readItems(tx *sql.Tx) ([]judge.Item, error) {
 			return nil, err
 		}
 		if fields.Valid {
-			it.Fields = json.RawMessage(fields.String)
+			// The row as the file had it: the text the columns hold goes
+			// back where the row had it (see build_fields.go).
+			it.Fields = json.RawMessage(restoreFields(fields.String, &it))
 		}
 		if segments.Valid {
 			if it.Segments, err = parseSegments(segments.String); err != nil {
