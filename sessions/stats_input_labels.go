@@ -1,0 +1,103 @@
+package sessions
+
+import (
+	"cmp"
+	"database/sql"
+	"slices"
+
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// statsLabelRow is one current label as readStatsLabels sorts it.
+type statsLabelRow struct {
+	unit                int
+	dim, annotator, via string
+	value               float64
+}
+
+// readStatsLabels adds each annotator's current labels to their units,
+// with how the annotator reached the item.
+//
+// The stored current labels are read in their own order, without a join
+// or ORDER BY (SQLite would sort a million rows through a temporary
+// b-tree), and sorted here as the statistics have always received them:
+// by unit, then dimension, then annotator. A unit's labels list each
+// annotator once, in the order that sort first meets them.
+func readStatsLabels(tx *sql.Tx, units *statsUnits, codec *valueCodec) error {
+	rows, err := tx.Query(`SELECT item_id, criterion, dimension, value, annotator, via FROM current_labels`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var (
+		list   []statsLabelRow
+		intern = stringInterner{}
+	)
+	for rows.Next() {
+		var (
+			item, dim, annotator, via string
+			crit                      int
+			raw                       any
+		)
+		if err := rows.Scan(&item, &crit, &dim, &raw, &annotator, &via); err != nil {
+			return err
+		}
+		u, ok := units.find(item, crit)
+		value, readable := codec.decode(dim, raw)
+		if !ok || !readable {
+			continue
+		}
+		list = append(list, statsLabelRow{unit: u, dim: intern.of(dim), annotator: intern.of(annotator), via: intern.of(via), value: value})
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	slices.SortFunc(list, func(a, b statsLabelRow) int {
+		if c := cmp.Compare(a.unit, b.unit); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.dim, b.dim); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.annotator, b.annotator)
+	})
+	in := units.units
+	for start := 0; start < len(list); {
+		u := list[start].unit
+		end := start + 1
+		for end < len(list) && list[end].unit == u {
+			end++
+		}
+		foldUnitLabels(&in[u], list[start:end])
+		start = end
+	}
+	return nil
+}
+
+// foldUnitLabels adds one unit's sorted label rows to it: a Label per
+// annotator, in the order the rows first name them, holding a value per
+// dimension.
+func foldUnitLabels(unit *stats.Unit, rows []statsLabelRow) {
+	for _, r := range rows {
+		i := slices.IndexFunc(unit.Labels, func(l stats.Label) bool { return l.Annotator == r.annotator })
+		if i < 0 {
+			i = len(unit.Labels)
+			unit.Labels = append(unit.Labels, stats.Label{Annotator: r.annotator, Values: map[string]float64{}, Provenance: r.via})
+		}
+		unit.Labels[i].Values[r.dim] = r.value
+	}
+}
+
+// stringInterner hands back one copy of each distinct string, so that a
+// million rows naming a handful of annotators, dimensions and judges keep
+// a handful of strings alive rather than a million.
+type stringInterner map[string]string
+
+// of is the kept copy of s.
+func (in stringInterner) of(s string) string {
+	if k, ok := in[s]; ok {
+		return k
+	}
+	in[s] = s
+	return s
+}

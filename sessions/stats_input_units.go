@@ -1,0 +1,192 @@
+package sessions
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// statsUnits finds a unit of the statistics input from the item id and
+// criterion a verdict or label row names. Each item's units are laid out
+// together (the whole item, then its criteria in order), so one map from
+// item id to the whole item's unit finds them all.
+type statsUnits struct {
+	units []stats.Unit
+	base  map[string]int
+}
+
+// find is the index in units of (item, crit), or false when the session
+// has no such unit (an item not in the dataset, a criterion it lacks).
+func (u *statsUnits) find(item string, crit int) (int, bool) {
+	b, ok := u.base[item]
+	if !ok || crit < 0 {
+		return 0, false
+	}
+	i := b + crit
+	if i >= len(u.units) || u.units[i].Criterion != crit || u.units[i].ItemID != item {
+		return 0, false
+	}
+	return i, true
+}
+
+// readStatsUnits makes one unit per item in dataset order, followed by one
+// per rubric criterion when some judge rates criteria. Only ids, criteria
+// counts and segments are read: the items' text is not needed.
+//
+// The ids come without ORDER BY, which lets SQLite read them from the
+// item_id index alone instead of the whole items table; they are put in
+// dataset order here.
+func readStatsUnits(tx *sql.Tx, perCriterion bool, in *stats.Input) (*statsUnits, error) {
+	type item struct {
+		idx int64
+		id  string
+	}
+	var items []item
+	rows, err := tx.Query(`SELECT idx, item_id FROM items`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var it item
+		if err := rows.Scan(&it.idx, &it.id); err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	byIdx := func(a, b item) int {
+		switch {
+		case a.idx < b.idx:
+			return -1
+		case a.idx > b.idx:
+			return 1
+		}
+		return 0
+	}
+	if !slices.IsSortedFunc(items, byIdx) {
+		slices.SortFunc(items, byIdx)
+	}
+	idxs := make([]int64, len(items))
+	for i, it := range items {
+		idxs[i] = it.idx
+	}
+	segments, err := readStatsSegments(tx, idxs)
+	if err != nil {
+		return nil, err
+	}
+
+	criteria := map[string]int{}
+	if perCriterion {
+		if criteria, err = readCriteriaCounts(tx); err != nil {
+			return nil, err
+		}
+	}
+
+	in.Units = make([]stats.Unit, 0, len(items))
+	base := make(map[string]int, len(items))
+	for i, it := range items {
+		base[it.id] = len(in.Units)
+		in.Units = append(in.Units, stats.Unit{ItemID: it.id, Segments: segments[i]})
+		for k := 1; k <= criteria[it.id]; k++ {
+			in.Units = append(in.Units, stats.Unit{ItemID: it.id, Criterion: k, Segments: segments[i]})
+		}
+	}
+	return &statsUnits{units: in.Units, base: base}, nil
+}
+
+// readCriteriaCounts is the number of rubric criteria of each item that has
+// some.
+func readCriteriaCounts(tx *sql.Tx) (map[string]int, error) {
+	criteria := map[string]int{}
+	rows, err := tx.Query(`SELECT item_id, max(criterion) FROM item_criteria GROUP BY item_id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var k int
+		if err := rows.Scan(&id, &k); err != nil {
+			return nil, err
+		}
+		criteria[id] = k
+	}
+	return criteria, rows.Err()
+}
+
+// readStatsSegments gives the segments of each item, idxs being the items'
+// idx in ascending order; an item without segments gets nil. The query
+// reads the items_by_segments index alone, a row per distinct segments
+// object with its items' idx, so a million items in a dozen segments
+// decode a dozen JSON objects; the items sharing one share its map (the
+// statistics only read it).
+func readStatsSegments(tx *sql.Tx, idxs []int64) ([]map[string]string, error) {
+	out := make([]map[string]string, len(idxs))
+	rows, err := tx.Query(`SELECT segments, group_concat(idx) FROM items INDEXED BY items_by_segments
+		WHERE segments IS NOT NULL GROUP BY segments`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var text, list string
+		if err := rows.Scan(&text, &list); err != nil {
+			return nil, err
+		}
+		m, err := decodeSegments(tx, text)
+		if err != nil {
+			return nil, err
+		}
+		for len(list) > 0 {
+			field, rest, _ := strings.Cut(list, ",")
+			list = rest
+			idx, err := strconv.ParseInt(field, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("reading the items' segments: %w", err)
+			}
+			if i, found := slices.BinarySearch(idxs, idx); found {
+				out[i] = m
+			}
+		}
+	}
+	return out, rows.Err()
+}
+
+// decodeSegments reads an item's segments column as the item_segments view
+// does. A flat object of strings, what Gavel writes, is decoded here;
+// anything else is left to SQLite's json_each, so that its reading (and
+// its errors) stay the view's.
+func decodeSegments(tx *sql.Tx, text string) (map[string]string, error) {
+	var flat map[string]string
+	if json.Unmarshal([]byte(text), &flat) == nil && flat != nil {
+		if len(flat) == 0 {
+			return nil, nil // as the view: no rows, no segments
+		}
+		return flat, nil
+	}
+	rows, err := tx.Query(`SELECT key, value FROM json_each(?)`, text)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var m map[string]string
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[k] = v
+	}
+	return m, rows.Err()
+}

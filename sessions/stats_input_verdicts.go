@@ -1,0 +1,238 @@
+package sessions
+
+import (
+	"cmp"
+	"database/sql"
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// samplesColumn is a verdict's list of samples as JSON text, or NULL when
+// it has none (or its extra fields are not valid JSON). The nested CASE
+// keeps SQLite from parsing extra fields that cannot hold samples.
+const samplesColumn = `CASE WHEN instr(v.extra, '"` + ExtraSamples + `"') > 0 THEN
+	CASE WHEN json_valid(v.extra) THEN
+		CASE WHEN json_type(v.extra, '$.` + ExtraSamples + `') = 'array' THEN json_extract(v.extra, '$.` + ExtraSamples + `') END
+	END
+END`
+
+// maxExtraText is the longest extra value counted as a category: longer
+// text is a comment or an answer, not a category.
+const maxExtraText = 32
+
+// extrasColumn is, for an ok verdict with extra fields, the short scalar
+// fields the report counts (error types, scores, rules) as a JSON list of
+// [key, text] pairs; NULL for any other verdict. Byte offsets kept for
+// highlighting are left out.
+const extrasColumn = `CASE WHEN v.status = 'ok' AND v.extra IS NOT NULL THEN (
+	SELECT json_group_array(json_array(j.key,
+		CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(j.value AS TEXT) END))
+	FROM json_each(CASE WHEN json_valid(v.extra) THEN v.extra ELSE '{}' END) j
+	WHERE j.type IN ('text', 'integer', 'true', 'false')
+	  AND length(CAST(j.value AS TEXT)) <= ` + "?1" + `
+	  AND j.key NOT LIKE '%\_start' ESCAPE '\' AND j.key NOT LIKE '%\_end' ESCAPE '\')
+END`
+
+// currentKey is what a current verdict is current for: the latest verdict
+// of a run per unit and order (the current_verdicts view's grouping).
+type currentKey struct {
+	run     int64
+	swapped bool
+	unit    int
+}
+
+// extrasOf is the latest verdict of a currentKey that had extra fields
+// counted, or a later one without (pairs nil), which takes its place.
+type extrasOf struct {
+	id    int64
+	name  string
+	pairs [][2]string
+}
+
+// readStatsVerdicts adds every verdict of every run to its unit, oldest
+// first (by id, so that the last one of a run is its current verdict, as
+// Verdicts has it), and gives each unit's current ok verdicts the short
+// scalar fields of their extra JSON as text.
+//
+// The verdicts and their values are read by two scans in verdict id order,
+// merged here, instead of a join that looks up every verdict's values
+// (SQLite would seek once per verdict). The extra fields are read in the
+// same scan, for ok verdicts only, and a verdict's are kept while no later
+// verdict of its run, unit and order replaces it — what the
+// current_verdicts view selects with a subquery per row.
+func readStatsVerdicts(tx *sql.Tx, names map[int64]string, units *statsUnits, codec *valueCodec) error {
+	rows, err := tx.Query(`SELECT v.id, v.run_id, v.item_id, v.criterion, v.swapped, v.status, `+samplesColumn+`, `+extrasColumn+`
+		FROM verdicts v
+		ORDER BY v.id`, maxExtraText)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	vals, err := tx.Query(`SELECT verdict_id, dimension, value FROM verdict_values ORDER BY verdict_id, dimension`)
+	if err != nil {
+		return err
+	}
+	defer vals.Close()
+	values := verdictValueReader{rows: vals, codec: codec, intern: stringInterner{}}
+
+	in := units.units
+	statuses := stringInterner{}
+	extras := map[currentKey]*extrasOf{}
+	for rows.Next() {
+		var (
+			id, run        int64
+			item, status   string
+			crit           int
+			swapped        bool
+			samples, extra sql.NullString
+		)
+		if err := rows.Scan(&id, &run, &item, &crit, &swapped, &status, &samples, &extra); err != nil {
+			return err
+		}
+		u, ok := units.find(item, crit)
+		name, known := names[run]
+		if !ok || !known {
+			if err := values.skip(id); err != nil {
+				return err
+			}
+			continue
+		}
+		vs := &in[u].Verdicts
+		*vs = append(*vs, stats.Verdict{Judge: name, Status: judge.Status(statuses.of(status)), Swapped: swapped})
+		cur := &(*vs)[len(*vs)-1]
+		if samples.Valid {
+			cur.Samples = parseSamples(samples.String)
+		}
+		if cur.Values, err = values.of(id); err != nil {
+			return err
+		}
+		k := currentKey{run, swapped, u}
+		if extra.Valid {
+			extras[k] = &extrasOf{id: id, name: name, pairs: parseExtraPairs(extra.String)}
+		} else if e, ok := extras[k]; ok {
+			e.pairs = nil // replaced by a later verdict without any
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	addExtras(in, extras)
+	return nil
+}
+
+// addExtras gives each current verdict's extra fields to its unit's last
+// verdict of the same judge, in verdict id order (the order the
+// current_verdicts view yields them, which decides between a pair's two
+// orders when both have a field).
+func addExtras(in []stats.Unit, extras map[currentKey]*extrasOf) {
+	type found struct {
+		unit int
+		e    *extrasOf
+	}
+	var list []found
+	for k, e := range extras {
+		if len(e.pairs) > 0 {
+			list = append(list, found{k.unit, e})
+		}
+	}
+	slices.SortFunc(list, func(a, b found) int { return cmp.Compare(a.e.id, b.e.id) })
+	for _, f := range list {
+		vs := in[f.unit].Verdicts
+		for i := len(vs) - 1; i >= 0; i-- {
+			if vs[i].Judge == f.e.name {
+				if vs[i].Extra == nil {
+					vs[i].Extra = map[string]string{}
+				}
+				for _, p := range f.e.pairs {
+					vs[i].Extra[p[0]] = p[1]
+				}
+				break
+			}
+		}
+	}
+}
+
+// parseExtraPairs reads extrasColumn's list of [key, text] pairs. A key
+// that is not text (an element's position, where the extra fields are a
+// list) is written in decimal, as SQLite gives it.
+func parseExtraPairs(text string) [][2]string {
+	var raw [][2]any
+	if json.Unmarshal([]byte(text), &raw) != nil {
+		return nil
+	}
+	out := make([][2]string, 0, len(raw))
+	for _, r := range raw {
+		var p [2]string
+		for i, x := range r {
+			switch t := x.(type) {
+			case string:
+				p[i] = t
+			case float64:
+				p[i] = strconv.FormatFloat(t, 'f', -1, 64)
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// verdictValueReader walks verdict_values in verdict id order beside the
+// verdicts, handing each verdict its values.
+type verdictValueReader struct {
+	rows   *sql.Rows
+	codec  *valueCodec
+	intern stringInterner
+	// the row read ahead, not yet handed out
+	pending bool
+	id      int64
+	dim     string
+	value   any
+	done    bool
+}
+
+// next reads the next row ahead, if none is pending.
+func (r *verdictValueReader) next() error {
+	if r.pending || r.done {
+		return nil
+	}
+	if !r.rows.Next() {
+		r.done = true
+		return r.rows.Err()
+	}
+	if err := r.rows.Scan(&r.id, &r.dim, &r.value); err != nil {
+		return err
+	}
+	r.pending = true
+	return nil
+}
+
+// of is the values of verdict id (nil when it has none its scales can
+// read); values of lower ids, whose verdict is gone, are passed over.
+func (r *verdictValueReader) of(id int64) (map[string]float64, error) {
+	var out map[string]float64
+	for {
+		if err := r.next(); err != nil || r.done || r.id > id {
+			return out, err
+		}
+		r.pending = false
+		if r.id < id {
+			continue
+		}
+		if x, ok := r.codec.decode(r.dim, r.value); ok {
+			if out == nil {
+				out = map[string]float64{}
+			}
+			out[r.intern.of(r.dim)] = x
+		}
+	}
+}
+
+// skip passes over the values of verdict id.
+func (r *verdictValueReader) skip(id int64) error {
+	_, err := r.of(id)
+	return err
+}
