@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -46,9 +47,15 @@ func BuildSession(path string, info DatasetInfo, items []judge.Item) (err error)
 	if err := buildTarget(path, abs); err != nil {
 		return err
 	}
-	if info, err = checkDataset(path, info, items); err != nil {
+	// The ids' uniqueness is left to the table's constraints: two maps of
+	// a million ids would cost more memory than the rest of the build.
+	if info, err = checkItemIDs(path, info, items); err != nil {
 		return err
 	}
+	// The caller holds the whole dataset, so the default GC target (twice
+	// the live heap) would double the memory the build needs: collect
+	// more often while it writes.
+	defer debug.SetGCPercent(debug.SetGCPercent(buildGCPercent))
 	dir := filepath.Dir(abs)
 	tmp, err := createBuildFile(dir, filepath.Base(abs))
 	if err != nil {
@@ -60,6 +67,9 @@ func BuildSession(path string, info DatasetInfo, items []judge.Item) (err error)
 		}
 	}()
 	if err := writeBuild(path, tmp, info, items); err != nil {
+		if _, cerr := checkDataset(path, info, items); cerr != nil {
+			return cerr // a duplicate id or index, said plainly
+		}
 		return err
 	}
 	if err := syncPath(tmp); err != nil {
@@ -73,6 +83,29 @@ func BuildSession(path string, info DatasetInfo, items []judge.Item) (err error)
 	// sync a folder; the session is whole either way, so that is no error.
 	_ = syncPath(dir)
 	return nil
+}
+
+// buildGCPercent is the GC target (GOGC) while BuildSession writes: the
+// heap may grow a tenth over what is live, where the default lets it
+// double.
+const buildGCPercent = 10
+
+// checkItemIDs is the part of checkDataset that needs no memory: the count
+// and that every item has an id.
+func checkItemIDs(path string, info DatasetInfo, items []judge.Item) (DatasetInfo, error) {
+	if info.Items != 0 && info.Items != len(items) {
+		return info, fmt.Errorf("session %s: the dataset says %d items but %d were given", path, info.Items, len(items))
+	}
+	for i := range items {
+		if items[i].ID == "" {
+			return info, fmt.Errorf("session %s: item at index %d has no id", path, items[i].Index)
+		}
+	}
+	if info.CreatedAt.IsZero() {
+		info.CreatedAt = now()
+	}
+	info.Items = len(items)
+	return info, nil
 }
 
 // buildTarget refuses a path that already holds something other than an
@@ -143,7 +176,7 @@ func buildDSN(tmp string) string {
 	q.Add("_pragma", "journal_mode(OFF)")
 	q.Add("_pragma", "synchronous(OFF)")
 	q.Add("_pragma", "foreign_keys(0)")
-	q.Add("_pragma", "cache_size(-32768)")
+	q.Add("_pragma", "cache_size(-8192)") // 8 MiB: rows go in in key order
 	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
 	return u.String()
 }

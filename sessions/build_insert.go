@@ -3,7 +3,9 @@ package sessions
 import (
 	"database/sql"
 	"fmt"
+	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -97,13 +99,14 @@ func insertItemsMapped(tx *sql.Tx, items []judge.Item, mapping map[string]string
 	ins := newBatchInserter(tx, "items", "idx", "item_id", "question", "gold", "prediction", "response_a", "response_b", "fields", "segments")
 	crit := newBatchInserter(tx, "item_criteria", "item_id", "criterion", "text")
 	el := newElider(mapping)
+	var segs segmentsCache
 	for i := range items {
 		it := &items[i]
 		var fields any
 		if len(it.Fields) > 0 {
 			fields = el.fields(it)
 		}
-		if err := ins.add(it.Index, it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields, segmentsJSON(it.Segments)); err != nil {
+		if err := ins.add(it.Index, it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields, segs.json(it.Segments)); err != nil {
 			return fmt.Errorf("items up to %q: %w", it.ID, err)
 		}
 		for k, c := range it.Rubric {
@@ -119,4 +122,34 @@ func insertItemsMapped(tx *sql.Tx, items []judge.Item, mapping map[string]string
 		return fmt.Errorf("the last rubric criteria: %w", err)
 	}
 	return nil
+}
+
+// segmentsCache remembers the JSON of the Segments maps it encoded, by
+// map. The dataset reader shares one map among the items whose segments
+// are equal (a handful of categories over a million rows), so most items
+// cost no encoding. The key keeps its map alive, so an address is never
+// reused for another map while cached.
+type segmentsCache struct {
+	texts map[unsafe.Pointer]any
+}
+
+// maxCachedSegments bounds the cache; past it, maps are encoded each time.
+const maxCachedSegments = 4096
+
+func (c *segmentsCache) json(seg map[string]string) any {
+	if len(seg) == 0 {
+		return nil
+	}
+	key := reflect.ValueOf(seg).UnsafePointer()
+	if t, ok := c.texts[key]; ok {
+		return t
+	}
+	t := segmentsJSON(seg)
+	if c.texts == nil {
+		c.texts = map[unsafe.Pointer]any{}
+	}
+	if len(c.texts) < maxCachedSegments {
+		c.texts[key] = t
+	}
+	return t
 }

@@ -166,22 +166,36 @@ func ImportDatasetWith(s *Store, ds *dataset.Dataset, o ImportOptions) (ImportSu
 	if err := CheckImportScales(ds, o.Scales); err != nil {
 		return sum, err
 	}
-	known, err := s.itemIDs()
+	rows := make([]bool, len(ds.Items)) // rows the session holds
+	held, same, err := s.sameItemOrder(ds.Items)
 	if err != nil {
 		return sum, err
 	}
-	rows := make([]bool, len(ds.Items)) // rows the session holds
 	covered := 0
-	for i, it := range ds.Items {
-		rows[i] = known[it.ID]
-		if rows[i] {
-			covered++
-		} else {
-			sum.Unknown++
+	if same {
+		// The session holds exactly the file's items (a session just
+		// built from it): no map of a million ids needed.
+		for i := range rows {
+			rows[i] = true
+		}
+		covered = len(rows)
+	} else {
+		known, err := s.itemIDs()
+		if err != nil {
+			return sum, err
+		}
+		held = len(known)
+		for i, it := range ds.Items {
+			rows[i] = known[it.ID]
+			if rows[i] {
+				covered++
+			} else {
+				sum.Unknown++
+			}
 		}
 	}
 	sum.Rows = len(ds.Items)
-	sum.Missing = len(known) - covered // ids are unique in a dataset
+	sum.Missing = held - covered // ids are unique in a dataset
 
 	var plan importPlan
 	file := filepath.Base(ds.Name)
@@ -246,6 +260,40 @@ func (a *plannedAnnotator) add(itemID string, act Action) {
 }
 
 // itemIDs returns the ids of the session's items.
+// sameItemOrder reports whether the session's items, in index order, have
+// exactly the ids of items in their order, reading the ids one at a time;
+// held is how many items the session has when they are the same.
+func (s *Store) sameItemOrder(items []judge.Item) (held int, same bool, err error) {
+	err = s.read("reading the items", func(tx *sql.Tx) error {
+		rows, err := tx.Query(`SELECT item_id FROM items ORDER BY idx`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		same = true
+		var id sql.RawBytes
+		for rows.Next() {
+			if held >= len(items) {
+				same = false
+				return nil
+			}
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			if string(id) != items[held].ID {
+				same = false
+				return nil
+			}
+			held++
+		}
+		if held != len(items) {
+			same = false
+		}
+		return rows.Err()
+	})
+	return held, same, err
+}
+
 func (s *Store) itemIDs() (map[string]bool, error) {
 	ids := map[string]bool{}
 	err := s.read("reading the items", func(tx *sql.Tx) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,10 @@ import (
 // importAnnotator is the name `gavel import` holds the session's lock
 // under; the labels it writes belong to the dataset's human columns.
 const importAnnotator = "gavel import"
+
+// importGCPercent is the GC target (GOGC) once the dataset is loaded: the
+// heap may grow a fifth over what is live.
+const importGCPercent = 20
 
 // importFlags are the flags of `gavel import`.
 type importFlags struct {
@@ -122,6 +127,10 @@ func runImport(e env, path string, o importFlags) error {
 	if err := sessions.CheckImportScales(ds, scales); err != nil {
 		return usageError{err}
 	}
+	// From here the whole dataset stays in memory while the session is
+	// written: with the default GC target (twice the live heap) the peak
+	// would be twice the dataset's memory, so collect more often instead.
+	debug.SetGCPercent(importGCPercent)
 	if o.session == "" {
 		o.session = defaultSessionPath(path)
 	}
