@@ -197,6 +197,9 @@ func (m *Model) statusLine() string {
 		right = append(right, st.Error.Render("⚠ server not answering"))
 	}
 	switch {
+	case m.building():
+		// Labels wait for the session: none is saved yet.
+		right = append(right, st.Pending.Render("writing the session…"))
 	case m.save.err != nil:
 		right = append(right, st.Error.Render("✗ not saved"))
 	case m.save.inflight || len(m.save.queue) > 0:

@@ -72,6 +72,11 @@ type Options struct {
 	// (such as comparing the dataset file's hash); each returns what the
 	// person should be told, "" for nothing.
 	Checks []func() (string, error)
+	// StoreReady, when set, waits (off the screen's goroutine) for the
+	// session a new dataset is being written to, and returns its store:
+	// Store is then nil, and labels made meanwhile are queued, shown as
+	// not yet saved, and written once it returns.
+	StoreReady func() (Recorder, error)
 }
 
 // screenID names the screens the root routes between.
@@ -117,6 +122,7 @@ func New(o Options) *Model {
 		statsFn:   o.Stats,
 		healthFn:  o.ServerHealth,
 		checks:    o.Checks,
+		waitStore: o.StoreReady,
 	}
 	if o.MoreItems != nil {
 		w.load = itemLoad{more: o.MoreItems, total: o.ItemCount}
@@ -184,6 +190,9 @@ func (m *Model) Init() tea.Cmd {
 	}
 	for _, c := range m.checks {
 		cmds = append(cmds, runCheck(c))
+	}
+	if m.waitStore != nil {
+		cmds = append(cmds, awaitStore(m.waitStore))
 	}
 	return tea.Batch(cmds...)
 }

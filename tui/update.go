@@ -63,6 +63,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.gotItems(msg)
 	case checkMsg:
 		return m.gotCheck(msg)
+	case storeMsg:
+		return m.gotStore(msg)
 	case noteMsg:
 		return m.saveNote(msg)
 	case pickedMsg:

@@ -51,6 +51,9 @@ type workspace struct {
 
 	load   itemLoad                 // the items still being read
 	checks []func() (string, error) // run once after the first frame
+	// waitStore is set while a new session is being written (store is
+	// nil meanwhile): labels wait in the save queue.
+	waitStore func() (Recorder, error)
 }
 
 // run returns the active run, or nil when the session has no judge.

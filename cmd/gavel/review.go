@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -137,6 +138,9 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 			return err
 		}
 	}
+	if rv == nil && buildsInBackground(o.session, ds, o) {
+		return reviewNew(ctx, e, ds, o, js, cfg)
+	}
 	if rv == nil {
 		if rv, err = sessions.OpenReview(o.session, o.annotator, ds); err != nil {
 			return err
@@ -202,17 +206,23 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 	}
 	cancel()
 	running.stop()
+	return finalReport(e, final, o.session)
+}
+
+// finalReport says what was saved when the screen closes: an error when
+// labels could not be saved, else how far the review went.
+func finalReport(e env, final tea.Model, session string) error {
 	if fm, ok := final.(*tui.Model); ok {
 		if n, serr := fm.Unsaved(); n > 0 {
-			return fmt.Errorf("%d of your last actions could not be saved to %s: %v", n, o.session, serr)
+			return fmt.Errorf("%d of your last actions could not be saved to %s: %v", n, session, serr)
 		}
 		if fm.Loading() {
 			// The counts cover the items read so far only.
-			fmt.Fprintf(e.stderr, "Saved in %s.\n", o.session)
+			fmt.Fprintf(e.stderr, "Saved in %s.\n", session)
 			return nil
 		}
 		done, total := fm.Progress()
-		fmt.Fprintf(e.stderr, "Saved in %s: %d of %s reviewed.\n", o.session, done, count(total, "item"))
+		fmt.Fprintf(e.stderr, "Saved in %s: %d of %s reviewed.\n", session, done, count(total, "item"))
 	}
 	return nil
 }

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/judge/llm"
+	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/dataset"
+	"github.com/gavel-dev/gavel/sessions/stats"
+	"github.com/gavel-dev/gavel/tui"
+)
+
+// sessionBuild is a new session being written in the background while the
+// screen shows the items from memory (sessions.BuildSession, then opened
+// as any session). Everything that writes — labels, judging, the response
+// cache — waits for it.
+type sessionBuild struct {
+	done chan struct{}
+	rv   *sessions.Review
+	err  error
+}
+
+// backgroundBuildFrom is the size from which a new dataset's session is
+// written behind the screen: a smaller one is written in well under a
+// second before it, so that whatever starts with the screen (another
+// process included) finds the session there.
+const backgroundBuildFrom = 20_000
+
+// buildsInBackground reports whether a review of ds can show the screen
+// before its session is written: a large dataset whose session does not
+// exist yet, and nothing needs the session before the first frame — no
+// verdict or label carried by the file to import, not an export to
+// restore, and not a dataset of pairs reviewed with the default judge
+// (which asks the session's runs).
+func buildsInBackground(session string, ds *dataset.Dataset, o reviewFlags) bool {
+	if len(ds.Items) < backgroundBuildFrom {
+		return false
+	}
+	if _, err := os.Stat(session); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	return len(ds.Imported) == 0 && sessions.RestoreExported(ds) == ds && !(o.defaultJudge && allPairs(ds.Items))
+}
+
+// startBuild writes the session of ds at path in the background.
+func startBuild(path, annotator string, ds *dataset.Dataset) *sessionBuild {
+	b := &sessionBuild{done: make(chan struct{})}
+	go func() {
+		defer close(b.done)
+		info := sessions.DatasetInfo{Path: datasetName(ds), SHA256: ds.SHA256, Format: ds.Format, Mapping: ds.Mapping, Items: len(ds.Items)}
+		if b.err = sessions.BuildSession(path, info, ds.Items); b.err != nil {
+			return
+		}
+		// The same items as ds: OpenReview keeps ds's and records the
+		// file's size and time beside the hash.
+		b.rv, b.err = sessions.OpenReview(path, annotator, ds)
+	}()
+	return b
+}
+
+// wait returns the written session.
+func (b *sessionBuild) wait() (*sessions.Review, error) {
+	<-b.done
+	return b.rv, b.err
+}
+
+// written reports whether the write has ended (well or not).
+func (b *sessionBuild) written() bool {
+	select {
+	case <-b.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// recorder is tui.Options.StoreReady.
+func (b *sessionBuild) recorder() (tui.Recorder, error) {
+	rv, err := b.wait()
+	if err != nil {
+		return nil, err
+	}
+	return rv.Store, nil
+}
+
+// lateCache is the session's response cache once it is written: an LLM
+// judge's call made before then (none is: judging waits for the session)
+// would miss the cache and put nothing.
+type lateCache struct{ b *sessionBuild }
+
+func (c lateCache) cache() llm.Cache {
+	if !c.b.written() || c.b.err != nil {
+		return nil
+	}
+	return c.b.rv.Store.ResponseCache()
+}
+
+func (c lateCache) Get(key string) (string, bool) {
+	if k := c.cache(); k != nil {
+		return k.Get(key)
+	}
+	return "", false
+}
+
+func (c lateCache) Put(key, response string) {
+	if k := c.cache(); k != nil {
+		k.Put(key, response)
+	}
+}
+
+// reviewNew runs the review screen on a new dataset at once, from the
+// items in memory, while its session is written in the background; the
+// judges start once it is written. Quitting before then waits for the
+// write, so that the session is whole and every label made is in it.
+func reviewNew(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, js judgeSet, cfg llm.Config) error {
+	b := startBuild(o.session, o.annotator, ds)
+	defer func() {
+		if rv, err := b.wait(); err == nil {
+			rv.Store.Close()
+		}
+	}()
+	judges, client, err := js.build(lateCache{b})
+	if err != nil {
+		return err
+	}
+	ds.Warnings = append(ds.Warnings, swapNotes(o.swap, judges, ds.Items, ds.Name)...)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var running judgings
+	defer running.stop()
+	var health func() string
+	if client != nil {
+		health = func() string { return client.Health().String() }
+	}
+	m := tui.New(tui.Options{
+		Annotator:    o.annotator,
+		Dataset:      filepath.Base(ds.Name),
+		Items:        ds.Items,
+		Runs:         newRuns(ctx, b, judges, client, cfg, o.swap, &running),
+		Notices:      datasetNotices(ds),
+		About:        fmt.Sprintf("%s · mapped %s · session %s", filepath.Base(ds.Name), dataset.FormatMap(ds.Mapping), o.session),
+		Stats:        func() (stats.Report, error) { return lateStats(b) },
+		ServerHealth: health,
+		Blind:        o.blind,
+		Swap:         o.swap,
+		StoreReady:   b.recorder,
+	})
+	final, err := e.runTUI(ctx, m)
+	cancel()
+	running.stop()
+	if !b.written() {
+		fmt.Fprintf(e.stderr, "Writing the session %s…\n", o.session)
+	}
+	if _, berr := b.wait(); berr != nil {
+		return fmt.Errorf("the session %s could not be written (%w): nothing was saved", o.session, berr)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("the review screen could not run (%w): it needs a terminal; `gavel run` judges without one, and your session is in %s", err, o.session)
+	}
+	return finalReport(e, final, o.session)
+}
+
+// newRuns are the judges' runs for a session being written: each reads its
+// verdicts and starts judging once the session is there (tui.Run.Load runs
+// off the screen's goroutine, so it may wait); a re-judge asked before
+// then is refused.
+func newRuns(ctx context.Context, b *sessionBuild, judges []judge.Judge, client *llm.Client, cfg llm.Config, swap bool, running *judgings) []tui.Run {
+	var infos []sessions.Run
+	for i, j := range judges {
+		infos = append(infos, sessions.Run{ID: int64(i + 1), Info: j.Info()})
+	}
+	names := sessions.RunNames(infos)
+	var runs []tui.Run
+	for i, j := range judges {
+		ensure := func() (*sessions.Review, sessions.Run, error) {
+			rv, err := b.wait()
+			if err != nil {
+				return nil, sessions.Run{}, err
+			}
+			rv.Swap = swap
+			run, err := rv.Store.EnsureRun(j.Info())
+			return rv, run, err
+		}
+		r := tui.Run{Info: j.Info(), Key: names[int64(i+1)]}
+		r.Load = func() (tui.Loaded, error) {
+			rv, run, err := ensure()
+			if err != nil {
+				return tui.Loaded{}, err
+			}
+			fctx, release := untilFatal(ctx)
+			st, err := rv.ResumeRun(fctx, run, j, poolOptions(j, cfg))
+			release(st.Judging)
+			return tui.Loaded{Verdicts: st.Verdicts, Swapped: st.Swapped, Judging: running.add(st.Judging), Pending: st.Pending}, err
+		}
+		r.Rejudge = func(tasks []judge.Task) (*sessions.Judging, error) {
+			if !b.written() {
+				return nil, errors.New("the session is still being written: re-judge once it is")
+			}
+			rv, run, err := ensure()
+			if err != nil {
+				return nil, err
+			}
+			if client != nil && client.Fatal() != nil {
+				return nil, fmt.Errorf("%v (quit, and start Gavel again with corrected flags)", client.Fatal())
+			}
+			if client != nil && client.Health().GaveUp {
+				client.ResetHealth()
+			}
+			fctx, release := untilFatal(llm.Fresh(ctx))
+			jg := sessions.StartJudging(fctx, rv.Store, run, j, tasks, poolOptions(j, cfg))
+			release(jg)
+			return running.add(jg), nil
+		}
+		if client != nil {
+			r.Stopped = client.Fatal
+		}
+		runs = append(runs, r)
+	}
+	return runs
+}
+
+// lateStats computes the statistics once the session is written.
+func lateStats(b *sessionBuild) (stats.Report, error) {
+	rv, err := b.wait()
+	if err != nil {
+		return stats.Report{}, err
+	}
+	return statsOf(rv.Store)()
+}
