@@ -56,13 +56,14 @@ const ExtraSamples = "samples"
 // Input.Dimensions with their scale (see labelOnlyDimensions), so that a
 // session with labels and no judge reports the agreement among annotators.
 //
-// Everything is read in one read transaction, so the figures describe one
-// moment of the session even while a review or a judge run writes to it.
+// The figures describe one moment of the session even while a review or a
+// judge run writes to it: see readStatsBeside for how the labels are read
+// beside the rest on a second connection.
 func (s *Store) StatsInput() (stats.Input, error) {
 	var in stats.Input
 	err := s.read("reading the session for statistics", func(tx *sql.Tx) error {
 		var err error
-		in, err = readStatsInput(tx)
+		in, err = s.readStatsInput(tx)
 		return err
 	})
 	if err != nil {
@@ -71,10 +72,17 @@ func (s *Store) StatsInput() (stats.Input, error) {
 	return in, nil
 }
 
-func readStatsInput(tx *sql.Tx) (stats.Input, error) {
+// readStatsInput reads the statistics input in tx, the current labels
+// meanwhile on another connection when it sees the same moment.
+func (s *Store) readStatsInput(tx *sql.Tx) (stats.Input, error) {
 	var in stats.Input
+	beside, err := s.readLabelsBeside(tx)
+	if err != nil {
+		return in, err
+	}
 	runs, err := readStatsRuns(tx)
 	if err != nil {
+		beside.wait()
 		return in, err
 	}
 	names := RunNames(runs)
@@ -84,6 +92,13 @@ func readStatsInput(tx *sql.Tx) (stats.Input, error) {
 		perCriterion = perCriterion || r.Info.PerCriterion
 	}
 	units, err := readStatsUnits(tx, perCriterion, &in)
+	if err == nil {
+		var codec *valueCodec
+		if codec, err = loadCodec(tx); err == nil {
+			err = readStatsVerdicts(tx, names, units, codec)
+		}
+	}
+	labels, ok, besideErr := beside.wait()
 	if err != nil {
 		return in, err
 	}
@@ -91,12 +106,14 @@ func readStatsInput(tx *sql.Tx) (stats.Input, error) {
 	if err != nil {
 		return in, err
 	}
-	if err := readStatsVerdicts(tx, names, units, codec); err != nil {
-		return in, err
+	if besideErr != nil || !ok {
+		// Read them here, in tx: the other connection failed, or saw
+		// another moment of the session.
+		if labels, err = scanStatsLabels(tx, codec); err != nil {
+			return in, err
+		}
 	}
-	if err := readStatsLabels(tx, units, codec); err != nil {
-		return in, err
-	}
+	addStatsLabels(units, labels)
 	in.Dimensions = labelOnlyDimensions(runs, codec, in.Units)
 	return in, nil
 }

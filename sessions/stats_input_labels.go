@@ -15,22 +15,38 @@ type statsLabelRow struct {
 	value               float64
 }
 
+// scannedLabel is a current label as scanStatsLabels reads it, before its
+// unit is known.
+type scannedLabel struct {
+	item                string
+	crit                int
+	dim, annotator, via string
+	value               float64
+}
+
 // readStatsLabels adds each annotator's current labels to their units,
 // with how the annotator reached the item.
-//
-// The stored current labels are read in their own order, without a join
-// or ORDER BY (SQLite would sort a million rows through a temporary
-// b-tree), and sorted here as the statistics have always received them:
-// by unit, then dimension, then annotator. A unit's labels list each
-// annotator once, in the order that sort first meets them.
 func readStatsLabels(tx *sql.Tx, units *statsUnits, codec *valueCodec) error {
-	rows, err := tx.Query(`SELECT item_id, criterion, dimension, value, annotator, via FROM current_labels`)
+	list, err := scanStatsLabels(tx, codec)
 	if err != nil {
 		return err
 	}
+	addStatsLabels(units, list)
+	return nil
+}
+
+// scanStatsLabels reads every current label whose value its scale can
+// read. The stored current labels are read in their own order, without a
+// join or ORDER BY: SQLite would sort a million rows through a temporary
+// b-tree, and addStatsLabels sorts them faster.
+func scanStatsLabels(tx *sql.Tx, codec *valueCodec) ([]scannedLabel, error) {
+	rows, err := tx.Query(`SELECT item_id, criterion, dimension, value, annotator, via FROM current_labels`)
+	if err != nil {
+		return nil, err
+	}
 	defer rows.Close()
 	var (
-		list   []statsLabelRow
+		list   []scannedLabel
 		intern = stringInterner{}
 	)
 	for rows.Next() {
@@ -40,17 +56,28 @@ func readStatsLabels(tx *sql.Tx, units *statsUnits, codec *valueCodec) error {
 			raw                       any
 		)
 		if err := rows.Scan(&item, &crit, &dim, &raw, &annotator, &via); err != nil {
-			return err
+			return nil, err
 		}
-		u, ok := units.find(item, crit)
 		value, readable := codec.decode(dim, raw)
-		if !ok || !readable {
+		if !readable {
 			continue
 		}
-		list = append(list, statsLabelRow{unit: u, dim: intern.of(dim), annotator: intern.of(annotator), via: intern.of(via), value: value})
+		list = append(list, scannedLabel{item: item, crit: crit, dim: intern.of(dim), annotator: intern.of(annotator), via: intern.of(via), value: value})
 	}
-	if err := rows.Err(); err != nil {
-		return err
+	return list, rows.Err()
+}
+
+// addStatsLabels gives the scanned labels to their units (leaving out
+// those of units the session lacks), as the statistics have always
+// received them: sorted by unit, then dimension, then annotator, a unit's
+// labels listing each annotator once, in the order that sort first meets
+// them.
+func addStatsLabels(units *statsUnits, scanned []scannedLabel) {
+	list := make([]statsLabelRow, 0, len(scanned))
+	for _, l := range scanned {
+		if u, ok := units.find(l.item, l.crit); ok {
+			list = append(list, statsLabelRow{unit: u, dim: l.dim, annotator: l.annotator, via: l.via, value: l.value})
+		}
 	}
 	slices.SortFunc(list, func(a, b statsLabelRow) int {
 		if c := cmp.Compare(a.unit, b.unit); c != 0 {
@@ -71,7 +98,6 @@ func readStatsLabels(tx *sql.Tx, units *statsUnits, codec *valueCodec) error {
 		foldUnitLabels(&in[u], list[start:end])
 		start = end
 	}
-	return nil
 }
 
 // foldUnitLabels adds one unit's sorted label rows to it: a Label per

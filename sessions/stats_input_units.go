@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"cmp"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -13,24 +14,56 @@ import (
 
 // statsUnits finds a unit of the statistics input from the item id and
 // criterion a verdict or label row names. Each item's units are laid out
-// together (the whole item, then its criteria in order), so one map from
-// item id to the whole item's unit finds them all.
+// together (the whole item, then its criteria in order). Rows mostly come
+// in dataset order (verdicts by id) or in id order (labels by their key),
+// so find first tries the unit after the last one found in each order and
+// only then searches the ids: no map of a million strings to build and
+// probe.
 type statsUnits struct {
 	units []stats.Unit
-	base  map[string]int
+	// byID lists each item's id with its whole-item unit, in id order.
+	byID []idUnit
+	// last is the unit find found last; lastID its item's place in byID,
+	// or -1 when that was not looked up.
+	last, lastID int
+}
+
+// idUnit is an item id and the index of its whole-item unit.
+type idUnit struct {
+	id   string
+	unit int
 }
 
 // find is the index in units of (item, crit), or false when the session
 // has no such unit (an item not in the dataset, a criterion it lacks).
 func (u *statsUnits) find(item string, crit int) (int, bool) {
-	b, ok := u.base[item]
-	if !ok || crit < 0 {
+	if crit < 0 {
 		return 0, false
 	}
-	i := b + crit
+	for _, c := range [2]int{u.last, u.last + 1} {
+		if c < len(u.units) && u.units[c].ItemID == item {
+			return u.at(c-u.units[c].Criterion, item, crit)
+		}
+	}
+	p := u.lastID + 1
+	if p >= len(u.byID) || u.byID[p].id != item {
+		var found bool
+		p, found = slices.BinarySearchFunc(u.byID, item, func(e idUnit, id string) int { return strings.Compare(e.id, id) })
+		if !found {
+			return 0, false
+		}
+	}
+	u.lastID = p
+	return u.at(u.byID[p].unit, item, crit)
+}
+
+// at is the unit of criterion crit of the item whose units start at base.
+func (u *statsUnits) at(base int, item string, crit int) (int, bool) {
+	i := base + crit
 	if i >= len(u.units) || u.units[i].Criterion != crit || u.units[i].ItemID != item {
 		return 0, false
 	}
+	u.last = i
 	return i, true
 }
 
@@ -62,21 +95,19 @@ func readStatsUnits(tx *sql.Tx, perCriterion bool, in *stats.Input) (*statsUnits
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	byIdx := func(a, b item) int {
-		switch {
-		case a.idx < b.idx:
-			return -1
-		case a.idx > b.idx:
-			return 1
-		}
-		return 0
+	// items came in id order (from the index), which find's byID keeps;
+	// order lists them in dataset order.
+	order := make([]int, len(items))
+	for i := range order {
+		order[i] = i
 	}
-	if !slices.IsSortedFunc(items, byIdx) {
-		slices.SortFunc(items, byIdx)
+	byIdx := func(a, b int) int { return cmp.Compare(items[a].idx, items[b].idx) }
+	if !slices.IsSortedFunc(order, byIdx) {
+		slices.SortFunc(order, byIdx)
 	}
 	idxs := make([]int64, len(items))
-	for i, it := range items {
-		idxs[i] = it.idx
+	for i, k := range order {
+		idxs[i] = items[k].idx
 	}
 	segments, err := readStatsSegments(tx, idxs)
 	if err != nil {
@@ -91,15 +122,20 @@ func readStatsUnits(tx *sql.Tx, perCriterion bool, in *stats.Input) (*statsUnits
 	}
 
 	in.Units = make([]stats.Unit, 0, len(items))
-	base := make(map[string]int, len(items))
-	for i, it := range items {
-		base[it.id] = len(in.Units)
+	byID := make([]idUnit, len(items))
+	for i, k := range order {
+		it := items[k]
+		byID[k] = idUnit{it.id, len(in.Units)}
 		in.Units = append(in.Units, stats.Unit{ItemID: it.id, Segments: segments[i]})
-		for k := 1; k <= criteria[it.id]; k++ {
-			in.Units = append(in.Units, stats.Unit{ItemID: it.id, Criterion: k, Segments: segments[i]})
+		for c := 1; c <= criteria[it.id]; c++ {
+			in.Units = append(in.Units, stats.Unit{ItemID: it.id, Criterion: c, Segments: segments[i]})
 		}
 	}
-	return &statsUnits{units: in.Units, base: base}, nil
+	cmpID := func(a, b idUnit) int { return strings.Compare(a.id, b.id) }
+	if !slices.IsSortedFunc(byID, cmpID) {
+		slices.SortFunc(byID, cmpID)
+	}
+	return &statsUnits{units: in.Units, byID: byID, lastID: -1}, nil
 }
 
 // readCriteriaCounts is the number of rubric criteria of each item that has
@@ -130,6 +166,14 @@ func readCriteriaCounts(tx *sql.Tx) (map[string]int, error) {
 // statistics only read it).
 func readStatsSegments(tx *sql.Tx, idxs []int64) ([]map[string]string, error) {
 	out := make([]map[string]string, len(idxs))
+	place := func(idx int64) (int, bool) { return slices.BinarySearch(idxs, idx) }
+	if n := len(idxs); n > 0 && idxs[n-1]-idxs[0] == int64(n-1) {
+		// idx runs without gaps, as Gavel writes it
+		place = func(idx int64) (int, bool) {
+			i := idx - idxs[0]
+			return int(i), i >= 0 && i < int64(n)
+		}
+	}
 	rows, err := tx.Query(`SELECT segments, group_concat(idx) FROM items INDEXED BY items_by_segments
 		WHERE segments IS NOT NULL GROUP BY segments`)
 	if err != nil {
@@ -152,7 +196,7 @@ func readStatsSegments(tx *sql.Tx, idxs []int64) ([]map[string]string, error) {
 			if err != nil {
 				return nil, fmt.Errorf("reading the items' segments: %w", err)
 			}
-			if i, found := slices.BinarySearch(idxs, idx); found {
+			if i, found := place(idx); found {
 				out[i] = m
 			}
 		}
