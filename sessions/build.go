@@ -86,9 +86,9 @@ func BuildSession(path string, info DatasetInfo, items []judge.Item) (err error)
 }
 
 // buildGCPercent is the GC target (GOGC) while BuildSession writes: the
-// heap may grow a tenth over what is live, where the default lets it
+// heap may grow 2 % over what is live, where the default lets it
 // double.
-const buildGCPercent = 10
+const buildGCPercent = 2
 
 // checkItemIDs is the part of checkDataset that needs no memory: the count
 // and that every item has an id.
@@ -176,7 +176,7 @@ func buildDSN(tmp string) string {
 	q.Add("_pragma", "journal_mode(OFF)")
 	q.Add("_pragma", "synchronous(OFF)")
 	q.Add("_pragma", "foreign_keys(0)")
-	q.Add("_pragma", "cache_size(-8192)") // 8 MiB: rows go in in key order
+	q.Add("_pragma", "cache_size(-2048)") // 2 MiB: rows go in in key order
 	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
 	return u.String()
 }

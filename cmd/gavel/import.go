@@ -20,8 +20,8 @@ import (
 const importAnnotator = "gavel import"
 
 // importGCPercent is the GC target (GOGC) once the dataset is loaded: the
-// heap may grow a fifth over what is live.
-const importGCPercent = 20
+// heap may grow a twentieth over what is live.
+const importGCPercent = 5
 
 // importFlags are the flags of `gavel import`.
 type importFlags struct {
