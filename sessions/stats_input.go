@@ -72,33 +72,17 @@ func (s *Store) StatsInput() (stats.Input, error) {
 	return in, nil
 }
 
-// readStatsInput reads the statistics input in tx, the current labels
-// meanwhile on another connection when it sees the same moment.
+// readStatsInput reads the statistics input in tx, the verdicts' values
+// and the current labels meanwhile on another connection when it sees the
+// same moment (readBeside).
 func (s *Store) readStatsInput(tx *sql.Tx) (stats.Input, error) {
 	var in stats.Input
-	beside, err := s.readLabelsBeside(tx)
+	beside, err := s.readBeside(tx)
 	if err != nil {
 		return in, err
 	}
-	runs, err := readStatsRuns(tx)
-	if err != nil {
-		beside.wait()
-		return in, err
-	}
-	names := RunNames(runs)
-	perCriterion := false
-	for _, r := range runs {
-		in.Judges = append(in.Judges, stats.JudgeSpec{Key: names[r.ID], Dimensions: r.Info.Dimensions, PerCriterion: r.Info.PerCriterion})
-		perCriterion = perCriterion || r.Info.PerCriterion
-	}
-	units, err := readStatsUnits(tx, perCriterion, &in)
-	if err == nil {
-		var codec *valueCodec
-		if codec, err = loadCodec(tx); err == nil {
-			err = readStatsVerdicts(tx, names, units, codec)
-		}
-	}
-	labels, ok, besideErr := beside.wait()
+	runs, units, placed, err := readStatsJudged(tx, &in)
+	got := beside.wait()
 	if err != nil {
 		return in, err
 	}
@@ -106,16 +90,41 @@ func (s *Store) readStatsInput(tx *sql.Tx) (stats.Input, error) {
 	if err != nil {
 		return in, err
 	}
-	if besideErr != nil || !ok {
+	if !got.same {
 		// Read them here, in tx: the other connection failed, or saw
 		// another moment of the session.
-		if labels, err = scanStatsLabels(tx, codec); err != nil {
+		if got.values, err = scanVerdictValues(tx, codec); err != nil {
+			return in, err
+		}
+		if got.labels, err = scanStatsLabels(tx, codec); err != nil {
 			return in, err
 		}
 	}
-	addStatsLabels(units, labels)
+	addVerdictValues(in.Units, placed, got.values)
+	addStatsLabels(units, got.labels)
 	in.Dimensions = labelOnlyDimensions(runs, codec, in.Units)
 	return in, nil
+}
+
+// readStatsJudged reads the runs as judges, the units and every verdict
+// (without values) into in.
+func readStatsJudged(tx *sql.Tx, in *stats.Input) ([]Run, *statsUnits, []verdictPlace, error) {
+	runs, err := readStatsRuns(tx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	names := RunNames(runs)
+	perCriterion := false
+	for _, r := range runs {
+		in.Judges = append(in.Judges, stats.JudgeSpec{Key: names[r.ID], Dimensions: r.Info.Dimensions, PerCriterion: r.Info.PerCriterion})
+		perCriterion = perCriterion || r.Info.PerCriterion
+	}
+	units, err := readStatsUnits(tx, perCriterion, in)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	placed, err := readStatsVerdicts(tx, names, units)
+	return runs, units, placed, err
 }
 
 // labelOnlyDimensions lists, by name, the dimensions people labelled that

@@ -23,59 +23,73 @@ func readStamp(tx *sql.Tx) ([]sql.NullInt64, error) {
 	return stamp, err
 }
 
-// labelsBeside is the current labels being read on a second connection.
-type labelsBeside struct {
-	done   chan struct{}
+// statsBeside is what is read on a second connection: the verdicts'
+// values and the current labels.
+type statsBeside struct {
+	values []verdictValue
 	labels []scannedLabel
-	same   bool // the second connection saw the same moment as tx
-	err    error
+	// same says the second connection saw the same moment as tx (and
+	// read without error).
+	same bool
+	err  error
 }
 
-// wait is the labels read beside, once read; same is false when they
-// are not of tx's moment (or were not read), and the caller reads them
-// itself.
-func (b *labelsBeside) wait() (labels []scannedLabel, same bool, err error) {
-	if b == nil {
-		return nil, false, nil
-	}
+// besideRead is a statsBeside being read.
+type besideRead struct {
+	done chan struct{}
+	got  statsBeside
+}
+
+// wait is what was read beside, once read. When it is not of tx's moment
+// (same is false), the caller reads it itself.
+func (b *besideRead) wait() statsBeside {
 	<-b.done
-	return b.labels, b.same, b.err
+	return b.got
 }
 
-// readLabelsBeside starts reading the current labels on a second read
-// connection while the caller reads the units and verdicts in tx: the two
-// largest reads of the statistics then take one core each. The labels
-// count only when the second transaction has tx's stamp (statsStamp),
-// that is when no label, verdict, item, run or scale was added between
-// the two transactions' first reads; otherwise wait says so and the
-// caller reads them in tx. Reading tx's stamp here fixes tx's moment
-// before the second connection starts.
-func (s *Store) readLabelsBeside(tx *sql.Tx) (*labelsBeside, error) {
+// readBeside starts reading the verdicts' values and the current labels
+// on a second read connection while the caller reads the units and
+// verdicts in tx: the largest reads of the statistics then take one core
+// each. What it reads counts only when the second transaction has tx's
+// stamp (statsStamp), that is when no label, verdict, item, run or scale
+// was added between the two transactions' first reads; otherwise the
+// caller reads it in tx. Reading tx's stamp here fixes tx's moment before
+// the second connection starts.
+func (s *Store) readBeside(tx *sql.Tx) (*besideRead, error) {
 	want, err := readStamp(tx)
 	if err != nil {
 		return nil, err
 	}
-	b := &labelsBeside{done: make(chan struct{})}
+	b := &besideRead{done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
-		other, err := s.db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
-		if err != nil {
-			b.err = err
-			return
-		}
-		defer other.Rollback()
-		got, err := readStamp(other)
-		if err != nil || !slices.Equal(got, want) {
-			b.err = err
-			return
-		}
-		codec, err := loadCodec(other)
-		if err != nil {
-			b.err = err
-			return
-		}
-		b.labels, b.err = scanStatsLabels(other, codec)
-		b.same = b.err == nil
+		b.got = s.readBesideIn(want)
 	}()
 	return b, nil
+}
+
+// readBesideIn reads statsBeside in a new read transaction if it has the
+// stamp want.
+func (s *Store) readBesideIn(want []sql.NullInt64) (got statsBeside) {
+	other, err := s.db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return statsBeside{err: err}
+	}
+	defer other.Rollback()
+	stamp, err := readStamp(other)
+	if err != nil || !slices.Equal(stamp, want) {
+		return statsBeside{err: err}
+	}
+	codec, err := loadCodec(other)
+	if err != nil {
+		return statsBeside{err: err}
+	}
+	if got.values, err = scanVerdictValues(other, codec); err != nil {
+		return statsBeside{err: err}
+	}
+	if got.labels, err = scanStatsLabels(other, codec); err != nil {
+		return statsBeside{err: err}
+	}
+	got.same = true
+	return got
 }

@@ -3,6 +3,7 @@ package sessions
 import (
 	"cmp"
 	"database/sql"
+	"errors"
 	"slices"
 
 	"github.com/gavel-dev/gavel/sessions/stats"
@@ -40,7 +41,20 @@ func readStatsLabels(tx *sql.Tx, units *statsUnits, codec *valueCodec) error {
 // join or ORDER BY: SQLite would sort a million rows through a temporary
 // b-tree, and addStatsLabels sorts them faster.
 func scanStatsLabels(tx *sql.Tx, codec *valueCodec) ([]scannedLabel, error) {
-	rows, err := tx.Query(`SELECT item_id, criterion, dimension, value, annotator, via FROM current_labels`)
+	// The driver copies every text value into a new string. A column
+	// equal to the first label's comes back NULL instead: in most sessions
+	// one dimension, a few annotators and a few ways of reaching an item
+	// cover nearly every label.
+	var first [3]string
+	err := tx.QueryRow(`SELECT dimension, annotator, via FROM current_labels LIMIT 1`).Scan(&first[0], &first[1], &first[2])
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.Query(`SELECT item_id, criterion, NULLIF(dimension, ?1), value, NULLIF(annotator, ?2), NULLIF(via, ?3)
+		FROM current_labels`, first[0], first[1], first[2])
 	if err != nil {
 		return nil, err
 	}
@@ -49,20 +63,28 @@ func scanStatsLabels(tx *sql.Tx, codec *valueCodec) ([]scannedLabel, error) {
 		list   []scannedLabel
 		intern = stringInterner{}
 	)
+	orFirst := func(s sql.NullString, i int) string {
+		if s.Valid {
+			return intern.of(s.String)
+		}
+		return first[i]
+	}
 	for rows.Next() {
 		var (
-			item, dim, annotator, via string
-			crit                      int
-			raw                       any
+			item                string
+			dim, annotator, via sql.NullString
+			crit                int
+			raw                 any
 		)
 		if err := rows.Scan(&item, &crit, &dim, &raw, &annotator, &via); err != nil {
 			return nil, err
 		}
-		value, readable := codec.decode(dim, raw)
+		d := orFirst(dim, 0)
+		value, readable := codec.decode(d, raw)
 		if !readable {
 			continue
 		}
-		list = append(list, scannedLabel{item: item, crit: crit, dim: intern.of(dim), annotator: intern.of(annotator), via: intern.of(via), value: value})
+		list = append(list, scannedLabel{item: item, crit: crit, dim: d, annotator: orFirst(annotator, 1), via: orFirst(via, 2), value: value})
 	}
 	return list, rows.Err()
 }

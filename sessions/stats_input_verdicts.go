@@ -58,58 +58,53 @@ type extrasOf struct {
 // Verdicts has it), and gives each unit's current ok verdicts the short
 // scalar fields of their extra JSON as text.
 //
-// The verdicts and their values are read by two scans in verdict id order,
-// merged here, instead of a join that looks up every verdict's values
-// (SQLite would seek once per verdict). The extra fields are read in the
+// The verdicts' values are not read here: scanVerdictValues reads them
+// in one scan (beside, on another connection), and addVerdictValues
+// merges them by id, instead of a join that looks up every verdict's
+// values (SQLite would seek once per verdict). The extra fields are read in the
 // same scan, for ok verdicts only, and a verdict's are kept while no later
 // verdict of its run, unit and order replaces it — what the
 // current_verdicts view selects with a subquery per row.
-func readStatsVerdicts(tx *sql.Tx, names map[int64]string, units *statsUnits, codec *valueCodec) error {
-	rows, err := tx.Query(`SELECT v.id, v.run_id, v.item_id, v.criterion, v.swapped, v.status, `+samplesColumn+`, `+extrasColumn+`
+func readStatsVerdicts(tx *sql.Tx, names map[int64]string, units *statsUnits) ([]verdictPlace, error) {
+	rows, err := tx.Query(`SELECT v.id, v.run_id, v.item_id, v.criterion, v.swapped, NULLIF(v.status, 'ok'), `+samplesColumn+`, `+extrasColumn+`
 		FROM verdicts v
 		ORDER BY v.id`, maxExtraText)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rows.Close()
-	vals, err := tx.Query(`SELECT verdict_id, dimension, value FROM verdict_values ORDER BY verdict_id, dimension`)
-	if err != nil {
-		return err
-	}
-	defer vals.Close()
-	values := verdictValueReader{rows: vals, codec: codec, intern: stringInterner{}}
 
 	in := units.units
 	statuses := stringInterner{}
 	extras := map[currentKey]*extrasOf{}
+	var placed []verdictPlace
 	for rows.Next() {
 		var (
-			id, run        int64
-			item, status   string
-			crit           int
-			swapped        bool
-			samples, extra sql.NullString
+			id, run                int64
+			item                   string
+			crit                   int
+			swapped                bool
+			status, samples, extra sql.NullString
 		)
 		if err := rows.Scan(&id, &run, &item, &crit, &swapped, &status, &samples, &extra); err != nil {
-			return err
+			return nil, err
 		}
 		u, ok := units.find(item, crit)
 		name, known := names[run]
 		if !ok || !known {
-			if err := values.skip(id); err != nil {
-				return err
-			}
 			continue
 		}
 		vs := &in[u].Verdicts
-		*vs = append(*vs, stats.Verdict{Judge: name, Status: judge.Status(statuses.of(status)), Swapped: swapped})
+		st := judge.StatusOK // NULL: ok, which is not copied into a new string for every verdict
+		if status.Valid {
+			st = judge.Status(statuses.of(status.String))
+		}
+		*vs = append(*vs, stats.Verdict{Judge: name, Status: st, Swapped: swapped})
 		cur := &(*vs)[len(*vs)-1]
 		if samples.Valid {
 			cur.Samples = parseSamples(samples.String)
 		}
-		if cur.Values, err = values.of(id); err != nil {
-			return err
-		}
+		placed = append(placed, verdictPlace{id: id, unit: u, at: len(*vs) - 1})
 		k := currentKey{run, swapped, u}
 		if extra.Valid {
 			extras[k] = &extrasOf{id: id, name: name, pairs: parseExtraPairs(extra.String)}
@@ -118,10 +113,10 @@ func readStatsVerdicts(tx *sql.Tx, names map[int64]string, units *statsUnits, co
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	addExtras(in, extras)
-	return nil
+	return placed, nil
 }
 
 // addExtras gives each current verdict's extra fields to its unit's last
@@ -180,59 +175,63 @@ func parseExtraPairs(text string) [][2]string {
 	return out
 }
 
-// verdictValueReader walks verdict_values in verdict id order beside the
-// verdicts, handing each verdict its values.
-type verdictValueReader struct {
-	rows   *sql.Rows
-	codec  *valueCodec
-	intern stringInterner
-	// the row read ahead, not yet handed out
-	pending bool
-	id      int64
-	dim     string
-	value   any
-	done    bool
+// verdictPlace is where readStatsVerdicts put a verdict: unit and
+// position in its Verdicts.
+type verdictPlace struct {
+	id       int64
+	unit, at int
 }
 
-// next reads the next row ahead, if none is pending.
-func (r *verdictValueReader) next() error {
-	if r.pending || r.done {
-		return nil
-	}
-	if !r.rows.Next() {
-		r.done = true
-		return r.rows.Err()
-	}
-	if err := r.rows.Scan(&r.id, &r.dim, &r.value); err != nil {
-		return err
-	}
-	r.pending = true
-	return nil
+// verdictValue is one readable value of a verdict.
+type verdictValue struct {
+	id    int64
+	dim   string
+	value float64
 }
 
-// of is the values of verdict id (nil when it has none its scales can
-// read); values of lower ids, whose verdict is gone, are passed over.
-func (r *verdictValueReader) of(id int64) (map[string]float64, error) {
-	var out map[string]float64
-	for {
-		if err := r.next(); err != nil || r.done || r.id > id {
-			return out, err
+// scanVerdictValues reads every verdict value its scale can read, in
+// verdict id order (verdict_values' key order, so SQLite does not sort).
+func scanVerdictValues(tx *sql.Tx, codec *valueCodec) ([]verdictValue, error) {
+	rows, err := tx.Query(`SELECT verdict_id, dimension, value FROM verdict_values ORDER BY verdict_id, dimension`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var (
+		out    []verdictValue
+		intern = stringInterner{}
+	)
+	for rows.Next() {
+		var (
+			id  int64
+			dim string
+			raw any
+		)
+		if err := rows.Scan(&id, &dim, &raw); err != nil {
+			return nil, err
 		}
-		r.pending = false
-		if r.id < id {
-			continue
+		if x, ok := codec.decode(dim, raw); ok {
+			out = append(out, verdictValue{id, intern.of(dim), x})
 		}
-		if x, ok := r.codec.decode(r.dim, r.value); ok {
-			if out == nil {
-				out = map[string]float64{}
+	}
+	return out, rows.Err()
+}
+
+// addVerdictValues gives each placed verdict its values (a map only when
+// it has some), both lists being in verdict id order.
+func addVerdictValues(in []stats.Unit, placed []verdictPlace, values []verdictValue) {
+	j := 0
+	for _, p := range placed {
+		for j < len(values) && values[j].id < p.id {
+			j++
+		}
+		var m map[string]float64
+		for ; j < len(values) && values[j].id == p.id; j++ {
+			if m == nil {
+				m = map[string]float64{}
 			}
-			out[r.intern.of(r.dim)] = x
+			m[values[j].dim] = values[j].value
 		}
+		in[p.unit].Verdicts[p.at].Values = m
 	}
-}
-
-// skip passes over the values of verdict id.
-func (r *verdictValueReader) skip(id int64) error {
-	_, err := r.of(id)
-	return err
 }
