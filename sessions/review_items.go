@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -34,24 +35,65 @@ func readItemsAfter(tx *sql.Tx, after int64, limit int) ([]judge.Item, error) {
 		return nil, err
 	}
 	defer rows.Close()
+	// The texts of a page are copied into one buffer, and each item's
+	// strings are slices of one string made from it: a string per column
+	// per item costs its allocation's rounding and header on top of the
+	// text, which at a million items is more than the dataset file.
+	var (
+		texts  []byte
+		fields []byte
+		spans  []itemSpans
+	)
+	// Items share their segments map when its text is the same: a
+	// million items usually hold a handful of distinct ones, and a map
+	// per item is a few hundred bytes. Nothing changes an item's map.
+	shared := map[string]map[string]string{}
+	var col [6]sql.RawBytes // id, question, gold, prediction, response_a, response_b
+	var fieldsCol sql.RawBytes
+	var segments sql.NullString
 	for rows.Next() {
 		var it judge.Item
-		var fields, segments sql.NullString
-		if err := rows.Scan(&it.Index, &it.ID, &it.Question, &it.Gold, &it.Prediction, &it.ResponseA, &it.ResponseB, &fields, &segments); err != nil {
+		if err := rows.Scan(&it.Index, &col[0], &col[1], &col[2], &col[3], &col[4], &col[5], &fieldsCol, &segments); err != nil {
 			return nil, err
 		}
-		if fields.Valid {
-			it.Fields = json.RawMessage(fields.String)
+		var sp itemSpans
+		for k, c := range col {
+			sp.text[k] = len(texts)
+			texts = append(texts, c...)
+		}
+		sp.text[len(col)] = len(texts)
+		sp.fields = [2]int{-1, -1}
+		if fieldsCol != nil {
+			sp.fields = [2]int{len(fields), len(fields) + len(fieldsCol)}
+			fields = append(fields, fieldsCol...)
 		}
 		if segments.Valid {
-			if it.Segments, err = parseSegments(segments.String); err != nil {
-				return nil, fmt.Errorf("the segments of item %q cannot be read (%v): the session was edited by hand", it.ID, err)
+			seg, ok := shared[segments.String]
+			if !ok {
+				if seg, err = parseSegments(segments.String); err != nil {
+					return nil, fmt.Errorf("the segments of item %q cannot be read (%v): the session was edited by hand", string(col[0]), err)
+				}
+				if len(shared) < 4096 {
+					shared[segments.String] = seg
+				}
 			}
+			it.Segments = seg
 		}
 		items = append(items, it)
+		spans = append(spans, sp)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	all := string(texts)
+	fields = bytes.Clone(fields) // no spare capacity kept alive by the slices
+	for i, sp := range spans {
+		it := &items[i]
+		t := func(k int) string { return all[sp.text[k]:sp.text[k+1]] }
+		it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB = t(0), t(1), t(2), t(3), t(4), t(5)
+		if sp.fields[0] >= 0 {
+			it.Fields = json.RawMessage(fields[sp.fields[0]:sp.fields[1]:sp.fields[1]])
+		}
 	}
 	if len(items) == 0 {
 		return items, nil
@@ -79,4 +121,12 @@ func readItemsAfter(tx *sql.Tx, after int64, limit int) ([]judge.Item, error) {
 		items[i].Rubric = append(items[i].Rubric, text)
 	}
 	return items, crit.Err()
+}
+
+// itemSpans is where an item's texts lie in its page's buffers: text[k]
+// to text[k+1] for the k-th text column, fields[0] to fields[1] for its
+// fields (-1 when NULL).
+type itemSpans struct {
+	text   [7]int
+	fields [2]int
 }

@@ -138,6 +138,11 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 			return err
 		}
 	}
+	if rv != nil {
+		tuneGC(rv.Info.Items)
+	} else {
+		tuneGC(len(ds.Items))
+	}
 	if rv == nil && buildsInBackground(o.session, ds, o) {
 		return reviewNew(ctx, e, ds, o, js, cfg)
 	}

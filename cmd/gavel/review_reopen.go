@@ -11,7 +11,7 @@ import (
 // nextPage is how many each background read adds after it.
 const (
 	firstPage = 2000
-	nextPage  = 50000
+	nextPage  = 10000
 )
 
 // reopenUnchanged opens the session without reading the dataset file
