@@ -101,7 +101,7 @@ func addStatsLabels(units *statsUnits, scanned []scannedLabel) {
 			list = append(list, statsLabelRow{unit: u, dim: l.dim, annotator: l.annotator, via: l.via, value: l.value})
 		}
 	}
-	slices.SortFunc(list, func(a, b statsLabelRow) int {
+	order := func(a, b statsLabelRow) int {
 		if c := cmp.Compare(a.unit, b.unit); c != 0 {
 			return c
 		}
@@ -109,7 +109,12 @@ func addStatsLabels(units *statsUnits, scanned []scannedLabel) {
 			return c
 		}
 		return cmp.Compare(a.annotator, b.annotator)
-	})
+	}
+	// One annotator's labels on one dimension, ids in dataset order (the
+	// usual imported column), come sorted already.
+	if !slices.IsSortedFunc(list, order) {
+		slices.SortFunc(list, order)
+	}
 	in := units.units
 	for start := 0; start < len(list); {
 		u := list[start].unit
