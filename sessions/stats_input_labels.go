@@ -116,12 +116,16 @@ func addStatsLabels(units *statsUnits, scanned []scannedLabel) {
 		slices.SortFunc(list, order)
 	}
 	in := units.units
+	// Every unit's labels come out of one allocation: a unit has at most
+	// as many labels as it has rows.
+	slab := make([]stats.Label, len(list))
 	for start := 0; start < len(list); {
 		u := list[start].unit
 		end := start + 1
 		for end < len(list) && list[end].unit == u {
 			end++
 		}
+		in[u].Labels = slab[start:start:end]
 		foldUnitLabels(&in[u], list[start:end])
 		start = end
 	}

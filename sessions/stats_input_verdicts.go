@@ -78,6 +78,7 @@ func readStatsVerdicts(tx *sql.Tx, names map[int64]string, units *statsUnits) ([
 	statuses := stringInterner{}
 	extras := map[currentKey]*extrasOf{}
 	var placed []verdictPlace
+	slab := make([]stats.Verdict, 0, len(in))
 	for rows.Next() {
 		var (
 			id, run                int64
@@ -95,6 +96,11 @@ func readStatsVerdicts(tx *sql.Tx, names map[int64]string, units *statsUnits) ([
 			continue
 		}
 		vs := &in[u].Verdicts
+		if cap(*vs) == 0 && len(slab) < cap(slab) {
+			// a unit's first verdict, from one allocation for all
+			slab = slab[:len(slab)+1]
+			*vs = slab[len(slab)-1 : len(slab)-1 : len(slab)]
+		}
 		st := judge.StatusOK // NULL: ok, which is not copied into a new string for every verdict
 		if status.Valid {
 			st = judge.Status(statuses.of(status.String))
