@@ -134,21 +134,31 @@ func runImport(e env, path string, o importFlags) error {
 	if o.session == "" {
 		o.session = defaultSessionPath(path)
 	}
+	var sum sessions.ImportSummary
+	built := false
 	if sessions.IsNewSession(o.session) {
-		// A new session is built whole in one go, far faster than rows
-		// added to an open one; OpenReview then finds the dataset there.
-		if err := sessions.BuildDatasetSession(o.session, ds); err != nil {
+		// A new session is built whole in one go, its verdicts and labels
+		// included, far faster than rows added to an open one; OpenReview
+		// then finds it all there.
+		err := sessions.BuildDatasetSessionThen(o.session, ds, func(s *sessions.Store) error {
+			var err error
+			sum, err = sessions.ImportDatasetWith(s, ds, opts)
+			return err
+		})
+		if err != nil {
 			return err
 		}
+		built = true
 	}
 	rv, err := sessions.OpenReview(o.session, importAnnotator, ds)
 	if err != nil {
 		return err
 	}
 	defer rv.Store.Close()
-	sum, err := sessions.ImportDatasetWith(rv.Store, ds, opts)
-	if err != nil {
-		return err
+	if !built {
+		if sum, err = sessions.ImportDatasetWith(rv.Store, ds, opts); err != nil {
+			return err
+		}
 	}
 	for _, n := range append(rv.Notices, datasetNotices(ds)...) {
 		fmt.Fprintln(e.stderr, n)
