@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -85,12 +86,15 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 	for i := old; i < n; i++ {
 		w.index[w.items[i].ID] = i
 	}
-	w.reviewed = append(w.reviewed, make([]bool, n-old)...)
-	w.applicable = append(w.applicable, make([]bool, n-old)...)
-	w.agreement = append(w.agreement, make([]int8, n-old)...)
+	// Each per-item array grows once to the session's count, not by
+	// doubling: a copy of a million entries would stall a key press.
+	total := max(n, w.load.total)
+	w.reviewed = extend(w.reviewed, n, total)
+	w.applicable = extend(w.applicable, n, total)
+	w.agreement = extend(w.agreement, n, total)
 	for _, r := range w.runs {
-		r.verdicts = append(r.verdicts, make([][]judge.Verdict, n-old)...)
-		r.swapped = append(r.swapped, make([][]judge.Verdict, n-old)...)
+		r.verdicts = extend(r.verdicts, n, total)
+		r.swapped = extend(r.swapped, n, total)
 	}
 	for i := old; i < n; i++ {
 		w.agreement[i] = -1
@@ -120,6 +124,14 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 	}
 	m.review.cache.clear()
 	return tea.Batch(sel, m.loadRuns())
+}
+
+// extend lengthens s to n zero values, with room for total.
+func extend[T any](s []T, n, total int) []T {
+	if cap(s) < n {
+		s = slices.Grow(s, total-len(s))
+	}
+	return s[:n]
 }
 
 // loadRuns reads the verdicts of every run not read yet.

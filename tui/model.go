@@ -116,7 +116,9 @@ func New(o Options) *Model {
 		dataset:   o.Dataset,
 		about:     o.About,
 		items:     o.Items,
-		index:     make(map[string]int, len(o.Items)),
+		// Sized for every item, those still to be read included: a map
+		// that grows rehashes all it holds, a long stall at a million.
+		index:     make(map[string]int, max(len(o.Items), o.ItemCount)),
 		blind:     o.Blind,
 		swap:      o.Swap,
 		statsFn:   o.Stats,

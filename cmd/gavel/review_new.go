@@ -142,7 +142,9 @@ func reviewNew(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, j
 	m := tui.New(tui.Options{
 		Annotator:    o.annotator,
 		Dataset:      filepath.Base(ds.Name),
-		Items:        ds.Items,
+		Items:        ds.Items[:min(firstPage, len(ds.Items))],
+		MoreItems:    pagesOf(ds.Items),
+		ItemCount:    len(ds.Items),
 		Runs:         newRuns(ctx, b, judges, client, cfg, o.swap, &running),
 		Notices:      datasetNotices(ds),
 		About:        fmt.Sprintf("%s · mapped %s · session %s", filepath.Base(ds.Name), dataset.FormatMap(ds.Mapping), o.session),
@@ -224,6 +226,18 @@ func newRuns(ctx context.Context, b *sessionBuild, judges []judge.Judge, client 
 		runs = append(runs, r)
 	}
 	return runs
+}
+
+// pagesOf hands the screen items already in memory page by page after
+// its first frame, as a reopened session's are read: taking in a million
+// items at once (positions, review state) would delay the first frame by
+// about a second.
+func pagesOf(items []judge.Item) func() ([]judge.Item, bool, error) {
+	n := min(firstPage, len(items))
+	return func() ([]judge.Item, bool, error) {
+		n = min(n+nextPage, len(items))
+		return items[:n], n == len(items), nil
+	}
 }
 
 // lateStats computes the statistics once the session is written.

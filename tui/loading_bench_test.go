@@ -1,0 +1,22 @@
+package tui
+
+import (
+	"testing"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// BenchmarkItemsPage is the screen's loop taking in one page of items read
+// in the background (Options.MoreItems): the time during which a key press
+// would wait. Pages are added to a screen that holds 100,000 items.
+func BenchmarkItemsPage(b *testing.B) {
+	const held, page = 100_000, 5_000
+	items := testItems(held + page*b.N)
+	m := New(Options{Store: &fakeStore{}, Annotator: "tester", Dataset: "big.jsonl", Items: items[:held],
+		Runs: []Run{{Info: matchInfo}}, ItemCount: len(items),
+		MoreItems: func() ([]judge.Item, bool, error) { return nil, false, nil }})
+	b.ResetTimer()
+	for i := range b.N {
+		m.gotItems(itemsMsg{items: items[:held+page*(i+1)]})
+	}
+}
