@@ -49,7 +49,9 @@ func BuildSession(path string, info DatasetInfo, items []judge.Item) error {
 // and the session appears at path with it or not at all. The store given
 // to then writes as no annotator (Record needs one; the import's
 // recordGroups names its own) and must not be kept: it is closed when
-// then returns.
+// then returns. With the journal off a failed transaction cannot be rolled
+// back, so an error from then discards the whole session: nothing appears
+// at path.
 func BuildSessionThen(path string, info DatasetInfo, items []judge.Item, then func(*Store) error) (err error) {
 	if path == "" {
 		return errors.New("no session file given: pass --session FILE")

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,5 +110,35 @@ func TestBuildSessionRefusesBadItemsAndLeavesNothing(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 0 {
 		t.Fatalf("left behind: %v", entries)
+	}
+}
+
+func TestBuildSessionThenWritesInsideTheBuild(t *testing.T) {
+	path := sessionPath(t)
+	err := BuildSessionThen(path, DatasetInfo{Path: "x"}, manyItems(100), func(s *Store) error {
+		_, err := s.recordGroups("imported", [][]Action{{{Kind: KindLabel, ItemID: "item-00007", Dimension: "correct", Value: 1, Via: "import"}}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, path, "ann")
+	labels, err := s.Labels("imported")
+	if err != nil || len(labels) != 1 || labels[0].ItemID != "item-00007" {
+		t.Fatalf("labels written inside the build: %+v, %v", labels, err)
+	}
+
+	// An error from then leaves no session at all.
+	other := sessionPath(t)
+	err = BuildSessionThen(other, DatasetInfo{Path: "x"}, manyItems(10), func(*Store) error { return errors.New("the import failed") })
+	if err == nil || !strings.Contains(err.Error(), "the import failed") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(other); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a failed build left %s: %v", other, err)
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(other), ".*building*"))
+	if len(left) > 0 {
+		t.Fatalf("left behind: %v", left)
 	}
 }
