@@ -111,6 +111,9 @@ func (s *listScreen) view(width, height int) string {
 	st := s.styles
 	n := len(s.sel.items)
 	title := fmt.Sprintf("Items · %s · %s · %d of %d", s.sel.filter.name, s.sel.order, n, len(s.items))
+	if s.loading() {
+		title = fmt.Sprintf("Items · %s · %s · reading: %s", s.sel.filter.name, s.sel.order, s.loadedText())
+	}
 	rows := height - 3 // borders and the column header
 	inner := width - 4
 	lines := []string{st.Muted.Render(s.row(-1, inner))}

@@ -121,3 +121,16 @@ func TestCheckNoticeShown(t *testing.T) {
 		t.Errorf("hint after the check: %q", hint)
 	}
 }
+
+// The list screen does not give the items read so far as the total.
+func TestListWhileItemsLoad(t *testing.T) {
+	m, _, _ := loadingModel(t)
+	m = press(t, m, "L")
+	if m.screen != screenList {
+		t.Fatal("L does not open the list")
+	}
+	title := lines(m)[1]
+	if !strings.Contains(title, "reading: 3 of 10") || strings.Contains(title, "3 of 3") {
+		t.Errorf("list title while loading: %q", title)
+	}
+}
