@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -35,7 +36,8 @@ const buildPageSize = 8192
 // empty file: a session that appeared at path meanwhile is never replaced.
 // So a crash or kill -9 at any moment leaves either no session at path or
 // a complete one (and, at worst, a temporary file named
-// .NAME.building-* beside it). Open then opens it as any other session.
+// .NAME.building-* beside it, which the next build of the same session
+// removes). Open then opens it as any other session.
 //
 // The checks are InitDataset's: item ids present and unique, indexes
 // unique, info.Items 0 or len(items).
@@ -69,6 +71,7 @@ func BuildSessionThen(path string, info DatasetInfo, items []judge.Item, then fu
 		return err
 	}
 	dir := filepath.Dir(abs)
+	removeDeadBuilds(dir, filepath.Base(abs))
 	tmp, err := createBuildFile(dir, filepath.Base(abs))
 	if err != nil {
 		return fmt.Errorf("cannot create session %s: %w", path, err)
@@ -243,12 +246,23 @@ func placeBuild(path, abs, tmp string) error {
 	return nil
 }
 
-// createBuildFile makes a new empty file .NAME.building-N in dir, with
+// buildHost names this machine in a build's temporary file name, so that
+// on a folder shared between machines only this machine's dead builds are
+// removed.
+func buildHost() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" || strings.ContainsAny(h, `/\`) {
+		return "localhost"
+	}
+	return h
+}
+
+// createBuildFile makes a new empty file .NAME.building-PID-N.HOST in dir, with
 // the permissions SQLite gives a new session (0644 less the umask; a
 // temporary file's 0600 would surprise whoever shares the folder).
 func createBuildFile(dir, name string) (string, error) {
 	for try := 0; ; try++ {
-		p := filepath.Join(dir, fmt.Sprintf(".%s.building-%d-%d", name, os.Getpid(), rand.Uint32()))
+		p := filepath.Join(dir, fmt.Sprintf(".%s.building-%d-%d.%s", name, os.Getpid(), rand.Uint32(), buildHost()))
 		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
 			return p, f.Close()
@@ -256,6 +270,31 @@ func createBuildFile(dir, name string) (string, error) {
 		if !errors.Is(err, fs.ErrExist) || try == 100 {
 			return "", err
 		}
+	}
+}
+
+// removeDeadBuilds deletes the temporary files of earlier builds of the
+// same session whose process is gone (killed, or the machine stopped), so
+// that a killed build of a large dataset does not keep its disk space. A
+// file of a live process, or of this one, is left alone.
+func removeDeadBuilds(dir, name string) {
+	prefix := "." + name + ".building-"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || e.IsDir() {
+			continue
+		}
+		pidText, rest, ok1 := strings.Cut(rest, "-")
+		_, host, ok2 := strings.Cut(rest, ".")
+		pid, err := strconv.Atoi(pidText)
+		if !ok1 || !ok2 || err != nil || host != buildHost() || pid == os.Getpid() || pidAlive(pid) {
+			continue
+		}
+		removeBuild(filepath.Join(dir, e.Name()))
 	}
 }
 

@@ -106,3 +106,36 @@ func TestBuildSessionSurvivesKill(t *testing.T) {
 		t.Fatal("no round produced a session")
 	}
 }
+
+// TestBuildRemovesDeadBuilds checks that a build removes the temporary
+// file a killed build of the same session left, and leaves alone those
+// of a live process, of another machine and of another session.
+func TestBuildRemovesDeadBuilds(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.gavel")
+	host := buildHost()
+	dead := filepath.Join(dir, fmt.Sprintf(".s.gavel.building-%d-1.%s", deadPID(t), host))
+	keep := []string{
+		filepath.Join(dir, fmt.Sprintf(".s.gavel.building-%d-2.%s", os.Getppid(), host)),
+		filepath.Join(dir, fmt.Sprintf(".s.gavel.building-%d-3.%s", deadPID(t), host+"-elsewhere")),
+		filepath.Join(dir, fmt.Sprintf(".other.gavel.building-%d-4.%s", deadPID(t), host)),
+	}
+	for _, p := range append([]string{dead, dead + "-journal"}, keep...) {
+		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := BuildSession(path, DatasetInfo{Path: "x"}, manyItems(3)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dead, dead + "-journal"} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is still there: %v", filepath.Base(p), err)
+		}
+	}
+	for _, p := range keep {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed: %v", filepath.Base(p), err)
+		}
+	}
+}
