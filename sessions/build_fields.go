@@ -1,7 +1,9 @@
 package sessions
 
 import (
+	"bytes"
 	"errors"
+	"unicode/utf16"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -19,8 +21,10 @@ import (
 // 0 for a member that was "" in the file. A row with no elided member is
 // stored as it was, with no prefix; so are rows from older sessions.
 //
-// The member is put back as elideEncode writes the column's text, and it
-// is elided only when that is byte for byte what the file had: the row
+// Columns 1-6 written as elideEncode writes them are codes 1-6; written as
+// Python writes them by default (elideEncodeASCII, \uXXXX past ASCII),
+// codes 9-14. The member is put back in the encoding its code names, and
+// it is elided only when that is byte for byte what the file had: the row
 // read back is the original bytes, so DiffItems' byte comparison and every
 // reader of Fields see what they saw before.
 
@@ -38,10 +42,23 @@ const (
 	codeResponseB
 	codeID
 	codeCount
+	// codeASCII is added to a column's code when the file wrote its text
+	// as Python's json.dumps does by default (ensure_ascii): every
+	// character past ASCII as a \uXXXX escape.
+	codeASCII = 8
 )
+
+// validCode reports whether c names a kept member or a column in either
+// encoding.
+func validCode(c int) bool {
+	return c < codeCount || (c > codeASCII && c < codeASCII+codeCount)
+}
 
 // itemColumn returns the item's column text for a code.
 func itemColumn(it *judge.Item, code int) string {
+	if code > codeASCII {
+		code -= codeASCII
+	}
 	switch code {
 	case codeQuestion:
 		return it.Question
@@ -62,9 +79,10 @@ func itemColumn(it *judge.Item, code int) string {
 // elider writes items.fields; it keeps scratch space between rows and is
 // not safe for concurrent use.
 type elider struct {
-	spans []memberSpan
-	codes []byte
-	out   []byte
+	spans   []memberSpan
+	codes   []byte
+	out     []byte
+	scratch []byte
 }
 
 // memberSpan is where a top-level member's value lies in a row.
@@ -96,9 +114,20 @@ func (e *elider) fields(it *judge.Item) string {
 			code = codeKept
 		case len(v) > 2 && v[0] == '"':
 			for c := codeQuestion; c < codeCount; c++ {
-				if col := itemColumn(it, c); col != "" && encodesTo(col, v) {
+				col := itemColumn(it, c)
+				if col == "" {
+					continue
+				}
+				if encodesTo(col, v) {
 					code, elided = c, true
 					break
+				}
+				if bytes.Contains(v, []byte(`\u`)) {
+					e.scratch = elideEncodeASCII(e.scratch[:0], col)
+					if bytes.Equal(e.scratch, v) {
+						code, elided = c+codeASCII, true
+						break
+					}
 				}
 			}
 		}
@@ -159,7 +188,7 @@ func restoreFields(stored string, it *judge.Item) []byte {
 	codes := make([]int, 0, n/2)
 	for i := 0; i < n; i += 2 {
 		c, ok := fieldCode(prefix[i], prefix[i+1])
-		if !ok || c >= codeCount {
+		if !ok || !validCode(c) {
 			return []byte(stored)
 		}
 		codes = append(codes, c)
@@ -175,7 +204,7 @@ func restoreFields(stored string, it *judge.Item) []byte {
 	size := len(row)
 	for _, c := range codes {
 		if c != codeKept {
-			size += elideEncodedLen(itemColumn(it, c)) - 2
+			size += elideEncodedLen(itemColumn(it, c)) - 2 // at least
 		}
 	}
 	out := make([]byte, 0, size)
@@ -185,7 +214,11 @@ func restoreFields(stored string, it *judge.Item) []byte {
 			continue
 		}
 		out = append(out, row[last:sp.start]...)
-		out = elideEncode(out, itemColumn(it, codes[k]))
+		if codes[k] > codeASCII {
+			out = elideEncodeASCII(out, itemColumn(it, codes[k]))
+		} else {
+			out = elideEncode(out, itemColumn(it, codes[k]))
+		}
 		last = sp.end
 	}
 	return append(out, row[last:]...)
@@ -321,6 +354,37 @@ func elideEncode(out []byte, s string) []byte {
 	}
 	out = append(out, s[last:]...)
 	return append(out, '"')
+}
+
+// elideEncodeASCII appends s as a JSON string the way Python's json.dumps
+// writes it by default: as elideEncode, but every character past ASCII as
+// a \uXXXX escape (lower-case hex, a surrogate pair past U+FFFF).
+func elideEncodeASCII(out []byte, s string) []byte {
+	out = append(out, '"')
+	for _, r := range s {
+		switch {
+		case r < 0x80:
+			c := byte(r)
+			if e := elideEscape[c]; e != 0 {
+				out = append(out, '\\', e)
+			} else if c < 0x20 {
+				out = append(out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+			} else {
+				out = append(out, c)
+			}
+		case r > 0xFFFF:
+			r1, r2 := utf16.EncodeRune(r)
+			out = appendU4(appendU4(out, r1), r2)
+		default:
+			out = appendU4(out, r)
+		}
+	}
+	return append(out, '"')
+}
+
+// appendU4 appends \uXXXX for r (at most 0xFFFF).
+func appendU4(out []byte, r rune) []byte {
+	return append(out, '\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15])
 }
 
 // elideEncodedLen is len(elideEncode(nil, s)).

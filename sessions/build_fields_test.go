@@ -18,7 +18,7 @@ import (
 var roundTripFiles = map[string]string{
 	"rows.jsonl": `{"id": "a1", "question": "What is 2+2?\n\"quoted\" \\ tab\there", "answer": "4", "prediction": "four\u0001", "meta": {"question": "What is 2+2?"}, "n": 4}
 {"id":"a2","question":"café naïve “x”","answer":"","prediction":"","empty":"","copy":"café naïve “x”"}
-{"id":"a3","question":"Python wrote caf\u00e9","answer":4,"prediction":"4","tags":["4","x"],"nested":{"a":[1,{"b":"\""}]}}
+{"id":"a3","question":"Python wrote caf\u00e9 \ud83d\ude00 \u00C9","answer":4,"prediction":"4","tags":["4","x"],"nested":{"a":[1,{"b":"\""}]}}
 { "id" : "a4" , "question" : "spaced out" , "answer" : "ok" , "prediction" : "ok" , "z" : "" }
 {"id":"a5","question":"slash \/ here","answer":"a\u2028b","prediction":"p","x":null,"y":true,"f":1.5e3}
 `,
@@ -88,6 +88,16 @@ func TestFieldsAreStoredWithoutTheColumnsText(t *testing.T) {
 		t.Fatalf("stored = %q", stored)
 	}
 	if back := restoreFields(stored, &it); !bytes.Equal(back, it.Fields) {
+		t.Fatalf("restored %s", back)
+	}
+	// Python's default output (\u escapes past ASCII) is elided too.
+	py := judge.Item{ID: "p1", Question: "café 😀 naïve\n", Gold: "x",
+		Fields: []byte(`{"id": "p1", "question": "caf\u00e9 \ud83d\ude00 na\u00efve\n", "gold": "x"}`)}
+	stored = newElider(nil).fields(&py)
+	if strings.Contains(stored, "caf") {
+		t.Fatalf("the Python-escaped question is still stored: %q", stored)
+	}
+	if back := restoreFields(stored, &py); !bytes.Equal(back, py.Fields) {
 		t.Fatalf("restored %s", back)
 	}
 	// Rows stored whole (older sessions) read as they are.
