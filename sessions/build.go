@@ -17,13 +17,13 @@ import (
 	"github.com/gavel-dev/gavel/sessions/dataset"
 )
 
-// buildPageSize is the page size of a session BuildSession writes.
-// Measured on the generated 100,000-row file (59 MB, rows of ~590 bytes,
-// ~700 stored): 4096 gives a 70.92 MB session, 8192 70.93 MB, 16384
-// 69.58 MB, with times within the noise. 8 KiB keeps rows of a few
-// kilobytes (long chains of thought) off overflow pages without making
-// each item read fetch much more than it needs.
-const buildPageSize = 8192
+// buildPageSize is the page size of a session BuildSession writes. A page
+// holds whole rows, so on average half a row per page is lost: with the
+// generated 100,000-row file (59 MB, ~650 bytes stored per item) 8 KiB
+// pages held 12 items and a 76.8 MB session (schema v5), 16 KiB pages 25
+// and 74.2 MB, with times within the noise. Rows of a few kilobytes (long
+// chains of thought) also stay off overflow pages.
+const buildPageSize = 16384
 
 // BuildSession writes a new session at path holding the dataset info and
 // its items, with nothing else (no run, no label, no lock). It is the fast

@@ -21,7 +21,9 @@ import (
 // 0 for a member that was "" in the file. A row with no elided member is
 // stored as it was, with no prefix; so are rows from older sessions.
 //
-// Columns 1-6 written as elideEncode writes them are codes 1-6; written as
+// A member whose text is the item's segment of the same name (items.segments
+// holds it) is code 7. Columns 1-6 written as elideEncode writes them are
+// codes 1-6; written as
 // Python writes them by default (elideEncodeASCII, \uXXXX past ASCII),
 // codes 9-14. The member is put back in the encoding its code names, and
 // it is elided only when that is byte for byte what the file had: the row
@@ -42,6 +44,9 @@ const (
 	codeResponseB
 	codeID
 	codeCount
+	// codeSegment is a member whose text is the item's segment of the
+	// same name (the segments column holds it).
+	codeSegment = codeCount
 	// codeASCII is added to a column's code when the file wrote its text
 	// as Python's json.dumps does by default (ensure_ascii): every
 	// character past ASCII as a \uXXXX escape.
@@ -51,7 +56,7 @@ const (
 // validCode reports whether c names a kept member or a column in either
 // encoding.
 func validCode(c int) bool {
-	return c < codeCount || (c > codeASCII && c < codeASCII+codeCount)
+	return c <= codeSegment || (c > codeASCII && c < codeASCII+codeCount)
 }
 
 // itemColumn returns the item's column text for a code.
@@ -85,8 +90,19 @@ type elider struct {
 	scratch []byte
 }
 
-// memberSpan is where a top-level member's value lies in a row.
-type memberSpan struct{ start, end int }
+// memberSpan is where a top-level member's value lies in a row, and its
+// name's (quotes included).
+type memberSpan struct{ start, end, keyStart, keyEnd int }
+
+// plainKey returns a member's name when it holds no escape; ok is false
+// otherwise (such members are never elided as segments).
+func plainKey(row []byte, sp memberSpan) (string, bool) {
+	k := row[sp.keyStart+1 : sp.keyEnd-1]
+	if bytes.IndexByte(k, '\\') >= 0 {
+		return "", false
+	}
+	return string(k), true
+}
 
 // newElider returns an elider. mapping is not needed (elision reads only
 // the row and the item's columns) and is accepted for the callers' sake.
@@ -99,7 +115,7 @@ func (e *elider) fields(it *judge.Item) string {
 		return string(row)
 	}
 	e.spans = e.spans[:0]
-	if err := topMembers(row, func(vs, ve int) { e.spans = append(e.spans, memberSpan{vs, ve}) }); err != nil {
+	if err := topMembers(row, func(sp memberSpan) { e.spans = append(e.spans, sp) }); err != nil {
 		return string(row)
 	}
 	// codes[k] is the code of the k-th member: -1 for a member that stays
@@ -127,6 +143,13 @@ func (e *elider) fields(it *judge.Item) string {
 					if bytes.Equal(e.scratch, v) {
 						code, elided = c+codeASCII, true
 						break
+					}
+				}
+			}
+			if code < 0 && len(it.Segments) > 0 {
+				if name, ok := plainKey(row, sp); ok {
+					if seg, ok := it.Segments[name]; ok && seg != "" && encodesTo(seg, v) {
+						code, elided = codeSegment, true
 					}
 				}
 			}
@@ -194,18 +217,29 @@ func restoreFields(stored string, it *judge.Item) []byte {
 		codes = append(codes, c)
 	}
 	var spans []memberSpan
-	if err := topMembers(row, func(vs, ve int) {
-		if ve-vs == 2 && row[vs] == '"' {
-			spans = append(spans, memberSpan{vs, ve})
+	if err := topMembers(row, func(sp memberSpan) {
+		if sp.end-sp.start == 2 && row[sp.start] == '"' {
+			spans = append(spans, sp)
 		}
 	}); err != nil || len(spans) != len(codes) {
 		return []byte(stored)
 	}
+	texts := make([]string, len(codes))
 	size := len(row)
-	for _, c := range codes {
-		if c != codeKept {
-			size += elideEncodedLen(itemColumn(it, c)) - 2 // at least
+	for k, c := range codes {
+		switch {
+		case c == codeKept:
+			continue
+		case c == codeSegment:
+			name, ok := plainKey(row, spans[k])
+			if !ok {
+				return []byte(stored)
+			}
+			texts[k] = it.Segments[name]
+		default:
+			texts[k] = itemColumn(it, c)
 		}
+		size += elideEncodedLen(texts[k]) - 2 // at least
 	}
 	out := make([]byte, 0, size)
 	last := 0
@@ -215,18 +249,18 @@ func restoreFields(stored string, it *judge.Item) []byte {
 		}
 		out = append(out, row[last:sp.start]...)
 		if codes[k] > codeASCII {
-			out = elideEncodeASCII(out, itemColumn(it, codes[k]))
+			out = elideEncodeASCII(out, texts[k])
 		} else {
-			out = elideEncode(out, itemColumn(it, codes[k]))
+			out = elideEncode(out, texts[k])
 		}
 		last = sp.end
 	}
 	return append(out, row[last:]...)
 }
 
-// topMembers calls fn with the span of each top-level member's value of
-// the JSON object row (row must start with '{').
-func topMembers(row []byte, fn func(vs, ve int)) error {
+// topMembers calls fn with the spans of each top-level member of the JSON
+// object row (row must start with '{').
+func topMembers(row []byte, fn func(memberSpan)) error {
 	i := skipWS(row, 1)
 	if i < len(row) && row[i] == '}' {
 		return nil
@@ -235,6 +269,7 @@ func topMembers(row []byte, fn func(vs, ve int)) error {
 		if row[i] != '"' {
 			return errBadRow
 		}
+		ks := i
 		end, err := skipString(row, i)
 		if err != nil {
 			return err
@@ -248,7 +283,7 @@ func topMembers(row []byte, fn func(vs, ve int)) error {
 		if err != nil {
 			return err
 		}
-		fn(i, ve)
+		fn(memberSpan{start: i, end: ve, keyStart: ks, keyEnd: end})
 		i = skipWS(row, ve)
 		if i >= len(row) {
 			return errBadRow

@@ -16,8 +16,8 @@ import (
 // objects, a member that is "" while another holds the text, a member
 // that equals another item column, Python's \u escapes.
 var roundTripFiles = map[string]string{
-	"rows.jsonl": `{"id": "a1", "question": "What is 2+2?\n\"quoted\" \\ tab\there", "answer": "4", "prediction": "four\u0001", "meta": {"question": "What is 2+2?"}, "n": 4}
-{"id":"a2","question":"café naïve “x”","answer":"","prediction":"","empty":"","copy":"café naïve “x”"}
+	"rows.jsonl": `{"id": "a1", "question": "What is 2+2?\n\"quoted\" \\ tab\there", "answer": "4", "prediction": "four\u0001", "meta": {"question": "What is 2+2?"}, "n": 4, "category": "math"}
+{"id":"a2","question":"café naïve “x”","answer":"","prediction":"","empty":"","copy":"café naïve “x”","category":"lang\u00e9"}
 {"id":"a3","question":"Python wrote caf\u00e9 \ud83d\ude00 \u00C9","answer":4,"prediction":"4","tags":["4","x"],"nested":{"a":[1,{"b":"\""}]}}
 { "id" : "a4" , "question" : "spaced out" , "answer" : "ok" , "prediction" : "ok" , "z" : "" }
 {"id":"a5","question":"slash \/ here","answer":"a\u2028b","prediction":"p","x":null,"y":true,"f":1.5e3}
@@ -98,6 +98,16 @@ func TestFieldsAreStoredWithoutTheColumnsText(t *testing.T) {
 		t.Fatalf("the Python-escaped question is still stored: %q", stored)
 	}
 	if back := restoreFields(stored, &py); !bytes.Equal(back, py.Fields) {
+		t.Fatalf("restored %s", back)
+	}
+	// A member holding the item's segment of the same name is elided too.
+	seg := judge.Item{ID: "s1", Question: "q", Segments: map[string]string{"category": "geography", "task": "t"},
+		Fields: []byte(`{"id":"s1","category":"geography","task":"other","k\u0061y":"t"}`)}
+	stored = newElider(nil).fields(&seg)
+	if strings.Contains(stored, "geography") || !strings.Contains(stored, "other") {
+		t.Fatalf("stored segments: %q", stored)
+	}
+	if back := restoreFields(stored, &seg); !bytes.Equal(back, seg.Fields) {
 		t.Fatalf("restored %s", back)
 	}
 	// Rows stored whole (older sessions) read as they are.

@@ -168,15 +168,16 @@ func readItems(tx *sql.Tx) ([]judge.Item, error) {
 		if err := rows.Scan(&it.Index, &it.ID, &it.Question, &it.Gold, &it.Prediction, &it.ResponseA, &it.ResponseB, &fields, &segments); err != nil {
 			return nil, err
 		}
-		if fields.Valid {
-			// The row as the file had it: the text the columns hold goes
-			// back where the row had it (see build_fields.go).
-			it.Fields = json.RawMessage(restoreFields(fields.String, &it))
-		}
 		if segments.Valid {
 			if it.Segments, err = parseSegments(segments.String); err != nil {
 				return nil, fmt.Errorf("the segments of item %q cannot be read (%v): the session was edited by hand", it.ID, err)
 			}
+		}
+		if fields.Valid {
+			// The row as the file had it: the text the columns and
+			// segments hold goes back where the row had it (see
+			// build_fields.go).
+			it.Fields = json.RawMessage(restoreFields(fields.String, &it))
 		}
 		pos[it.ID] = len(items)
 		items = append(items, it)
