@@ -469,3 +469,13 @@ func encodesTo(s string, raw []byte) bool {
 	}
 	return j == len(r)
 }
+
+// restoreStoredFields is restoreFields for a stored text already in bytes:
+// a row stored whole (it starts with '{') is returned as it is, with no
+// copy, so readers that pack rows into one buffer keep doing so.
+func restoreStoredFields(stored []byte, it *judge.Item) []byte {
+	if len(stored) == 0 || stored[0] == '{' {
+		return stored
+	}
+	return restoreFields(string(stored), it)
+}

@@ -68,6 +68,10 @@ func TestFieldsRoundTripThroughTheSession(t *testing.T) {
 						t.Errorf("build=%v item %s differs: %+v", build, got[i].ID, got[i])
 					}
 				}
+				paged, err := s.ItemsAfter(-1, len(ds.Items)+1)
+				if err != nil || !reflect.DeepEqual(paged, got) {
+					t.Errorf("build=%v: ItemsAfter differs from Items: %v", build, err)
+				}
 				if c := DiffItems(got, ds.Items); len(c.Edited)+len(c.Added)+len(c.Removed) > 0 {
 					t.Errorf("DiffItems sees a change: %+v", c)
 				}

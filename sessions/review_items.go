@@ -92,7 +92,8 @@ func readItemsAfter(tx *sql.Tx, after int64, limit int) ([]judge.Item, error) {
 		t := func(k int) string { return all[sp.text[k]:sp.text[k+1]] }
 		it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB = t(0), t(1), t(2), t(3), t(4), t(5)
 		if sp.fields[0] >= 0 {
-			it.Fields = json.RawMessage(fields[sp.fields[0]:sp.fields[1]:sp.fields[1]])
+			// Text elided because a column holds it goes back (build_fields.go).
+			it.Fields = json.RawMessage(restoreStoredFields(fields[sp.fields[0]:sp.fields[1]:sp.fields[1]], it))
 		}
 	}
 	if len(items) == 0 {
