@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"database/sql"
+	"iter"
 	"math"
 	"path/filepath"
 	"slices"
@@ -232,7 +233,14 @@ type plannedRun struct {
 	column                      string
 	swappedColumn, reasonColumn string
 	scale                       judge.Scale
-	verdicts                    []judge.Verdict
+	// verdicts yields the verdicts in dataset order, made from the
+	// dataset's cells as they are written rather than held for the whole
+	// file (a million verdicts held at once cost hundreds of megabytes). A
+	// verdict's Values map may be shared with other verdicts: it is read,
+	// never changed. swapped says whether any of them is in the swapped
+	// order.
+	verdicts iter.Seq[judge.Verdict]
+	swapped  bool
 }
 
 // plannedAnnotator is an annotator and the labels and notes an import
@@ -242,21 +250,23 @@ type plannedAnnotator struct {
 	dimension    string
 	scale        judge.Scale
 	// scales are the dimensions an exported annotator's labels use.
-	scales          []judge.Dimension
-	groups          map[string][]Action
-	order           []string // item ids in dataset order
+	scales []judge.Dimension
+	// groups yields one item's labels and notes at a time, in dataset
+	// order; the slice is the annotator's until the next one is asked
+	// for. Reading them counts the values that are no label in unreadable
+	// (firstUnreadable is the first of them), so the counts are whole
+	// once groups has been read through.
+	groups          iter.Seq[[]Action]
 	unreadable      int
 	firstUnreadable string
 }
 
-func (a *plannedAnnotator) add(itemID string, act Action) {
-	if a.groups == nil {
-		a.groups = map[string][]Action{}
+// countUnreadable counts a value that is no label.
+func (a *plannedAnnotator) countUnreadable(text string) {
+	if a.unreadable == 0 {
+		a.firstUnreadable = text
 	}
-	if _, seen := a.groups[itemID]; !seen {
-		a.order = append(a.order, itemID)
-	}
-	a.groups[itemID] = append(a.groups[itemID], act)
+	a.unreadable++
 }
 
 // itemIDs returns the ids of the session's items.
@@ -315,7 +325,7 @@ func (s *Store) itemIDs() (map[string]bool, error) {
 }
 
 // importRun writes a planned run's verdicts that the session does not have
-// yet, in either order.
+// yet, in either order, many rows per statement.
 func (s *Store) importRun(p *plannedRun) (ImportedRun, error) {
 	out := ImportedRun{Column: p.column, SwappedColumn: p.swappedColumn, ReasonColumn: p.reasonColumn, Scale: p.scale}
 	key, err := RunKey(p.info)
@@ -336,7 +346,7 @@ func (s *Store) importRun(p *plannedRun) (ImportedRun, error) {
 	if err != nil {
 		return out, err
 	}
-	if slices.ContainsFunc(p.verdicts, func(v judge.Verdict) bool { return v.Swapped }) {
+	if p.swapped {
 		swapped, err := s.SwappedVerdicts(run.ID)
 		if err != nil {
 			return out, err
@@ -352,27 +362,56 @@ func (s *Store) importRun(p *plannedRun) (ImportedRun, error) {
 	for _, v := range current {
 		have[vkey{v.ItemID, v.Criterion, v.Swapped}] = v
 	}
-	var add []judge.Verdict
-	for _, v := range p.verdicts {
-		if old, ok := have[vkey{v.ItemID, v.Criterion, v.Swapped}]; ok && sameVerdict(old, v) {
-			out.Unchanged++
-			continue
-		}
-		add = append(add, v)
-		if v.Swapped {
-			out.Swapped++
-		}
-		if v.Status != judge.StatusOK {
-			out.ParseErrors++
-			if v.Swapped {
-				out.SwappedParseErrors++
+	current = nil
+	unchanged := func(v judge.Verdict) bool {
+		old, ok := have[vkey{v.ItemID, v.Criterion, v.Swapped}]
+		return ok && sameVerdict(old, v)
+	}
+	if len(have) > 0 {
+		changed := false
+		for v := range p.verdicts {
+			if !unchanged(v) {
+				changed = true
+				break
 			}
 		}
+		if !changed {
+			// Imported again with nothing new: no write at all.
+			for range p.verdicts {
+				out.Unchanged++
+			}
+			return out, nil
+		}
 	}
-	if err := s.SaveVerdicts(run.ID, add); err != nil {
+	err = s.write("saving verdicts", func(tx *sql.Tx) error {
+		w, err := newVerdictWriter(tx, run.ID)
+		if err != nil {
+			return err
+		}
+		for v := range p.verdicts {
+			if unchanged(v) {
+				out.Unchanged++
+				continue
+			}
+			if err := w.add(v); err != nil {
+				return err
+			}
+			out.Verdicts++
+			if v.Swapped {
+				out.Swapped++
+			}
+			if v.Status != judge.StatusOK {
+				out.ParseErrors++
+				if v.Swapped {
+					out.SwappedParseErrors++
+				}
+			}
+		}
+		return w.flush()
+	})
+	if err != nil {
 		return out, err
 	}
-	out.Verdicts = len(add)
 	return out, nil
 }
 
@@ -392,10 +431,9 @@ func sameVerdict(a, b judge.Verdict) bool {
 }
 
 // importAnnotator writes a planned annotator's labels and notes that
-// differ from their current ones.
+// differ from their current ones, many rows per statement.
 func (s *Store) importAnnotator(p *plannedAnnotator) (ImportedAnnotator, error) {
-	out := ImportedAnnotator{Name: p.name, Column: p.column, Dimension: p.dimension, Scale: p.scale,
-		Unreadable: p.unreadable, FirstUnreadable: p.firstUnreadable}
+	out := ImportedAnnotator{Name: p.name, Column: p.column, Dimension: p.dimension, Scale: p.scale}
 	dims := p.scales
 	if p.scale != "" {
 		dims = append(dims, judge.Dimension{Name: p.dimension, Scale: p.scale})
@@ -429,30 +467,69 @@ func (s *Store) importAnnotator(p *plannedAnnotator) (ImportedAnnotator, error) 
 	for _, n := range notes {
 		noted[n.ItemID] = n.Text
 	}
-	var groups [][]Action
-	for _, id := range p.order {
-		var g []Action
-		for _, a := range p.groups[id] {
+	labels, notes = nil, nil
+	// fresh keeps the actions of a group that change something, and
+	// counts them (and the labels already there) when count is set.
+	var buf []Action
+	fresh := func(g []Action, count bool) []Action {
+		buf = buf[:0]
+		for _, a := range g {
 			switch a.Kind {
 			case KindNote:
 				if noted[a.ItemID] == a.Note {
 					continue
 				}
-				out.Notes++
+				if count {
+					out.Notes++
+				}
 			default:
 				if v, ok := have[lkey{a.ItemID, a.Criterion, a.Dimension}]; ok && v == a.Value {
-					out.Unchanged++
+					if count {
+						out.Unchanged++
+					}
 					continue
 				}
-				out.Labels++
+				if count {
+					out.Labels++
+				}
 			}
-			g = append(g, a)
+			buf = append(buf, a)
 		}
-		groups = append(groups, g)
+		return buf
 	}
-	if _, err := s.recordGroups(p.name, groups); err != nil {
-		return out, err
+	write := true
+	if len(have) > 0 || len(noted) > 0 {
+		// Imported again: write only when something is new.
+		write = false
+		for g := range p.groups {
+			if len(fresh(g, false)) > 0 {
+				write = true
+				break
+			}
+		}
 	}
+	if !write {
+		for g := range p.groups {
+			fresh(g, true)
+		}
+	} else {
+		err = s.write("saving labels", func(tx *sql.Tx) error {
+			w, err := newGroupWriter(tx, s.path, p.name)
+			if err != nil {
+				return err
+			}
+			for g := range p.groups {
+				if err := w.add(fresh(g, true)); err != nil {
+					return err
+				}
+			}
+			return w.flush()
+		})
+		if err != nil {
+			return out, err
+		}
+	}
+	out.Unreadable, out.FirstUnreadable = p.unreadable, p.firstUnreadable
 	return out, nil
 }
 

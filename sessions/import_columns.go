@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -165,10 +166,18 @@ func (p *importPlan) addVerdictColumn(items []judge.Item, rows []bool, vc column
 		Dimensions: []judge.Dimension{{Name: kind.Dimension, Scale: kind.Scale,
 			Description: "the value of column " + col.Field}},
 	}, kind.Scale)
-	p.addVerdicts(items, rows, vc, r, func(id, text string) judge.Verdict {
+	// A column holds a handful of distinct values: the verdicts with the
+	// same one share its Values map instead of a map each.
+	shared := map[float64]map[string]float64{}
+	r.verdicts = verdictsOf(items, rows, vc, func(id, text string) judge.Verdict {
 		v := judge.Verdict{ItemID: id, Raw: text, Status: judge.StatusOK}
 		if x, ok := readValue(text, kind.Scale); ok {
-			v.Values = map[string]float64{kind.Dimension: x}
+			m, seen := shared[x]
+			if !seen {
+				m = map[string]float64{kind.Dimension: x}
+				shared[x] = m
+			}
+			v.Values = m
 		} else {
 			v.Status, v.Error = judge.StatusParseError, unreadableValue(text, kind.Scale)
 		}
@@ -186,14 +195,14 @@ func (p *importPlan) addParsedColumn(items []judge.Item, rows []bool, vc columnG
 		Dimensions:  parser.Dimensions,
 		Params:      map[string]any{"parser": parser.Judge},
 	}, "")
-	p.addVerdicts(items, rows, vc, r, func(id, text string) judge.Verdict {
+	r.verdicts = verdictsOf(items, rows, vc, func(id, text string) judge.Verdict {
 		return parseOutput(parser, id, text)
 	})
 }
 
 // newRun starts a planned run of a verdict column.
 func (p *importPlan) newRun(vc columnGroup, info judge.Info, scale judge.Scale) *plannedRun {
-	r := &plannedRun{column: vc.main.Field, info: info, scale: scale}
+	r := &plannedRun{column: vc.main.Field, info: info, scale: scale, swapped: vc.swapped != nil}
 	if vc.swapped != nil {
 		r.swappedColumn = vc.swapped.Field
 	}
@@ -204,27 +213,34 @@ func (p *importPlan) newRun(vc columnGroup, info judge.Info, scale judge.Scale) 
 	return r
 }
 
-// addVerdicts reads each row's verdict, and its swapped order, into r. A
-// blank cell is no verdict. A swapped verdict is the same run's second
-// order of the same judgment (Verdict.Swapped), its value already in the
-// original A/B terms; the reason column gives the first order's reason.
-func (p *importPlan) addVerdicts(items []judge.Item, rows []bool, vc columnGroup, r *plannedRun, read func(id, text string) judge.Verdict) {
-	for i := range items {
-		if !rows[i] {
-			continue
-		}
-		if text := vc.main.Values[i]; strings.TrimSpace(text) != "" {
-			v := read(items[i].ID, text)
-			if vc.reason != nil {
-				v.Reason = vc.reason.Values[i]
+// verdictsOf yields each row's verdict, and its swapped order, read from
+// the column group's cells. A blank cell is no verdict. A swapped verdict
+// is the same run's second order of the same judgment (Verdict.Swapped),
+// its value already in the original A/B terms; the reason column gives
+// the first order's reason.
+func verdictsOf(items []judge.Item, rows []bool, vc columnGroup, read func(id, text string) judge.Verdict) iter.Seq[judge.Verdict] {
+	return func(yield func(judge.Verdict) bool) {
+		for i := range items {
+			if !rows[i] {
+				continue
 			}
-			r.verdicts = append(r.verdicts, v)
-		}
-		if vc.swapped != nil {
-			if text := vc.swapped.Values[i]; strings.TrimSpace(text) != "" {
+			if text := vc.main.Values[i]; strings.TrimSpace(text) != "" {
 				v := read(items[i].ID, text)
-				v.Swapped = true
-				r.verdicts = append(r.verdicts, v)
+				if vc.reason != nil {
+					v.Reason = vc.reason.Values[i]
+				}
+				if !yield(v) {
+					return
+				}
+			}
+			if vc.swapped != nil {
+				if text := vc.swapped.Values[i]; strings.TrimSpace(text) != "" {
+					v := read(items[i].ID, text)
+					v.Swapped = true
+					if !yield(v) {
+						return
+					}
+				}
 			}
 		}
 	}
@@ -268,19 +284,23 @@ func parseOutput(parser *OutputParser, id, raw string) (v judge.Verdict) {
 // and the first is kept for the summary.
 func (p *importPlan) addHumanColumn(items []judge.Item, rows []bool, col dataset.ImportedColumn, kind columnKind) {
 	a := &plannedAnnotator{name: col.Field, column: col.Field, dimension: kind.Dimension, scale: kind.Scale}
-	for i, text := range col.Values {
-		if !rows[i] || strings.TrimSpace(text) == "" {
-			continue
-		}
-		x, ok := readValue(text, kind.Scale)
-		if !ok {
-			if a.unreadable == 0 {
-				a.firstUnreadable = text
+	a.groups = func(yield func([]Action) bool) {
+		a.unreadable, a.firstUnreadable = 0, ""
+		g := make([]Action, 1)
+		for i, text := range col.Values {
+			if !rows[i] || strings.TrimSpace(text) == "" {
+				continue
 			}
-			a.unreadable++
-			continue
+			x, ok := readValue(text, kind.Scale)
+			if !ok {
+				a.countUnreadable(text)
+				continue
+			}
+			g[0] = Action{Kind: KindLabel, ItemID: items[i].ID, Dimension: kind.Dimension, Value: x, Via: ViaImported}
+			if !yield(g) {
+				return
+			}
 		}
-		a.add(items[i].ID, Action{Kind: KindLabel, ItemID: items[i].ID, Dimension: kind.Dimension, Value: x, Via: ViaImported})
 	}
 	p.annotators = append(p.annotators, a)
 }

@@ -252,6 +252,9 @@ func exportedRun(name string, order []string, dimScale map[string]judge.Scale, p
 			r.info.Dimensions = append(r.info.Dimensions, judge.Dimension{Name: d, Scale: s})
 		}
 	}
+	// An export is read whole (its cells by column): its verdicts are
+	// held too, once.
+	var verdicts []judge.Verdict
 	for _, row := range rows {
 		status := row.cells[exportColumn{kind: prefixStatus, owner: name}]
 		reason := row.cells[exportColumn{kind: prefixReason, owner: name}]
@@ -271,7 +274,7 @@ func exportedRun(name string, order []string, dimScale map[string]judge.Scale, p
 			}
 			v := judge.Verdict{ItemID: row.item.ID, Criterion: k, Status: judge.Status(status.at(k)),
 				Reason: reason.at(k), Error: errs.at(k)}
-			r.verdicts = append(r.verdicts, exportedValues(v, r.info.Dimensions, func(dim string) string {
+			verdicts = append(verdicts, exportedValues(v, r.info.Dimensions, func(dim string) string {
 				return row.cells[exportColumn{kind: prefixVerdict, owner: name, dim: dim}].at(k)
 			}))
 		}
@@ -284,11 +287,13 @@ func exportedRun(name string, order []string, dimScale map[string]judge.Scale, p
 		}
 		if swStatus != "" || hasValue {
 			v := judge.Verdict{ItemID: row.item.ID, Swapped: true, Status: judge.Status(swStatus)}
-			r.verdicts = append(r.verdicts, exportedValues(v, r.info.Dimensions, func(dim string) string {
+			verdicts = append(verdicts, exportedValues(v, r.info.Dimensions, func(dim string) string {
 				return row.cells[exportColumn{kind: prefixSwapped, owner: name, dim: dim}].at(0)
 			}))
+			r.swapped = true
 		}
 	}
+	r.verdicts = slices.Values(verdicts)
 	return r
 }
 
@@ -316,6 +321,14 @@ func exportedValues(v judge.Verdict, dims []judge.Dimension, text func(dim strin
 // counted as unreadable.
 func exportedAnnotator(name string, rows []exportedRow, dimScale map[string]judge.Scale) *plannedAnnotator {
 	a := &plannedAnnotator{name: name, column: prefixLabel + name}
+	groups := map[string][]Action{}
+	var order []string // item ids in dataset order
+	add := func(itemID string, act Action) {
+		if _, seen := groups[itemID]; !seen {
+			order = append(order, itemID)
+		}
+		groups[itemID] = append(groups[itemID], act)
+	}
 	for _, row := range rows {
 		via := row.cells[exportColumn{kind: prefixVia, owner: name}].at(0)
 		if via == "" {
@@ -329,23 +342,28 @@ func exportedAnnotator(name string, rows []exportedRow, dimScale map[string]judg
 			for _, k := range cl.criteria() {
 				x, ok := exportedValue(cl.at(k), scale)
 				if !ok || !known {
-					if a.unreadable == 0 {
-						a.firstUnreadable = cl.at(k)
-					}
-					a.unreadable++
+					a.countUnreadable(cl.at(k))
 					continue
 				}
-				a.add(row.item.ID, Action{Kind: KindLabel, ItemID: row.item.ID, Criterion: k, Dimension: c.dim, Value: x, Via: via})
+				add(row.item.ID, Action{Kind: KindLabel, ItemID: row.item.ID, Criterion: k, Dimension: c.dim, Value: x, Via: via})
 			}
 		}
 		if note := row.cells[exportColumn{kind: prefixNote, owner: name}].at(0); note != "" {
-			a.add(row.item.ID, Action{Kind: KindNote, ItemID: row.item.ID, Note: note, Via: via})
+			add(row.item.ID, Action{Kind: KindNote, ItemID: row.item.ID, Note: note, Via: via})
 		}
 	}
 	// Map order is random: keep each item's labels in a fixed order.
-	for id, g := range a.groups {
+	for _, g := range groups {
 		sortActions(g)
-		a.groups[id] = g
+	}
+	unreadable, first := a.unreadable, a.firstUnreadable
+	a.groups = func(yield func([]Action) bool) {
+		a.unreadable, a.firstUnreadable = unreadable, first
+		for _, id := range order {
+			if !yield(groups[id]) {
+				return
+			}
+		}
 	}
 	for d, s := range dimScale {
 		a.scales = append(a.scales, judge.Dimension{Name: d, Scale: s})
