@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"database/sql"
 	"errors"
+	"fmt"
+	"math"
 	"slices"
 
 	"github.com/gavel-dev/gavel/sessions/stats"
@@ -37,24 +39,38 @@ func readStatsLabels(tx *sql.Tx, units *statsUnits, codec *valueCodec) error {
 }
 
 // scanStatsLabels reads every current label whose value its scale can
-// read. The stored current labels are read in their own order, without a
-// join or ORDER BY: SQLite would sort a million rows through a temporary
-// b-tree, and addStatsLabels sorts them faster.
+// read, packed when it can (readPackedLabels), else a row at a time.
 func scanStatsLabels(tx *sql.Tx, codec *valueCodec) ([]scannedLabel, error) {
+	if packedReads {
+		list, ok, err := readPackedLabels(tx, codec)
+		if err != nil || ok {
+			return list, err
+		}
+	}
+	return readLabelRows(tx, codec, "")
+}
+
+// readLabelRows reads a row at a time the current labels the condition
+// where (a WHERE clause with parameters args, or "") selects, those whose value its scale can read. The stored current
+// labels are read in their own order, without a join or ORDER BY: SQLite
+// would sort a million rows through a temporary b-tree, and
+// addStatsLabels sorts them faster.
+func readLabelRows(tx *sql.Tx, codec *valueCodec, where string, args ...any) ([]scannedLabel, error) {
 	// The driver copies every text value into a new string. A column
 	// equal to the first label's comes back NULL instead: in most sessions
 	// one dimension, a few annotators and a few ways of reaching an item
 	// cover nearly every label.
 	var first [3]string
-	err := tx.QueryRow(`SELECT dimension, annotator, via FROM current_labels LIMIT 1`).Scan(&first[0], &first[1], &first[2])
+	err := tx.QueryRow(`SELECT dimension, annotator, via FROM current_labels `+where+` LIMIT 1`, args...).Scan(&first[0], &first[1], &first[2])
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.Query(`SELECT item_id, criterion, NULLIF(dimension, ?1), value, NULLIF(annotator, ?2), NULLIF(via, ?3)
-		FROM current_labels`, first[0], first[1], first[2])
+	k := len(args) // the first label's columns are the parameters after args
+	rows, err := tx.Query(fmt.Sprintf(`SELECT item_id, criterion, NULLIF(dimension, ?%d), value, NULLIF(annotator, ?%d), NULLIF(via, ?%d)
+		FROM current_labels `, k+1, k+2, k+3)+where, slices.Concat(args, []any{first[0], first[1], first[2]})...)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +135,7 @@ func addStatsLabels(units *statsUnits, scanned []scannedLabel) {
 	// Every unit's labels come out of one allocation: a unit has at most
 	// as many labels as it has rows.
 	slab := make([]stats.Label, len(list))
+	shared := oneValue{}
 	for start := 0; start < len(list); {
 		u := list[start].unit
 		end := start + 1
@@ -126,15 +143,23 @@ func addStatsLabels(units *statsUnits, scanned []scannedLabel) {
 			end++
 		}
 		in[u].Labels = slab[start:start:end]
-		foldUnitLabels(&in[u], list[start:end])
+		foldUnitLabels(&in[u], list[start:end], shared)
 		start = end
 	}
 }
 
 // foldUnitLabels adds one unit's sorted label rows to it: a Label per
 // annotator, in the order the rows first name them, holding a value per
-// dimension.
-func foldUnitLabels(unit *stats.Unit, rows []statsLabelRow) {
+// dimension. When the rows are all of one dimension, each annotator has
+// one value, and the labels share one map per value (oneValue).
+func foldUnitLabels(unit *stats.Unit, rows []statsLabelRow, shared oneValue) {
+	if rows[0].dim == rows[len(rows)-1].dim {
+		// sorted by dimension first: one dimension, an annotator per row
+		for _, r := range rows {
+			unit.Labels = append(unit.Labels, stats.Label{Annotator: r.annotator, Values: shared.of(r.dim, r.value), Provenance: r.via})
+		}
+		return
+	}
 	for _, r := range rows {
 		i := slices.IndexFunc(unit.Labels, func(l stats.Label) bool { return l.Annotator == r.annotator })
 		if i < 0 {
@@ -143,6 +168,30 @@ func foldUnitLabels(unit *stats.Unit, rows []statsLabelRow) {
 		}
 		unit.Labels[i].Values[r.dim] = r.value
 	}
+}
+
+// oneValue hands out the maps holding a single value, one per dimension
+// and value: a million labels or verdicts of one dimension on a binary
+// scale share two maps rather than allocating a million. The statistics
+// only read them.
+type oneValue map[dimValue]map[string]float64
+
+// dimValue is a dimension and the bits of a value (so that -0 and 0 keep
+// their own maps).
+type dimValue struct {
+	dim  string
+	bits uint64
+}
+
+// of is the shared map {dim: v}.
+func (o oneValue) of(dim string, v float64) map[string]float64 {
+	k := dimValue{dim, math.Float64bits(v)}
+	m, ok := o[k]
+	if !ok {
+		m = map[string]float64{dim: v}
+		o[k] = m
+	}
+	return m
 }
 
 // stringInterner hands back one copy of each distinct string, so that a

@@ -75,24 +75,8 @@ func (u *statsUnits) at(base int, item string, crit int) (int, bool) {
 // item_id index alone instead of the whole items table; they are put in
 // dataset order here.
 func readStatsUnits(tx *sql.Tx, perCriterion bool, in *stats.Input) (*statsUnits, error) {
-	type item struct {
-		idx int64
-		id  string
-	}
-	var items []item
-	rows, err := tx.Query(`SELECT idx, item_id FROM items`)
+	items, err := readStatsItems(tx)
 	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var it item
-		if err := rows.Scan(&it.idx, &it.id); err != nil {
-			return nil, err
-		}
-		items = append(items, it)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	// items came in id order (from the index), which find's byID keeps;
@@ -136,6 +120,69 @@ func readStatsUnits(tx *sql.Tx, perCriterion bool, in *stats.Input) (*statsUnits
 		slices.SortFunc(byID, cmpID)
 	}
 	return &statsUnits{units: in.Units, byID: byID, lastID: -1}, nil
+}
+
+// statsItem is an item's place in the dataset and its id.
+type statsItem struct {
+	idx int64
+	id  string
+}
+
+// readStatsItems reads every item's idx and id, packed when it can
+// (readPackedItems), in the order of the item_id index.
+func readStatsItems(tx *sql.Tx) ([]statsItem, error) {
+	if packedReads {
+		items, ok, err := readPackedItems(tx)
+		if err != nil || ok {
+			return items, err
+		}
+	}
+	return readItemRows(tx)
+}
+
+// readPackedItems reads the items' idx and ids as two packed lists (see
+// stats_input_packed.go); ok is false when an id holds packSep.
+func readPackedItems(tx *sql.Tx) ([]statsItem, bool, error) {
+	var (
+		n        int64
+		idx, ids sql.NullString
+	)
+	err := tx.QueryRow(`SELECT count(*), group_concat(idx, ','), group_concat(item_id, char(30)) FROM items`).Scan(&n, &idx, &ids)
+	if err != nil {
+		return nil, false, err
+	}
+	idxList, ok1 := splitPacked(idx, ',', n)
+	idList, ok2 := splitPacked(ids, packSep, n)
+	if !ok1 || !ok2 {
+		return nil, false, nil
+	}
+	items := make([]statsItem, n)
+	for i := range items {
+		x, ok := packedNumber(idxList.next())
+		if !ok {
+			return nil, false, nil
+		}
+		items[i] = statsItem{idx: x, id: idList.next()}
+	}
+	return items, true, nil
+}
+
+// readItemRows reads every item's idx and id a row at a time.
+func readItemRows(tx *sql.Tx) ([]statsItem, error) {
+	var items []statsItem
+	rows, err := tx.Query(`SELECT idx, item_id FROM items`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var it statsItem
+		if err := rows.Scan(&it.idx, &it.id); err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+	}
+	return items, rows.Err()
 }
 
 // readCriteriaCounts is the number of rubric criteria of each item that has

@@ -65,64 +65,115 @@ type extrasOf struct {
 // same scan, for ok verdicts only, and a verdict's are kept while no later
 // verdict of its run, unit and order replaces it — what the
 // current_verdicts view selects with a subquery per row.
+//
+// The verdicts are read packed (readPackedVerdicts) when they can be,
+// else a row at a time.
 func readStatsVerdicts(tx *sql.Tx, names map[int64]string, units *statsUnits) ([]verdictPlace, error) {
-	rows, err := tx.Query(`SELECT v.id, v.run_id, v.item_id, v.criterion, v.swapped, NULLIF(v.status, 'ok'), `+samplesColumn+`, `+extrasColumn+`
-		FROM verdicts v
-		ORDER BY v.id`, maxExtraText)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-
-	in := units.units
-	statuses := stringInterner{}
-	extras := map[currentKey]*extrasOf{}
-	var placed []verdictPlace
-	slab := make([]stats.Verdict, 0, len(in))
-	for rows.Next() {
-		var (
-			id, run                int64
-			item                   string
-			crit                   int
-			swapped                bool
-			status, samples, extra sql.NullString
-		)
-		if err := rows.Scan(&id, &run, &item, &crit, &swapped, &status, &samples, &extra); err != nil {
+	p := newVerdictPlacer(names, units)
+	ok := false
+	if packedReads {
+		var err error
+		if ok, err = readPackedVerdicts(tx, p.add); err != nil {
 			return nil, err
 		}
-		u, ok := units.find(item, crit)
-		name, known := names[run]
-		if !ok || !known {
-			continue
+	}
+	if !ok {
+		if err := readVerdictRows(tx, "", p.add); err != nil {
+			return nil, err
 		}
-		vs := &in[u].Verdicts
-		if cap(*vs) == 0 && len(slab) < cap(slab) {
-			// a unit's first verdict, from one allocation for all
-			slab = slab[:len(slab)+1]
-			*vs = slab[len(slab)-1 : len(slab)-1 : len(slab)]
+	}
+	return p.finish(), nil
+}
+
+// verdictRow is what the statistics read of a verdict.
+type verdictRow struct {
+	id, run int64
+	item    string
+	crit    int
+	swapped bool
+	// status is "" for ok.
+	status string
+	// samples and extra are samplesColumn and extrasColumn.
+	samples, extra sql.NullString
+}
+
+// readVerdictRows reads the verdicts a row at a time in id order, those
+// the condition where (a WHERE clause, or "") selects, giving each to fn.
+func readVerdictRows(tx *sql.Tx, where string, fn func(*verdictRow)) error {
+	rows, err := tx.Query(`SELECT v.id, v.run_id, v.item_id, v.criterion, v.swapped, NULLIF(v.status, 'ok'), `+samplesColumn+`, `+extrasColumn+`
+		FROM verdicts v `+where+`
+		ORDER BY v.id`, maxExtraText)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			r      verdictRow
+			status sql.NullString
+		)
+		if err := rows.Scan(&r.id, &r.run, &r.item, &r.crit, &r.swapped, &status, &r.samples, &r.extra); err != nil {
+			return err
 		}
-		st := judge.StatusOK // NULL: ok, which is not copied into a new string for every verdict
-		if status.Valid {
-			st = judge.Status(statuses.of(status.String))
-		}
-		*vs = append(*vs, stats.Verdict{Judge: name, Status: st, Swapped: swapped})
-		cur := &(*vs)[len(*vs)-1]
-		if samples.Valid {
-			cur.Samples = parseSamples(samples.String)
-		}
-		placed = append(placed, verdictPlace{id: id, unit: u, at: len(*vs) - 1})
-		k := currentKey{run, swapped, u}
-		if extra.Valid {
-			extras[k] = &extrasOf{id: id, name: name, pairs: parseExtraPairs(extra.String)}
-		} else if e, ok := extras[k]; ok {
+		r.status = status.String
+		fn(&r)
+	}
+	return rows.Err()
+}
+
+// verdictPlacer adds verdicts, in id order, to their units.
+type verdictPlacer struct {
+	names    map[int64]string
+	units    *statsUnits
+	statuses stringInterner
+	extras   map[currentKey]*extrasOf
+	placed   []verdictPlace
+	slab     []stats.Verdict
+}
+
+func newVerdictPlacer(names map[int64]string, units *statsUnits) *verdictPlacer {
+	return &verdictPlacer{names: names, units: units, statuses: stringInterner{}, extras: map[currentKey]*extrasOf{},
+		slab: make([]stats.Verdict, 0, len(units.units))}
+}
+
+// add places the next verdict, leaving out those of a unit the session
+// lacks or of an unknown run.
+func (p *verdictPlacer) add(r *verdictRow) {
+	u, ok := p.units.find(r.item, r.crit)
+	name, known := p.names[r.run]
+	if !ok || !known {
+		return
+	}
+	vs := &p.units.units[u].Verdicts
+	if cap(*vs) == 0 && len(p.slab) < cap(p.slab) {
+		// a unit's first verdict, from one allocation for all
+		p.slab = p.slab[:len(p.slab)+1]
+		*vs = p.slab[len(p.slab)-1 : len(p.slab)-1 : len(p.slab)]
+	}
+	st := judge.StatusOK // not copied into a new string for every verdict
+	if r.status != "" {
+		st = judge.Status(p.statuses.of(r.status))
+	}
+	*vs = append(*vs, stats.Verdict{Judge: name, Status: st, Swapped: r.swapped})
+	cur := &(*vs)[len(*vs)-1]
+	if r.samples.Valid {
+		cur.Samples = parseSamples(r.samples.String)
+	}
+	p.placed = append(p.placed, verdictPlace{id: r.id, unit: u, at: len(*vs) - 1})
+	if r.extra.Valid {
+		p.extras[currentKey{r.run, r.swapped, u}] = &extrasOf{id: r.id, name: name, pairs: parseExtraPairs(r.extra.String)}
+	} else if len(p.extras) > 0 {
+		if e, ok := p.extras[currentKey{r.run, r.swapped, u}]; ok {
 			e.pairs = nil // replaced by a later verdict without any
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	addExtras(in, extras)
-	return placed, nil
+}
+
+// finish gives the current verdicts their extra fields and tells where
+// each verdict went.
+func (p *verdictPlacer) finish() []verdictPlace {
+	addExtras(p.units.units, p.extras)
+	return p.placed
 }
 
 // addExtras gives each current verdict's extra fields to its unit's last
@@ -196,9 +247,22 @@ type verdictValue struct {
 }
 
 // scanVerdictValues reads every verdict value its scale can read, in
-// verdict id order (verdict_values' key order, so SQLite does not sort).
+// verdict id order, packed when it can (readPackedValues).
 func scanVerdictValues(tx *sql.Tx, codec *valueCodec) ([]verdictValue, error) {
-	rows, err := tx.Query(`SELECT verdict_id, dimension, value FROM verdict_values ORDER BY verdict_id, dimension`)
+	if packedReads {
+		out, ok, err := readPackedValues(tx, codec)
+		if err != nil || ok {
+			return out, err
+		}
+	}
+	return readValueRows(tx, codec, "")
+}
+
+// readValueRows reads the verdict values the condition where (a WHERE
+// clause, or "") selects, a row at a time, in verdict id order
+// (verdict_values' key order, so SQLite does not sort).
+func readValueRows(tx *sql.Tx, codec *valueCodec, where string, args ...any) ([]verdictValue, error) {
+	rows, err := tx.Query(`SELECT verdict_id, dimension, value FROM verdict_values `+where+` ORDER BY verdict_id, dimension`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -224,20 +288,30 @@ func scanVerdictValues(tx *sql.Tx, codec *valueCodec) ([]verdictValue, error) {
 }
 
 // addVerdictValues gives each placed verdict its values (a map only when
-// it has some), both lists being in verdict id order.
+// it has some), both lists being in verdict id order. Verdicts with a
+// single value share one map per value (oneValue).
 func addVerdictValues(in []stats.Unit, placed []verdictPlace, values []verdictValue) {
 	j := 0
+	shared := oneValue{}
 	for _, p := range placed {
 		for j < len(values) && values[j].id < p.id {
 			j++
 		}
-		var m map[string]float64
-		for ; j < len(values) && values[j].id == p.id; j++ {
-			if m == nil {
-				m = map[string]float64{}
-			}
-			m[values[j].dim] = values[j].value
+		end := j
+		for end < len(values) && values[end].id == p.id {
+			end++
 		}
+		var m map[string]float64
+		switch {
+		case end == j+1:
+			m = shared.of(values[j].dim, values[j].value)
+		case end > j+1:
+			m = make(map[string]float64, end-j)
+			for _, v := range values[j:end] {
+				m[v.dim] = v.value
+			}
+		}
+		j = end
 		in[p.unit].Verdicts[p.at].Values = m
 	}
 }

@@ -1,0 +1,90 @@
+package sessions
+
+import (
+	"database/sql"
+	"errors"
+)
+
+// packedLabel is the condition under which an annotator's current label
+// is read packed: on a whole item, of the annotator's first label's
+// dimension (parameter dim) and way of reaching the item (via), and a
+// whole number.
+func packedLabel(dim, via string) string {
+	return `criterion = 0 AND dimension = ` + dim + ` AND via = ` + via + ` AND ` + wholeValue
+}
+
+// readPackedLabels reads the current labels as readLabelRows does, an
+// annotator at a time (the current labels are keyed by annotator first,
+// so each annotator's are a range of the key): those packedLabel covers
+// packed (see stats_input_packed.go), the others a row at a time. ok is
+// false when the packed lists cannot be read.
+func readPackedLabels(tx *sql.Tx, codec *valueCodec) (list []scannedLabel, ok bool, err error) {
+	const firstOf = `SELECT annotator, dimension, via FROM current_labels `
+	var first [3]string // annotator, dimension, via of the annotator's first label
+	err = tx.QueryRow(firstOf+`ORDER BY annotator LIMIT 1`).Scan(&first[0], &first[1], &first[2])
+	for ; err == nil; err = tx.QueryRow(firstOf+`WHERE annotator > ?1 ORDER BY annotator LIMIT 1`, first[0]).Scan(&first[0], &first[1], &first[2]) {
+		var more []scannedLabel
+		if _, named := codec.scales[first[1]]; named {
+			// stored as names, which are not packed
+			more, err = readLabelRows(tx, codec, `WHERE annotator = ?1`, first[0])
+		} else {
+			more, ok, err = readAnnotatorPacked(tx, codec, first)
+			if !ok && err == nil {
+				return nil, false, nil
+			}
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		list = append(list, more...)
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, false, err
+	}
+	return list, true, nil
+}
+
+// readAnnotatorPacked reads one annotator's current labels (first: the
+// annotator, the dimension and via of its first label) for
+// readPackedLabels.
+func readAnnotatorPacked(tx *sql.Tx, codec *valueCodec, first [3]string) ([]scannedLabel, bool, error) {
+	annotator, dim, via := first[0], first[1], first[2]
+	var (
+		n                  int64
+		itemList, valueLst sql.NullString
+	)
+	err := tx.QueryRow(`SELECT count(*), group_concat(item_id, char(30)), `+packedInt(packedLabel("?1", "?2"), `CAST(value AS INTEGER)`)+
+		` FROM current_labels WHERE annotator = ?3`, dim, via, annotator).Scan(&n, &itemList, &valueLst)
+	if err != nil {
+		return nil, false, err
+	}
+	items, ok1 := splitPacked(itemList, packSep, n)
+	values, ok2 := splitPacked(valueLst, ',', n)
+	if !ok1 || !ok2 {
+		return nil, false, nil
+	}
+	list := make([]scannedLabel, 0, n)
+	slow := false
+	for range n {
+		item, v := items.next(), values.next()
+		if v == packSlow {
+			slow = true
+			continue
+		}
+		x, ok := packedNumber(v)
+		if !ok {
+			return nil, false, nil
+		}
+		if f, ok := codec.decode(dim, float64(x)); ok {
+			list = append(list, scannedLabel{item: item, dim: dim, annotator: annotator, via: via, value: f})
+		}
+	}
+	if slow {
+		others, err := readLabelRows(tx, codec, `WHERE annotator = ?3 AND `+slowRows(packedLabel("?1", "?2")), dim, via, annotator)
+		if err != nil {
+			return nil, false, err
+		}
+		list = append(list, others...)
+	}
+	return list, true, nil
+}
