@@ -27,7 +27,7 @@ func readStamp(tx *sql.Tx) ([]sql.NullInt64, error) {
 // values and the current labels.
 type statsBeside struct {
 	values []verdictValue
-	labels []scannedLabel
+	labels *scannedLabels
 	// same says the second connection saw the same moment as tx (and
 	// read without error).
 	same bool

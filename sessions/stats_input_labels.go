@@ -11,51 +11,81 @@ import (
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
-// statsLabelRow is one current label as readStatsLabels sorts it.
-type statsLabelRow struct {
-	unit                int
-	dim, annotator, via string
-	value               float64
+// scannedLabels are the current labels as scanStatsLabels reads them,
+// before their units are known.
+type scannedLabels struct {
+	list  []scannedLabel
+	kinds labelKinds
 }
 
-// scannedLabel is a current label as scanStatsLabels reads it, before its
-// unit is known.
+// scannedLabel is one current label. Its dimension, annotator and way of
+// reaching the item are a labelKind, for a million labels name a few.
 type scannedLabel struct {
-	item                string
-	crit                int
-	dim, annotator, via string
-	value               float64
+	item  string
+	crit  int32
+	kind  uint32
+	value float64
 }
 
-// readStatsLabels adds each annotator's current labels to their units,
-// with how the annotator reached the item.
-func readStatsLabels(tx *sql.Tx, units *statsUnits, codec *valueCodec) error {
-	list, err := scanStatsLabels(tx, codec)
-	if err != nil {
-		return err
+// labelKind is the dimension, annotator and via of labels.
+type labelKind struct {
+	dim, annotator, via string
+}
+
+// labelKinds numbers the labelKinds met.
+type labelKinds struct {
+	list  []labelKind
+	index map[labelKind]uint32
+}
+
+// of is k's number.
+func (ks *labelKinds) of(k labelKind) uint32 {
+	if i, ok := ks.index[k]; ok {
+		return i
 	}
-	addStatsLabels(units, list)
-	return nil
+	if ks.index == nil {
+		ks.index = map[labelKind]uint32{}
+	}
+	i := uint32(len(ks.list))
+	ks.list = append(ks.list, k)
+	ks.index[k] = i
+	return i
+}
+
+// add adds a label, leaving out a criterion beyond int32 (no unit has it).
+func (s *scannedLabels) add(item string, crit int64, kind uint32, value float64) {
+	if crit == int64(int32(crit)) {
+		s.list = append(s.list, scannedLabel{item: item, crit: int32(crit), kind: kind, value: value})
+	}
+}
+
+// statsLabelRow is one current label as addStatsLabels sorts it: rank
+// orders its kind by dimension, then annotator.
+type statsLabelRow struct {
+	unit       int
+	rank, kind uint32
+	value      float64
 }
 
 // scanStatsLabels reads every current label whose value its scale can
 // read, packed when it can (readPackedLabels), else a row at a time.
-func scanStatsLabels(tx *sql.Tx, codec *valueCodec) ([]scannedLabel, error) {
+func scanStatsLabels(tx *sql.Tx, codec *valueCodec) (*scannedLabels, error) {
 	if packedReads {
 		list, ok, err := readPackedLabels(tx, codec)
 		if err != nil || ok {
 			return list, err
 		}
 	}
-	return readLabelRows(tx, codec, "")
+	out := &scannedLabels{}
+	return out, readLabelRows(tx, codec, out, "")
 }
 
-// readLabelRows reads a row at a time the current labels the condition
-// where (a WHERE clause with parameters args, or "") selects, those whose value its scale can read. The stored current
+// readLabelRows adds to out, read a row at a time, the current labels the
+// condition where (a WHERE clause with parameters args, or "") selects, those whose value its scale can read. The stored current
 // labels are read in their own order, without a join or ORDER BY: SQLite
 // would sort a million rows through a temporary b-tree, and
 // addStatsLabels sorts them faster.
-func readLabelRows(tx *sql.Tx, codec *valueCodec, where string, args ...any) ([]scannedLabel, error) {
+func readLabelRows(tx *sql.Tx, codec *valueCodec, out *scannedLabels, where string, args ...any) error {
 	// The driver copies every text value into a new string. A column
 	// equal to the first label's comes back NULL instead: in most sessions
 	// one dimension, a few annotators and a few ways of reaching an item
@@ -63,22 +93,19 @@ func readLabelRows(tx *sql.Tx, codec *valueCodec, where string, args ...any) ([]
 	var first [3]string
 	err := tx.QueryRow(`SELECT dimension, annotator, via FROM current_labels `+where+` LIMIT 1`, args...).Scan(&first[0], &first[1], &first[2])
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	k := len(args) // the first label's columns are the parameters after args
 	rows, err := tx.Query(fmt.Sprintf(`SELECT item_id, criterion, NULLIF(dimension, ?%d), value, NULLIF(annotator, ?%d), NULLIF(via, ?%d)
 		FROM current_labels `, k+1, k+2, k+3)+where, slices.Concat(args, []any{first[0], first[1], first[2]})...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var (
-		list   []scannedLabel
-		intern = stringInterner{}
-	)
+	intern := stringInterner{}
 	orFirst := func(s sql.NullString, i int) string {
 		if s.Valid {
 			return intern.of(s.String)
@@ -89,20 +116,20 @@ func readLabelRows(tx *sql.Tx, codec *valueCodec, where string, args ...any) ([]
 		var (
 			item                string
 			dim, annotator, via sql.NullString
-			crit                int
+			crit                int64
 			raw                 any
 		)
 		if err := rows.Scan(&item, &crit, &dim, &raw, &annotator, &via); err != nil {
-			return nil, err
+			return err
 		}
 		d := orFirst(dim, 0)
 		value, readable := codec.decode(d, raw)
 		if !readable {
 			continue
 		}
-		list = append(list, scannedLabel{item: item, crit: crit, dim: d, annotator: orFirst(annotator, 1), via: orFirst(via, 2), value: value})
+		out.add(item, crit, out.kinds.of(labelKind{d, orFirst(annotator, 1), orFirst(via, 2)}), value)
 	}
-	return list, rows.Err()
+	return rows.Err()
 }
 
 // addStatsLabels gives the scanned labels to their units (leaving out
@@ -110,21 +137,37 @@ func readLabelRows(tx *sql.Tx, codec *valueCodec, where string, args ...any) ([]
 // received them: sorted by unit, then dimension, then annotator, a unit's
 // labels listing each annotator once, in the order that sort first meets
 // them.
-func addStatsLabels(units *statsUnits, scanned []scannedLabel) {
-	list := make([]statsLabelRow, 0, len(scanned))
-	for _, l := range scanned {
-		if u, ok := units.find(l.item, l.crit); ok {
-			list = append(list, statsLabelRow{unit: u, dim: l.dim, annotator: l.annotator, via: l.via, value: l.value})
+func addStatsLabels(units *statsUnits, scanned *scannedLabels) {
+	kinds := scanned.kinds.list
+	// rank orders the kinds by dimension, then annotator; kinds differing
+	// in via alone never meet on one unit and dimension (an annotator has
+	// one current label there).
+	byName := make([]uint32, len(kinds))
+	for i := range byName {
+		byName[i] = uint32(i)
+	}
+	slices.SortFunc(byName, func(a, b uint32) int {
+		ka, kb := kinds[a], kinds[b]
+		if c := cmp.Compare(ka.dim, kb.dim); c != 0 {
+			return c
+		}
+		return cmp.Compare(ka.annotator, kb.annotator)
+	})
+	rank := make([]uint32, len(kinds))
+	for r, k := range byName {
+		rank[k] = uint32(r)
+	}
+	list := make([]statsLabelRow, 0, len(scanned.list))
+	for _, l := range scanned.list {
+		if u, ok := units.find(l.item, int(l.crit)); ok {
+			list = append(list, statsLabelRow{unit: u, rank: rank[l.kind], kind: l.kind, value: l.value})
 		}
 	}
 	order := func(a, b statsLabelRow) int {
 		if c := cmp.Compare(a.unit, b.unit); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a.dim, b.dim); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.annotator, b.annotator)
+		return cmp.Compare(a.rank, b.rank)
 	}
 	// One annotator's labels on one dimension, ids in dataset order (the
 	// usual imported column), come sorted already.
@@ -143,7 +186,7 @@ func addStatsLabels(units *statsUnits, scanned []scannedLabel) {
 			end++
 		}
 		in[u].Labels = slab[start:start:end]
-		foldUnitLabels(&in[u], list[start:end], shared)
+		foldUnitLabels(&in[u], list[start:end], kinds, shared)
 		start = end
 	}
 }
@@ -152,21 +195,23 @@ func addStatsLabels(units *statsUnits, scanned []scannedLabel) {
 // annotator, in the order the rows first name them, holding a value per
 // dimension. When the rows are all of one dimension, each annotator has
 // one value, and the labels share one map per value (oneValue).
-func foldUnitLabels(unit *stats.Unit, rows []statsLabelRow, shared oneValue) {
-	if rows[0].dim == rows[len(rows)-1].dim {
+func foldUnitLabels(unit *stats.Unit, rows []statsLabelRow, kinds []labelKind, shared oneValue) {
+	if kinds[rows[0].kind].dim == kinds[rows[len(rows)-1].kind].dim {
 		// sorted by dimension first: one dimension, an annotator per row
 		for _, r := range rows {
-			unit.Labels = append(unit.Labels, stats.Label{Annotator: r.annotator, Values: shared.of(r.dim, r.value), Provenance: r.via})
+			k := kinds[r.kind]
+			unit.Labels = append(unit.Labels, stats.Label{Annotator: k.annotator, Values: shared.of(k.dim, r.value), Provenance: k.via})
 		}
 		return
 	}
 	for _, r := range rows {
-		i := slices.IndexFunc(unit.Labels, func(l stats.Label) bool { return l.Annotator == r.annotator })
+		k := kinds[r.kind]
+		i := slices.IndexFunc(unit.Labels, func(l stats.Label) bool { return l.Annotator == k.annotator })
 		if i < 0 {
 			i = len(unit.Labels)
-			unit.Labels = append(unit.Labels, stats.Label{Annotator: r.annotator, Values: map[string]float64{}, Provenance: r.via})
+			unit.Labels = append(unit.Labels, stats.Label{Annotator: k.annotator, Values: map[string]float64{}, Provenance: k.via})
 		}
-		unit.Labels[i].Values[r.dim] = r.value
+		unit.Labels[i].Values[k.dim] = r.value
 	}
 }
 

@@ -3,6 +3,7 @@ package sessions
 import (
 	"database/sql"
 	"errors"
+	"slices"
 )
 
 // packedLabel is the condition under which an annotator's current label
@@ -18,17 +19,17 @@ func packedLabel(dim, via string) string {
 // so each annotator's are a range of the key): those packedLabel covers
 // packed (see stats_input_packed.go), the others a row at a time. ok is
 // false when the packed lists cannot be read.
-func readPackedLabels(tx *sql.Tx, codec *valueCodec) (list []scannedLabel, ok bool, err error) {
+func readPackedLabels(tx *sql.Tx, codec *valueCodec) (out *scannedLabels, ok bool, err error) {
 	const firstOf = `SELECT annotator, dimension, via FROM current_labels `
+	out = &scannedLabels{}
 	var first [3]string // annotator, dimension, via of the annotator's first label
 	err = tx.QueryRow(firstOf+`ORDER BY annotator LIMIT 1`).Scan(&first[0], &first[1], &first[2])
 	for ; err == nil; err = tx.QueryRow(firstOf+`WHERE annotator > ?1 ORDER BY annotator LIMIT 1`, first[0]).Scan(&first[0], &first[1], &first[2]) {
-		var more []scannedLabel
 		if _, named := codec.scales[first[1]]; named {
 			// stored as names, which are not packed
-			more, err = readLabelRows(tx, codec, `WHERE annotator = ?1`, first[0])
+			err = readLabelRows(tx, codec, out, `WHERE annotator = ?1`, first[0])
 		} else {
-			more, ok, err = readAnnotatorPacked(tx, codec, first)
+			ok, err = readAnnotatorPacked(tx, codec, first, out)
 			if !ok && err == nil {
 				return nil, false, nil
 			}
@@ -36,18 +37,17 @@ func readPackedLabels(tx *sql.Tx, codec *valueCodec) (list []scannedLabel, ok bo
 		if err != nil {
 			return nil, false, err
 		}
-		list = append(list, more...)
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
 		return nil, false, err
 	}
-	return list, true, nil
+	return out, true, nil
 }
 
-// readAnnotatorPacked reads one annotator's current labels (first: the
-// annotator, the dimension and via of its first label) for
+// readAnnotatorPacked adds to out one annotator's current labels (first:
+// the annotator, the dimension and via of its first label) for
 // readPackedLabels.
-func readAnnotatorPacked(tx *sql.Tx, codec *valueCodec, first [3]string) ([]scannedLabel, bool, error) {
+func readAnnotatorPacked(tx *sql.Tx, codec *valueCodec, first [3]string, out *scannedLabels) (bool, error) {
 	annotator, dim, via := first[0], first[1], first[2]
 	var (
 		n                  int64
@@ -56,14 +56,15 @@ func readAnnotatorPacked(tx *sql.Tx, codec *valueCodec, first [3]string) ([]scan
 	err := tx.QueryRow(`SELECT count(*), group_concat(item_id, char(30)), `+packedInt(packedLabel("?1", "?2"), `CAST(value AS INTEGER)`)+
 		` FROM current_labels WHERE annotator = ?3`, dim, via, annotator).Scan(&n, &itemList, &valueLst)
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	items, ok1 := splitPacked(itemList, packSep, n)
 	values, ok2 := splitPacked(valueLst, ',', n)
 	if !ok1 || !ok2 {
-		return nil, false, nil
+		return false, nil
 	}
-	list := make([]scannedLabel, 0, n)
+	out.list = slices.Grow(out.list, int(n))
+	kind := out.kinds.of(labelKind{dim, annotator, via})
 	slow := false
 	for range n {
 		item, v := items.next(), values.next()
@@ -73,18 +74,17 @@ func readAnnotatorPacked(tx *sql.Tx, codec *valueCodec, first [3]string) ([]scan
 		}
 		x, ok := packedNumber(v)
 		if !ok {
-			return nil, false, nil
+			return false, nil
 		}
 		if f, ok := codec.decode(dim, float64(x)); ok {
-			list = append(list, scannedLabel{item: item, dim: dim, annotator: annotator, via: via, value: f})
+			out.add(item, 0, kind, f)
 		}
 	}
 	if slow {
-		others, err := readLabelRows(tx, codec, `WHERE annotator = ?3 AND `+slowRows(packedLabel("?1", "?2")), dim, via, annotator)
+		err := readLabelRows(tx, codec, out, `WHERE annotator = ?3 AND `+slowRows(packedLabel("?1", "?2")), dim, via, annotator)
 		if err != nil {
-			return nil, false, err
+			return false, err
 		}
-		list = append(list, others...)
 	}
-	return list, true, nil
+	return true, nil
 }

@@ -132,8 +132,9 @@ type verdictPlacer struct {
 }
 
 func newVerdictPlacer(names map[int64]string, units *statsUnits) *verdictPlacer {
+	// Most units have a verdict of each judge: room for one per unit.
 	return &verdictPlacer{names: names, units: units, statuses: stringInterner{}, extras: map[currentKey]*extrasOf{},
-		slab: make([]stats.Verdict, 0, len(units.units))}
+		slab: make([]stats.Verdict, 0, len(units.units)), placed: make([]verdictPlace, 0, len(units.units))}
 }
 
 // add places the next verdict, leaving out those of a unit the session
