@@ -177,45 +177,6 @@ func (c *computation) checkVerdicts(judges []JudgeSpec) {
 	}
 }
 
-// scopeOf returns (and builds once) the units a judge of this kind rates,
-// grouped by segment.
-func (c *computation) scopeOf(perCriterion bool) *scope {
-	if s, ok := c.scopes[perCriterion]; ok {
-		return s
-	}
-	s := &scope{}
-	fields := map[string]map[string][]int32{}
-	for i, u := range c.in.Units {
-		if (u.Criterion > 0) != perCriterion {
-			continue
-		}
-		s.units = append(s.units, int32(i))
-		for f := range u.Segments {
-			if fields[f] == nil {
-				fields[f] = map[string][]int32{}
-			}
-		}
-	}
-	for _, i := range s.units {
-		for f, vals := range fields {
-			v := c.in.Units[i].Segments[f]
-			vals[v] = append(vals[v], i)
-		}
-	}
-	for _, f := range sortedKeys(fields) {
-		vals := fields[f]
-		if len(vals) > c.opts.MaxSegmentValues {
-			c.notes.add(fmt.Sprintf("segment field %q has %d values, more than %d, and is left out of the per-segment tables", f, len(vals), c.opts.MaxSegmentValues))
-			continue
-		}
-		for _, v := range sortedKeys(vals) {
-			s.segments = append(s.segments, segment{field: f, value: v, units: vals[v]})
-		}
-	}
-	c.scopes[perCriterion] = s
-	return s
-}
-
 // judgeDims reads a judge's verdicts on every unit of its scope. The
 // current verdict is the judge's last verdict in the original order; its
 // earlier ones are re-judges. A verdict in the swapped order is neither:
@@ -223,8 +184,10 @@ func (c *computation) scopeOf(perCriterion bool) *scope {
 func (c *computation) judgeDims(js JudgeSpec, nt *notes) []*judgeDim {
 	n := len(c.in.Units)
 	dims := make([]*judgeDim, len(js.Dimensions))
+	scaleValues := make([][]float64, len(js.Dimensions)) // looked up once, not per unit
 	for d, dim := range js.Dimensions {
 		dims[d] = &judgeDim{key: dimKey{dim.Name, dim.Scale}, state: make([]uint8, n), code: make([]int8, n)}
+		scaleValues[d] = dim.Scale.Values()
 	}
 	var history []int
 	for _, u := range c.scopeOf(js.PerCriterion).units {
@@ -248,8 +211,7 @@ func (c *computation) judgeDims(js JudgeSpec, nt *notes) []*judgeDim {
 		}
 		cur := &unit.Verdicts[history[len(history)-1]]
 		for d, dim := range js.Dimensions {
-			jd := dims[d]
-			cats := jd.key.scale.Values()
+			jd, cats := dims[d], scaleValues[d]
 			jd.state[u], jd.code[u] = verdictState(cur, dim.Name, cats)
 			if swapped >= 0 {
 				jd.addSwapped(u, &unit.Verdicts[swapped], n, nt)
