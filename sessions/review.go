@@ -12,8 +12,13 @@ import (
 // Review is a session opened for labelling: the store, the items as the
 // session holds them, and what the person should be told on opening.
 type Review struct {
-	Store   *Store
-	Info    DatasetInfo
+	Store *Store
+	Info  DatasetInfo
+	// Items are the session's items. A review reopened on the file's
+	// stamp (ReopenUnchanged) holds each item's Fields in its stored
+	// form, which elides the text of the item's own columns: WholeFields
+	// gives the original row. The judges started by ResumeRun get it
+	// whole.
 	Items   []judge.Item
 	Notices []string
 	// Change says how the dataset file differs from the items the
@@ -32,6 +37,8 @@ type Review struct {
 	// pairwise item that has none yet, for judges that state a
 	// preference (judge.SwapTasks).
 	Swap bool
+	// storedFields is set when Items hold their Fields in the stored form.
+	storedFields bool
 }
 
 // OpenReview opens (or creates) the session at path for annotator. A new
@@ -151,10 +158,25 @@ func (r *Review) ResumeRun(ctx context.Context, run Run, j judge.Judge, opts jud
 	done = append(append(done, vs...), st.Swapped...)
 	tasks := TasksToDo(run.Info, r.Items, done, r.Swap)
 	if len(tasks) > 0 {
+		if r.storedFields {
+			j = wholeFieldsJudge{j: j}
+		}
 		st.Judging = StartJudging(ctx, r.Store, run, j, tasks, opts)
 		st.Pending = len(tasks)
 	}
 	return st, nil
+}
+
+// wholeFieldsJudge hands its judge each task's item with the original
+// row in Fields (WholeFields), restored as the task is judged: restoring
+// every item's row up front would cost the memory the stored form saves.
+type wholeFieldsJudge struct{ j judge.Judge }
+
+func (w wholeFieldsJudge) Info() judge.Info { return w.j.Info() }
+
+func (w wholeFieldsJudge) Judge(ctx context.Context, t judge.Task) judge.Verdict {
+	t.Item = WholeFields(t.Item)
+	return w.j.Judge(ctx, t)
 }
 
 // TasksToDo lists the tasks of items that have no verdict, or only an
@@ -173,6 +195,27 @@ func TasksToDo(info judge.Info, items []judge.Item, vs []judge.Verdict, swap boo
 		if v.Status != judge.StatusAPIError {
 			have[key{v.ItemID, v.Criterion, v.Swapped}] = true
 		}
+	}
+	if !info.PerCriterion && !swap {
+		// One task per item (judge.Tasks): the list is made at its exact
+		// size, without a slice per item, as a million tasks are about
+		// 180 MB and doubling would hold up to twice that.
+		n := 0
+		for _, it := range items {
+			if !have[key{it.ID, 0, false}] {
+				n++
+			}
+		}
+		if n == 0 {
+			return nil
+		}
+		tasks := make([]judge.Task, 0, n)
+		for _, it := range items {
+			if !have[key{it.ID, 0, false}] {
+				tasks = append(tasks, judge.Task{Item: it})
+			}
+		}
+		return tasks
 	}
 	var tasks []judge.Task
 	for _, it := range items {

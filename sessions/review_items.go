@@ -19,16 +19,41 @@ const FirstItems = math.MinInt64
 // rest page by page in the background: reading a million items at once
 // takes longer than a screen may wait.
 func (s *Store) ItemsAfter(after int64, limit int) ([]judge.Item, error) {
+	return s.itemsAfter(after, limit, true)
+}
+
+// storedItemsAfter is ItemsAfter with each item's Fields left in the form
+// items.fields stores it (see WholeFields), for the review screen: the
+// screen never reads Fields, and the original rows put back would take
+// about as much memory as the dataset file again. Items whose stored form
+// is the same share it: with the question, answer and prediction elided
+// and the segments too, a million rows usually store a handful of
+// different texts.
+func (s *Store) storedItemsAfter(after int64, limit int) ([]judge.Item, error) {
+	return s.itemsAfter(after, limit, false)
+}
+
+func (s *Store) itemsAfter(after int64, limit int, whole bool) ([]judge.Item, error) {
 	var items []judge.Item
 	err := s.read("reading the items", func(tx *sql.Tx) error {
 		var err error
-		items, err = readItemsAfter(tx, after, limit)
+		items, err = readItemsAfter(tx, after, limit, whole)
 		return err
 	})
 	return items, err
 }
 
-func readItemsAfter(tx *sql.Tx, after int64, limit int) ([]judge.Item, error) {
+// WholeFields returns it with its Fields as the dataset's original row:
+// items of a reopened review (Review.Items) hold the stored form of their
+// row, in which the text of the item's own columns is elided, and whoever
+// reads the row (a judge's template, an export) needs it whole. An item
+// whose Fields is already whole is returned as it is, without a copy.
+func WholeFields(it judge.Item) judge.Item {
+	it.Fields = restoreStoredFields(it.Fields, &it)
+	return it
+}
+
+func readItemsAfter(tx *sql.Tx, after int64, limit int, whole bool) ([]judge.Item, error) {
 	items := make([]judge.Item, 0, limit)
 	rows, err := tx.Query(`SELECT idx, item_id, question, gold, prediction, response_a, response_b, fields, segments FROM items WHERE idx > ? ORDER BY idx LIMIT ?`, after, limit)
 	if err != nil {
@@ -48,6 +73,9 @@ func readItemsAfter(tx *sql.Tx, after int64, limit int) ([]judge.Item, error) {
 	// million items usually hold a handful of distinct ones, and a map
 	// per item is a few hundred bytes. Nothing changes an item's map.
 	shared := map[string]map[string]string{}
+	// Without whole, items whose stored fields are the same share them
+	// (sameFields holds the first such item of the page).
+	sameFields := map[string]int{}
 	var col [6]sql.RawBytes // id, question, gold, prediction, response_a, response_b
 	var fieldsCol sql.RawBytes
 	var segments sql.NullString
@@ -64,8 +92,15 @@ func readItemsAfter(tx *sql.Tx, after int64, limit int) ([]judge.Item, error) {
 		sp.text[len(col)] = len(texts)
 		sp.fields = [2]int{-1, -1}
 		if fieldsCol != nil {
-			sp.fields = [2]int{len(fields), len(fields) + len(fieldsCol)}
-			fields = append(fields, fieldsCol...)
+			if k, ok := sameFields[string(fieldsCol)]; ok && !whole {
+				sp.fields = spans[k].fields // the page's buffer holds it once
+			} else {
+				sp.fields = [2]int{len(fields), len(fields) + len(fieldsCol)}
+				fields = append(fields, fieldsCol...)
+				if !whole && len(sameFields) < 4096 {
+					sameFields[string(fieldsCol)] = len(spans)
+				}
+			}
 		}
 		if segments.Valid {
 			seg, ok := shared[segments.String]
@@ -92,8 +127,11 @@ func readItemsAfter(tx *sql.Tx, after int64, limit int) ([]judge.Item, error) {
 		t := func(k int) string { return all[sp.text[k]:sp.text[k+1]] }
 		it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB = t(0), t(1), t(2), t(3), t(4), t(5)
 		if sp.fields[0] >= 0 {
-			// Text elided because a column holds it goes back (build_fields.go).
-			it.Fields = json.RawMessage(restoreStoredFields(fields[sp.fields[0]:sp.fields[1]:sp.fields[1]], it))
+			it.Fields = json.RawMessage(fields[sp.fields[0]:sp.fields[1]:sp.fields[1]])
+			if whole {
+				// Text elided because a column holds it goes back (build_fields.go).
+				it.Fields = json.RawMessage(restoreStoredFields(it.Fields, it))
+			}
 		}
 	}
 	if len(items) == 0 {

@@ -52,11 +52,11 @@ func reopen(s *Store, abs string, now FileStamp, first int) (*Review, bool, erro
 	if err != nil || !ok || was.Size != now.Size || !was.MTime.Equal(now.MTime) {
 		return nil, false, err
 	}
-	items, err := s.ItemsAfter(FirstItems, first)
+	items, err := s.storedItemsAfter(FirstItems, first)
 	if err != nil {
 		return nil, false, err
 	}
-	r := &Review{Store: s, Info: info, Items: items, Partial: len(items) == first, Unchecked: true}
+	r := &Review{Store: s, Info: info, Items: items, Partial: len(items) == first, Unchecked: true, storedFields: true}
 	return r, true, nil
 }
 
@@ -71,7 +71,7 @@ func (r *Review) LoadMore(limit int) (done bool, err error) {
 	if n := len(r.Items); n > 0 {
 		after = int64(r.Items[n-1].Index)
 	}
-	page, err := r.Store.ItemsAfter(after, limit)
+	page, err := r.Store.storedItemsAfter(after, limit)
 	if err != nil {
 		return false, err
 	}

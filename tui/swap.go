@@ -2,6 +2,7 @@ package tui
 
 import (
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
 )
 
 // The swap audit: a pairwise judge asked about a pair twice, once with
@@ -87,7 +88,9 @@ func pairwiseJudge(info judge.Info) bool {
 // opened with --swap or the item already has a swapped-order verdict
 // (re-judging one order only would leave the two from different runs).
 func (w *workspace) tasksFor(r *runView, item int) []judge.Task {
-	it := w.items[item]
+	// A reopened session's items hold their row in its stored form: the
+	// judge gets it whole.
+	it := sessions.WholeFields(w.items[item])
 	tasks := judge.Tasks(r.info, it)
 	if !it.Pairwise() || !pairwiseJudge(r.info) || !(w.swap || len(r.swapped[item]) > 0) {
 		return tasks

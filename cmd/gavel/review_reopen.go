@@ -44,9 +44,20 @@ func reopenUnchanged(e env, path string, o *reviewFlags) (*sessions.Review, *dat
 		Format:  rv.Info.Format,
 		Mapping: rv.Info.Mapping,
 		SHA256:  rv.Info.SHA256,
-		Items:   rv.Items,
+		Items:   wholeFields(rv.Items),
 	}
 	return rv, ds, nil
+}
+
+// wholeFields returns copies of items with their original rows in Fields:
+// the first page of a reopened session stands for the dataset where the
+// judges' templates are checked against the rows (checkFields).
+func wholeFields(items []judge.Item) []judge.Item {
+	out := make([]judge.Item, len(items))
+	for i, it := range items {
+		out[i] = sessions.WholeFields(it)
+	}
+	return out
 }
 
 // moreItems reads the rest of a partly read session for the screen, page
