@@ -18,34 +18,61 @@ const insertBatch = 64
 
 // batchInserter inserts rows of a fixed column list many at a time: a
 // prepared statement for full batches, another made once for the tail.
+// Columns may be shared: their value, the same for every row, is bound
+// once per statement (?1, ?2… in every row) rather than once per row,
+// which spares a bound parameter per row and column (a text parameter is
+// copied to SQLite's memory each time).
 type batchInserter struct {
-	tx      *sql.Tx
-	table   string
-	columns int
-	head    string
-	full    *sql.Stmt
-	args    []any
-	rows    int
+	tx     *sql.Tx
+	head   string // INSERT INTO table (columns) VALUES
+	row    string // one row's values: ?N for a shared column, ? for the others
+	shared int    // the shared values at the start of args
+	full   *sql.Stmt
+	args   []any
+	rows   int
 }
 
 func newBatchInserter(tx *sql.Tx, table string, columns ...string) *batchInserter {
+	return newSharedInserter(tx, table, nil, columns)
+}
+
+// sharedColumn is a column whose every row takes value.
+type sharedColumn struct {
+	name  string
+	value any
+}
+
+// newSharedInserter inserts rows whose shared columns take their one
+// value and whose columns take a value per row, in that order.
+func newSharedInserter(tx *sql.Tx, table string, shared []sharedColumn, columns []string) *batchInserter {
+	names := make([]string, 0, len(shared)+len(columns))
+	marks := make([]string, 0, len(shared)+len(columns))
+	args := make([]any, 0, len(shared)+insertBatch*len(columns))
+	for i, c := range shared {
+		names = append(names, c.name)
+		marks = append(marks, fmt.Sprintf("?%d", i+1))
+		args = append(args, c.value)
+	}
+	for _, c := range columns {
+		names = append(names, c)
+		marks = append(marks, "?") // numbered after the shared ones
+	}
 	return &batchInserter{
-		tx:      tx,
-		table:   table,
-		columns: len(columns),
-		head:    "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES ",
-		args:    make([]any, 0, insertBatch*len(columns)),
+		tx:     tx,
+		head:   "INSERT INTO " + table + " (" + strings.Join(names, ", ") + ") VALUES ",
+		row:    "(" + strings.Join(marks, ", ") + ")",
+		shared: len(shared),
+		args:   args,
 	}
 }
 
 // statement returns the INSERT of n rows.
 func (b *batchInserter) statement(n int) string {
-	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", b.columns), ", ") + ")"
-	return b.head + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+	return b.head + strings.TrimSuffix(strings.Repeat(b.row+", ", n), ", ")
 }
 
-// add queues one row (len(values) must be the column count) and writes the
-// batch when it is full.
+// add queues one row (len(values) must be the count of columns that are
+// not shared) and writes the batch when it is full.
 func (b *batchInserter) add(values ...any) error {
 	b.args = append(b.args, values...)
 	b.rows++
@@ -67,8 +94,8 @@ func (b *batchInserter) add(values ...any) error {
 // reset forgets the written rows, dropping the references to their values
 // so that the garbage collector may free them while the load goes on.
 func (b *batchInserter) reset() {
-	clear(b.args)
-	b.args, b.rows = b.args[:0], 0
+	clear(b.args[b.shared:])
+	b.args, b.rows = b.args[:b.shared], 0
 }
 
 // flush writes the rows still queued and releases the statements.

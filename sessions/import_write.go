@@ -22,13 +22,17 @@ import (
 // SaveVerdicts it does not look each item up.
 type verdictWriter struct {
 	codec  *valueCodec
+	tx     *sql.Tx
 	run    any
 	at     any
 	nextID int64
-	rows   *batchInserter
-	values *batchInserter
-	// boxed holds the statuses and dimension names already boxed.
-	boxed map[string]any
+	// plain takes the verdicts of a value column: ok, no reason, error,
+	// model, tokens or time of their own; every column but the id, item,
+	// criterion, order and raw text is bound once per statement. rows
+	// takes the others, every column bound per row.
+	plain, rows *batchInserter
+	// values holds the inserters of verdict_values, one per dimension.
+	values map[string]*batchInserter
 }
 
 // newVerdictWriter starts writing verdicts of run runID in tx. The ids
@@ -44,28 +48,34 @@ func newVerdictWriter(tx *sql.Tx, runID int64) (*verdictWriter, error) {
 	if err := tx.QueryRow(`SELECT coalesce(max(id), 0) FROM verdicts`).Scan(&last); err != nil {
 		return nil, err
 	}
+	// The values reach the table in their own batches, at times before
+	// their verdict's: the foreign keys are checked at the commit (the
+	// pragma ends with the transaction).
+	if _, err := tx.Exec(`PRAGMA defer_foreign_keys = ON`); err != nil {
+		return nil, err
+	}
+	at := stamp(now())
 	return &verdictWriter{
 		codec:  codec,
+		tx:     tx,
 		run:    runID,
-		at:     stamp(now()),
+		at:     at,
 		nextID: last + 1,
+		plain: newSharedInserter(tx, "verdicts", []sharedColumn{
+			{"run_id", runID}, {"status", string(judge.StatusOK)}, {"reason", ""}, {"error", ""}, {"model", ""},
+			{"prompt_tokens", 0}, {"completion_tokens", 0}, {"latency_ms", 0.0}, {"confidence", nil}, {"extra", nil},
+			{"created_at", at}}, []string{"id", "item_id", "criterion", "swapped", "raw"}),
 		rows: newBatchInserter(tx, "verdicts", "id", "run_id", "item_id", "criterion", "swapped", "status", "reason", "error", "raw",
 			"model", "prompt_tokens", "completion_tokens", "latency_ms", "confidence", "extra", "created_at"),
-		values: newBatchInserter(tx, "verdict_values", "verdict_id", "dimension", "value"),
-		boxed:  map[string]any{},
+		values: map[string]*batchInserter{},
 	}, nil
 }
 
-// box returns s as an interface value, the same one for the same text.
-func (w *verdictWriter) box(s string) any {
-	if b, ok := w.boxed[s]; ok {
-		return b
-	}
-	var b any = s
-	if len(w.boxed) < 1024 {
-		w.boxed[s] = b
-	}
-	return b
+// plainVerdict reports whether v is what the plain inserter writes.
+func plainVerdict(v judge.Verdict) bool {
+	return v.Status == judge.StatusOK && v.Reason == "" && v.Error == "" && v.Model == "" &&
+		v.PromptTokens == 0 && v.CompletionTokens == 0 && v.Latency == 0 &&
+		(v.Confidence == nil || math.IsNaN(*v.Confidence)) && len(v.Extra) == 0 && v.At.IsZero()
 }
 
 // add queues one verdict as SaveVerdicts stores it: texts cut to their
@@ -74,21 +84,26 @@ func (w *verdictWriter) add(v judge.Verdict) error {
 	if v.Criterion < 0 {
 		return fmt.Errorf("verdict for item %q has criterion %d: criteria start at 1 (0 is the whole item)", v.ItemID, v.Criterion)
 	}
-	at := w.at
-	if !v.At.IsZero() {
-		at = stamp(v.At)
-	}
-	var conf any
-	if v.Confidence != nil && !math.IsNaN(*v.Confidence) {
-		conf = *v.Confidence
-	}
 	id := w.nextID
 	w.nextID++
-	err := w.rows.add(id, w.run, v.ItemID, v.Criterion, v.Swapped, w.box(string(v.Status)),
-		judge.CutText(v.Reason, judge.TextHead, judge.TextTail), judge.CutText(v.Error, judge.TextHead, judge.TextTail),
-		judge.CutText(v.Raw, judge.RawHead, judge.RawTail), v.Model,
-		v.PromptTokens, v.CompletionTokens, float64(v.Latency)/float64(time.Millisecond), conf,
-		capJSON(extraJSON(v.Extra)), at)
+	var err error
+	if plainVerdict(v) {
+		err = w.plain.add(id, v.ItemID, v.Criterion, v.Swapped, judge.CutText(v.Raw, judge.RawHead, judge.RawTail))
+	} else {
+		at := w.at
+		if !v.At.IsZero() {
+			at = stamp(v.At)
+		}
+		var conf any
+		if v.Confidence != nil && !math.IsNaN(*v.Confidence) {
+			conf = *v.Confidence
+		}
+		err = w.rows.add(id, w.run, v.ItemID, v.Criterion, v.Swapped, string(v.Status),
+			judge.CutText(v.Reason, judge.TextHead, judge.TextTail), judge.CutText(v.Error, judge.TextHead, judge.TextTail),
+			judge.CutText(v.Raw, judge.RawHead, judge.RawTail), v.Model,
+			v.PromptTokens, v.CompletionTokens, float64(v.Latency)/float64(time.Millisecond), conf,
+			capJSON(extraJSON(v.Extra)), at)
+	}
 	if err != nil {
 		return fmt.Errorf("verdicts up to item %q: %w", v.ItemID, err)
 	}
@@ -96,7 +111,12 @@ func (w *verdictWriter) add(v judge.Verdict) error {
 		if math.IsNaN(x) {
 			continue // NaN means no value
 		}
-		if err := w.values.add(id, w.box(dim), w.codec.encode(dim, x)); err != nil {
+		ins, ok := w.values[dim]
+		if !ok {
+			ins = newSharedInserter(w.tx, "verdict_values", []sharedColumn{{"dimension", dim}}, []string{"verdict_id", "value"})
+			w.values[dim] = ins
+		}
+		if err := ins.add(id, w.codec.encode(dim, x)); err != nil {
 			return fmt.Errorf("verdict values up to item %q: %w", v.ItemID, err)
 		}
 	}
@@ -105,26 +125,43 @@ func (w *verdictWriter) add(v judge.Verdict) error {
 
 // flush writes what is still queued.
 func (w *verdictWriter) flush() error {
+	if err := w.plain.flush(); err != nil {
+		return fmt.Errorf("the last verdicts: %w", err)
+	}
 	if err := w.rows.flush(); err != nil {
 		return fmt.Errorf("the last verdicts: %w", err)
 	}
-	if err := w.values.flush(); err != nil {
-		return fmt.Errorf("the last verdict values: %w", err)
+	for _, ins := range w.values {
+		if err := ins.flush(); err != nil {
+			return fmt.Errorf("the last verdict values: %w", err)
+		}
 	}
 	return nil
 }
 
 // groupWriter appends groups of imported actions as one annotator, each
 // group numbered as one key press would be (see recordGroups, which
-// writes a reviewer's).
+// writes a reviewer's). The ids are given here, as SQLite would give them,
+// so that actions of several kinds may go through several inserters.
 type groupWriter struct {
+	tx        *sql.Tx
 	path      string
 	codec     *valueCodec
 	group     int64
-	annotator any
-	at        any
-	ins       *batchInserter
-	boxed     map[string]any
+	nextID    int64
+	annotator string
+	at        string
+	// labels holds an inserter per kind, dimension and provenance of the
+	// labels: those columns, and the annotator and time, are bound once
+	// per statement. others takes notes, every column bound per row.
+	labels map[labelShape]*batchInserter
+	others *batchInserter
+}
+
+// labelShape is what a batch of labels shares.
+type labelShape struct {
+	kind           ActionKind
+	dimension, via string
 }
 
 // newGroupWriter starts writing annotator's actions in tx, at one time.
@@ -141,26 +178,22 @@ func newGroupWriter(tx *sql.Tx, path, annotator string) (*groupWriter, error) {
 	if err != nil {
 		return nil, err
 	}
+	var last int64
+	if err := tx.QueryRow(`SELECT coalesce(max(id), 0) FROM actions`).Scan(&last); err != nil {
+		return nil, err
+	}
 	return &groupWriter{
+		tx:        tx,
 		path:      path,
 		codec:     codec,
 		group:     group,
+		nextID:    last + 1,
 		annotator: annotator,
 		at:        stamp(now()),
-		ins:       newBatchInserter(tx, "actions", "group_id", "kind", "item_id", "criterion", "dimension", "value", "note", "via", "annotator", "at"),
-		boxed:     map[string]any{},
+		labels:    map[labelShape]*batchInserter{},
+		others: newBatchInserter(tx, "actions", "id", "group_id", "kind", "item_id", "criterion", "dimension", "value", "note",
+			"via", "annotator", "at"),
 	}, nil
-}
-
-func (w *groupWriter) box(s string) any {
-	if b, ok := w.boxed[s]; ok {
-		return b
-	}
-	var b any = s
-	if len(w.boxed) < 1024 {
-		w.boxed[s] = b
-	}
-	return b
 }
 
 // add queues one group; an empty group is no key press and takes no
@@ -173,12 +206,23 @@ func (w *groupWriter) add(g []Action) error {
 		if err := checkAction(a); err != nil {
 			return fmt.Errorf("session %s: %w", w.path, err)
 		}
-		var value any
+		id := w.nextID
+		w.nextID++
+		var err error
 		if a.Kind == KindLabel || a.Kind == KindAccept {
-			value = w.codec.encode(a.Dimension, a.Value)
+			k := labelShape{a.Kind, a.Dimension, a.Via}
+			ins, ok := w.labels[k]
+			if !ok {
+				ins = newSharedInserter(w.tx, "actions", []sharedColumn{{"kind", string(a.Kind)}, {"dimension", a.Dimension},
+					{"note", ""}, {"via", a.Via}, {"annotator", w.annotator}, {"at", w.at}},
+					[]string{"id", "group_id", "item_id", "criterion", "value"})
+				w.labels[k] = ins
+			}
+			err = ins.add(id, w.group, a.ItemID, a.Criterion, w.codec.encode(a.Dimension, a.Value))
+		} else {
+			err = w.others.add(id, w.group, string(a.Kind), a.ItemID, a.Criterion, a.Dimension, nil, a.Note, a.Via, w.annotator, w.at)
 		}
-		if err := w.ins.add(w.group, w.box(string(a.Kind)), a.ItemID, a.Criterion, w.box(a.Dimension), value, a.Note,
-			w.box(a.Via), w.annotator, w.at); err != nil {
+		if err != nil {
 			return fmt.Errorf("labels up to item %q: %w", a.ItemID, err)
 		}
 	}
@@ -188,8 +232,13 @@ func (w *groupWriter) add(g []Action) error {
 
 // flush writes what is still queued.
 func (w *groupWriter) flush() error {
-	if err := w.ins.flush(); err != nil {
-		return fmt.Errorf("the last labels: %w", err)
+	for _, ins := range w.labels {
+		if err := ins.flush(); err != nil {
+			return fmt.Errorf("the last labels: %w", err)
+		}
+	}
+	if err := w.others.flush(); err != nil {
+		return fmt.Errorf("the last notes: %w", err)
 	}
 	return nil
 }
