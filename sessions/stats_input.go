@@ -72,36 +72,62 @@ func (s *Store) StatsInput() (stats.Input, error) {
 	return in, nil
 }
 
-// readStatsInput reads the statistics input in tx, the verdicts' values
-// and the current labels meanwhile on another connection when it sees the
-// same moment (readBeside).
+// readStatsInput reads the statistics input in tx, with the largest
+// reads on two other connections meanwhile when they see the same moment
+// (readBeside): the verdicts' values and the current labels on one, the
+// items' segments on the other.
 func (s *Store) readStatsInput(tx *sql.Tx) (stats.Input, error) {
 	var in stats.Input
-	beside, err := s.readBeside(tx)
+	want, err := readStamp(tx)
 	if err != nil {
 		return in, err
 	}
+	var (
+		values []verdictValue
+		labels *scannedLabels
+		groups []segmentGroup
+	)
+	readValues := func(tx *sql.Tx) error {
+		codec, err := loadCodec(tx)
+		if err != nil {
+			return err
+		}
+		if values, err = scanVerdictValues(tx, codec); err != nil {
+			return err
+		}
+		labels, err = scanStatsLabels(tx, codec)
+		return err
+	}
+	readSegments := func(tx *sql.Tx) (err error) {
+		groups, err = scanSegmentGroups(tx)
+		return err
+	}
+	besideValues := s.readBeside(want, readValues)
+	besideSegments := s.readBeside(want, readSegments)
 	runs, units, placed, err := readStatsJudged(tx, &in)
-	got := beside.wait()
+	sameValues, sameSegments := besideValues.wait(), besideSegments.wait()
 	if err != nil {
 		return in, err
+	}
+	// What another connection failed to read, or read at another moment
+	// of the session, is read here, in tx.
+	if !sameSegments {
+		if err := readSegments(tx); err != nil {
+			return in, err
+		}
+	}
+	if !sameValues {
+		if err := readValues(tx); err != nil {
+			return in, err
+		}
 	}
 	codec, err := loadCodec(tx)
 	if err != nil {
 		return in, err
 	}
-	if !got.same {
-		// Read them here, in tx: the other connection failed, or saw
-		// another moment of the session.
-		if got.values, err = scanVerdictValues(tx, codec); err != nil {
-			return in, err
-		}
-		if got.labels, err = scanStatsLabels(tx, codec); err != nil {
-			return in, err
-		}
-	}
-	addVerdictValues(in.Units, placed, got.values)
-	addStatsLabels(units, got.labels)
+	units.addSegments(groups)
+	addVerdictValues(in.Units, placed, values)
+	addStatsLabels(units, labels)
 	in.Dimensions = labelOnlyDimensions(runs, codec, in.Units)
 	return in, nil
 }

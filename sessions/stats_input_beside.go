@@ -23,73 +23,49 @@ func readStamp(tx *sql.Tx) ([]sql.NullInt64, error) {
 	return stamp, err
 }
 
-// statsBeside is what is read on a second connection: the verdicts'
-// values and the current labels.
-type statsBeside struct {
-	values []verdictValue
-	labels *scannedLabels
-	// same says the second connection saw the same moment as tx (and
-	// read without error).
-	same bool
-	err  error
-}
-
-// besideRead is a statsBeside being read.
+// besideRead is a read running on another connection.
 type besideRead struct {
 	done chan struct{}
-	got  statsBeside
+	// same says the other connection saw tx's moment and read without
+	// error.
+	same bool
 }
 
-// wait is what was read beside, once read. When it is not of tx's moment
-// (same is false), the caller reads it itself.
-func (b *besideRead) wait() statsBeside {
+// wait tells, once the read is over, whether it counts (it saw tx's
+// moment and did not fail). When it does not, the caller reads the same
+// in tx.
+func (b *besideRead) wait() bool {
 	<-b.done
-	return b.got
+	return b.same
 }
 
-// readBeside starts reading the verdicts' values and the current labels
-// on a second read connection while the caller reads the units and
-// verdicts in tx: the largest reads of the statistics then take one core
-// each. What it reads counts only when the second transaction has tx's
-// stamp (statsStamp), that is when no label, verdict, item, run or scale
-// was added between the two transactions' first reads; otherwise the
-// caller reads it in tx. Reading tx's stamp here fixes tx's moment before
-// the second connection starts.
-func (s *Store) readBeside(tx *sql.Tx) (*besideRead, error) {
-	want, err := readStamp(tx)
-	if err != nil {
-		return nil, err
-	}
+// readBeside runs read on a second read connection while the caller goes
+// on reading in tx: the large reads of the statistics then share the
+// cores. What read reads counts only when the second transaction has
+// want, tx's stamp (statsStamp), that is when no label, verdict, item,
+// run or scale was added between the two transactions' first reads;
+// otherwise the caller reads it in tx. Reading tx's stamp before starting
+// fixes tx's moment before the second connection starts.
+func (s *Store) readBeside(want []sql.NullInt64, read func(other *sql.Tx) error) *besideRead {
 	b := &besideRead{done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
-		b.got = s.readBesideIn(want)
+		b.same = s.readBesideIn(want, read)
 	}()
-	return b, nil
+	return b
 }
 
-// readBesideIn reads statsBeside in a new read transaction if it has the
-// stamp want.
-func (s *Store) readBesideIn(want []sql.NullInt64) (got statsBeside) {
+// readBesideIn runs read in a new read transaction if it has the stamp
+// want, and tells whether it did without error.
+func (s *Store) readBesideIn(want []sql.NullInt64, read func(other *sql.Tx) error) bool {
 	other, err := s.db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return statsBeside{err: err}
+		return false
 	}
 	defer other.Rollback()
 	stamp, err := readStamp(other)
 	if err != nil || !slices.Equal(stamp, want) {
-		return statsBeside{err: err}
+		return false
 	}
-	codec, err := loadCodec(other)
-	if err != nil {
-		return statsBeside{err: err}
-	}
-	if got.values, err = scanVerdictValues(other, codec); err != nil {
-		return statsBeside{err: err}
-	}
-	if got.labels, err = scanStatsLabels(other, codec); err != nil {
-		return statsBeside{err: err}
-	}
-	got.same = true
-	return got
+	return read(other) == nil
 }

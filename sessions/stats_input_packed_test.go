@@ -226,3 +226,38 @@ func TestPackedNumber(t *testing.T) {
 		}
 	}
 }
+
+// Every unit has its item's segments, the units of its rubric criteria
+// included, whichever connection read them.
+func TestStatsInputSegmentsOfCriteria(t *testing.T) {
+	s := openStore(t, sessionPath(t), "ann")
+	seg := func(c string) map[string]string { return map[string]string{"category": c} }
+	items := []judge.Item{
+		{Index: 0, ID: "b", Rubric: []string{"x", "y"}, Segments: seg("one")},
+		{Index: 1, ID: "a", Segments: seg("two")},
+		{Index: 2, ID: "c", Rubric: []string{"z"}},
+		{Index: 3, ID: "d", Rubric: []string{"w"}, Segments: seg("one")},
+	}
+	if err := s.InitDataset(DatasetInfo{Path: "d.jsonl", SHA256: "x", Format: "jsonl"}, items); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.EnsureRun(judge.Info{Name: "rubric", PerCriterion: true, Dimensions: []judge.Dimension{{Name: "met", Scale: judge.Binary}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, packed := range []bool{true, false} {
+		packedReads = packed
+		in, err := s.StatsInput()
+		packedReads = true
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, u := range in.Units {
+			got = append(got, u.ItemID+"/"+string(rune('0'+u.Criterion))+"="+u.Segments["category"])
+		}
+		want := []string{"b/0=one", "b/1=one", "b/2=one", "a/0=two", "c/0=", "c/1=", "d/0=one", "d/1=one"}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("packed %v: units %q, want %q", packed, got, want)
+		}
+	}
+}

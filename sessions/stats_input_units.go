@@ -3,10 +3,7 @@ package sessions
 import (
 	"cmp"
 	"database/sql"
-	"encoding/json"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/gavel-dev/gavel/sessions/stats"
@@ -26,6 +23,8 @@ type statsUnits struct {
 	// last is the unit find found last; lastID its item's place in byID,
 	// or -1 when that was not looked up.
 	last, lastID int
+	// idxs lists the items' idx in ascending (dataset) order.
+	idxs []int64
 }
 
 // idUnit is an item id and the index of its whole-item unit.
@@ -68,8 +67,9 @@ func (u *statsUnits) at(base int, item string, crit int) (int, bool) {
 }
 
 // readStatsUnits makes one unit per item in dataset order, followed by one
-// per rubric criterion when some judge rates criteria. Only ids, criteria
-// counts and segments are read: the items' text is not needed.
+// per rubric criterion when some judge rates criteria. Only ids and
+// criteria counts are read (the items' text is not needed); the segments
+// are read beside (scanSegmentGroups) and added by addSegments.
 //
 // The ids come without ORDER BY, which lets SQLite read them from the
 // item_id index alone instead of the whole items table; they are put in
@@ -93,10 +93,6 @@ func readStatsUnits(tx *sql.Tx, perCriterion bool, in *stats.Input) (*statsUnits
 	for i, k := range order {
 		idxs[i] = items[k].idx
 	}
-	segments, err := readStatsSegments(tx, idxs)
-	if err != nil {
-		return nil, err
-	}
 
 	criteria := map[string]int{}
 	if perCriterion {
@@ -107,19 +103,19 @@ func readStatsUnits(tx *sql.Tx, perCriterion bool, in *stats.Input) (*statsUnits
 
 	in.Units = make([]stats.Unit, 0, len(items))
 	byID := make([]idUnit, len(items))
-	for i, k := range order {
+	for _, k := range order {
 		it := items[k]
 		byID[k] = idUnit{it.id, len(in.Units)}
-		in.Units = append(in.Units, stats.Unit{ItemID: it.id, Segments: segments[i]})
+		in.Units = append(in.Units, stats.Unit{ItemID: it.id})
 		for c := 1; c <= criteria[it.id]; c++ {
-			in.Units = append(in.Units, stats.Unit{ItemID: it.id, Criterion: c, Segments: segments[i]})
+			in.Units = append(in.Units, stats.Unit{ItemID: it.id, Criterion: c})
 		}
 	}
 	cmpID := func(a, b idUnit) int { return strings.Compare(a.id, b.id) }
 	if !slices.IsSortedFunc(byID, cmpID) {
 		slices.SortFunc(byID, cmpID)
 	}
-	return &statsUnits{units: in.Units, byID: byID, lastID: -1}, nil
+	return &statsUnits{units: in.Units, byID: byID, lastID: -1, idxs: idxs}, nil
 }
 
 // statsItem is an item's place in the dataset and its id.
@@ -203,81 +199,4 @@ func readCriteriaCounts(tx *sql.Tx) (map[string]int, error) {
 		criteria[id] = k
 	}
 	return criteria, rows.Err()
-}
-
-// readStatsSegments gives the segments of each item, idxs being the items'
-// idx in ascending order; an item without segments gets nil. The query
-// reads the items_by_segments index alone, a row per distinct segments
-// object with its items' idx, so a million items in a dozen segments
-// decode a dozen JSON objects; the items sharing one share its map (the
-// statistics only read it).
-func readStatsSegments(tx *sql.Tx, idxs []int64) ([]map[string]string, error) {
-	out := make([]map[string]string, len(idxs))
-	place := func(idx int64) (int, bool) { return slices.BinarySearch(idxs, idx) }
-	if n := len(idxs); n > 0 && idxs[n-1]-idxs[0] == int64(n-1) {
-		// idx runs without gaps, as Gavel writes it
-		place = func(idx int64) (int, bool) {
-			i := idx - idxs[0]
-			return int(i), i >= 0 && i < int64(n)
-		}
-	}
-	rows, err := tx.Query(`SELECT segments, group_concat(idx) FROM items INDEXED BY items_by_segments
-		WHERE segments IS NOT NULL GROUP BY segments`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var text, list string
-		if err := rows.Scan(&text, &list); err != nil {
-			return nil, err
-		}
-		m, err := decodeSegments(tx, text)
-		if err != nil {
-			return nil, err
-		}
-		for len(list) > 0 {
-			field, rest, _ := strings.Cut(list, ",")
-			list = rest
-			idx, err := strconv.ParseInt(field, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("reading the items' segments: %w", err)
-			}
-			if i, found := place(idx); found {
-				out[i] = m
-			}
-		}
-	}
-	return out, rows.Err()
-}
-
-// decodeSegments reads an item's segments column as the item_segments view
-// does. A flat object of strings, what Gavel writes, is decoded here;
-// anything else is left to SQLite's json_each, so that its reading (and
-// its errors) stay the view's.
-func decodeSegments(tx *sql.Tx, text string) (map[string]string, error) {
-	var flat map[string]string
-	if json.Unmarshal([]byte(text), &flat) == nil && flat != nil {
-		if len(flat) == 0 {
-			return nil, nil // as the view: no rows, no segments
-		}
-		return flat, nil
-	}
-	rows, err := tx.Query(`SELECT key, value FROM json_each(?)`, text)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var m map[string]string
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		if m == nil {
-			m = map[string]string{}
-		}
-		m[k] = v
-	}
-	return m, rows.Err()
 }
