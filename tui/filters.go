@@ -197,7 +197,7 @@ func (w *workspace) lowConfidence(i int) bool {
 // pair.
 func (w *workspace) hasError(i int) bool {
 	r := w.run()
-	for _, vs := range [][]judge.Verdict{r.verdicts[i], r.swapped[i]} {
+	for _, vs := range [][]judge.Verdict{r.verdicts[i], r.swappedOf(i)} {
 		for _, v := range vs {
 			if !v.OK() {
 				return true

@@ -189,13 +189,8 @@ func (m *Model) runLoaded(msg loadedMsg) tea.Cmd {
 		m.fail(fmt.Sprintf("Could not read the verdicts of %s: %s", SanitizeLine(r.name()), SanitizeLine(msg.err.Error())))
 		return nil
 	}
-	for _, v := range msg.loaded.Verdicts {
-		r.put(m.index, v, false)
-	}
-	for _, v := range msg.loaded.Swapped {
-		v.Swapped = true
-		r.put(m.index, v, false)
-	}
+	r.putAll(m.index, msg.loaded.Verdicts, false)
+	r.putAll(m.index, msg.loaded.Swapped, true)
 	if msg.run == m.act {
 		m.recount()
 		m.review.row = m.review.firstOpenRow(m.cur)

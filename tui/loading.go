@@ -94,7 +94,9 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 	w.agreement = extend(w.agreement, n, total)
 	for _, r := range w.runs {
 		r.verdicts = extend(r.verdicts, n, total)
-		r.swapped = extend(r.swapped, n, total)
+		if r.swapped != nil {
+			r.swapped = extend(r.swapped, n, total)
+		}
 	}
 	for i := old; i < n; i++ {
 		w.agreement[i] = -1

@@ -93,7 +93,9 @@ type runView struct {
 	verdicts [][]judge.Verdict // per item, one per criterion
 	// swapped holds the swapped-order verdicts (the position-bias audit),
 	// per item like verdicts; nSwapped counts the slots filled, so that
-	// the swap filter is offered only where it can match.
+	// the swap filter is offered only where it can match. It is nil
+	// until a run has a swapped-order verdict (swappedSlots): most judges
+	// never have one, and a slot per item is 24 MB at a million.
 	swapped  [][]judge.Verdict
 	nSwapped int
 	streams  map[int]*stream
@@ -114,7 +116,6 @@ func newRunView(r Run, index map[string]int, n int) *runView {
 		info:     r.Info,
 		key:      r.Key,
 		verdicts: make([][]judge.Verdict, n),
-		swapped:  make([][]judge.Verdict, n),
 		streams:  map[int]*stream{},
 		rejudge:  r.Rejudge,
 		stopped:  r.Stopped,
@@ -122,13 +123,8 @@ func newRunView(r Run, index map[string]int, n int) *runView {
 		load:     r.Load,
 		loading:  r.Load != nil,
 	}
-	for _, vd := range r.Verdicts {
-		v.put(index, vd, false)
-	}
-	for _, vd := range r.Swapped {
-		vd.Swapped = true
-		v.put(index, vd, false)
-	}
+	v.putAll(index, r.Verdicts, false)
+	v.putAll(index, r.Swapped, true)
 	if r.Judging != nil {
 		v.add(r.Judging, r.Pending)
 	}
@@ -179,7 +175,7 @@ func (r *runView) put(index map[string]int, vd judge.Verdict, remember bool) int
 	}
 	slots := r.verdicts
 	if vd.Swapped {
-		slots = r.swapped
+		slots = r.swappedSlots()
 	}
 	vs := slots[i]
 	for k := range vs {
@@ -198,6 +194,81 @@ func (r *runView) put(index map[string]int, vd judge.Verdict, remember bool) int
 	return i
 }
 
+// putAll stores verdicts read from the session (swapped: of the second
+// order) as put does. An item's verdicts that come together, one per
+// criterion, into an item that has none yet are not copied: the item's
+// slot is their part of vs (capped, so that a later put copies it
+// first). A million verdicts then cost their one array rather than an
+// allocation each. vs is the caller's to give: it is changed in place.
+func (r *runView) putAll(index map[string]int, vs []judge.Verdict, swapped bool) {
+	if len(vs) == 0 {
+		return
+	}
+	slots := r.verdicts
+	if swapped {
+		slots = r.swappedSlots()
+	}
+	for a := 0; a < len(vs); {
+		b := a + 1
+		for b < len(vs) && vs[b].ItemID == vs[a].ItemID {
+			b++
+		}
+		group := vs[a:b:b]
+		a = b
+		same := true
+		for k := range group {
+			if swapped {
+				group[k].Swapped = true
+			}
+			same = same && group[k].Swapped == swapped
+		}
+		i, ok := index[group[0].ItemID]
+		if !ok {
+			continue
+		}
+		if len(slots[i]) > 0 || !same || !distinctCriteria(group) {
+			for _, vd := range group {
+				r.put(index, vd, false)
+			}
+			continue
+		}
+		slots[i] = group
+		if swapped {
+			r.nSwapped += len(group)
+		}
+	}
+}
+
+// swappedSlots returns the swapped-order slots, made (as long as the
+// verdicts' slots, with their room) at the first swapped-order verdict.
+func (r *runView) swappedSlots() [][]judge.Verdict {
+	if r.swapped == nil {
+		r.swapped = make([][]judge.Verdict, len(r.verdicts), cap(r.verdicts))
+	}
+	return r.swapped
+}
+
+// swappedOf returns an item's swapped-order verdicts.
+func (r *runView) swappedOf(item int) []judge.Verdict {
+	if item < len(r.swapped) {
+		return r.swapped[item]
+	}
+	return nil
+}
+
+// distinctCriteria reports whether no two verdicts are about the same
+// criterion.
+func distinctCriteria(vs []judge.Verdict) bool {
+	for k := 1; k < len(vs); k++ {
+		for l := 0; l < k; l++ {
+			if vs[k].Criterion == vs[l].Criterion {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // verdict returns the current verdict of an item's criterion.
 func (r *runView) verdict(item, crit int) (judge.Verdict, bool) {
 	for _, v := range r.verdicts[item] {
@@ -211,7 +282,7 @@ func (r *runView) verdict(item, crit int) (judge.Verdict, bool) {
 // swappedVerdict returns the current swapped-order verdict of an item's
 // criterion.
 func (r *runView) swappedVerdict(item, crit int) (judge.Verdict, bool) {
-	for _, v := range r.swapped[item] {
+	for _, v := range r.swappedOf(item) {
 		if v.Criterion == crit {
 			return v, true
 		}

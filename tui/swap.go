@@ -47,7 +47,7 @@ func (r *runView) swapCheck(item int, rw row) swapCheck {
 // consistent when any row could be compared.
 func (w *workspace) itemSwap(i int) swapCheck {
 	r := w.run()
-	if r == nil || len(r.swapped[i]) == 0 {
+	if r == nil || len(r.swappedOf(i)) == 0 {
 		return swapUnknown
 	}
 	out := swapUnknown
@@ -92,7 +92,7 @@ func (w *workspace) tasksFor(r *runView, item int) []judge.Task {
 	// judge gets it whole.
 	it := sessions.WholeFields(w.items[item])
 	tasks := judge.Tasks(r.info, it)
-	if !it.Pairwise() || !pairwiseJudge(r.info) || !(w.swap || len(r.swapped[item]) > 0) {
+	if !it.Pairwise() || !pairwiseJudge(r.info) || !(w.swap || len(r.swappedOf(item)) > 0) {
 		return tasks
 	}
 	for _, t := range judge.Tasks(r.info, it) {

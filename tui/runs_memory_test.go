@@ -1,0 +1,43 @@
+package tui
+
+import (
+	"testing"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// Verdicts read from the session are placed without a copy per item, and
+// a verdict that arrives later for one item leaves its neighbours alone.
+func TestLoadedVerdictsShareTheirArray(t *testing.T) {
+	ok := func(id string, crit int, x float64) judge.Verdict {
+		return judge.Verdict{ItemID: id, Criterion: crit, Status: judge.StatusOK, Values: map[string]float64{"correct": x}}
+	}
+	index := map[string]int{"a": 0, "b": 1, "c": 2}
+	loaded := []judge.Verdict{ok("a", 0, 1), ok("b", 0, 0), ok("b", 1, 1), ok("gone", 0, 1), ok("c", 0, 1)}
+	r := newRunView(Run{Info: matchInfo, Verdicts: loaded}, index, 3)
+	if len(r.verdicts[0]) != 1 || len(r.verdicts[1]) != 2 || len(r.verdicts[2]) != 1 {
+		t.Fatalf("slots %d %d %d", len(r.verdicts[0]), len(r.verdicts[1]), len(r.verdicts[2]))
+	}
+	if &r.verdicts[0][0] != &loaded[0] || &r.verdicts[1][0] != &loaded[1] {
+		t.Error("the loaded verdicts were copied item by item")
+	}
+	// A new criterion for a: appended to a's own copy, not over b's.
+	r.put(index, ok("a", 1, 0), false)
+	if v, _ := r.verdict(1, 0); v.ItemID != "b" {
+		t.Errorf("b's verdict became %+v", v)
+	}
+	if v, found := r.verdict(0, 1); !found || v.Values["correct"] != 0 {
+		t.Errorf("a's second criterion: %+v, %v", v, found)
+	}
+	// A re-judged verdict replaces its own slot only.
+	r.put(index, ok("c", 0, 0), true)
+	if v, _ := r.verdict(2, 0); v.Values["correct"] != 0 {
+		t.Errorf("c not replaced: %+v", v)
+	}
+	if was := r.was[vkey{2, 0, false}]; was.Values["correct"] != 1 {
+		t.Errorf("c's replaced verdict not remembered: %+v", was)
+	}
+	if v, _ := r.verdict(1, 1); v.Values["correct"] != 1 {
+		t.Errorf("b's second criterion changed: %+v", v)
+	}
+}
