@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -20,13 +22,23 @@ func awaitStore(ready func() (Recorder, error)) tea.Cmd {
 	}
 }
 
+// LateNotices is what a store StoreReady returns may also implement: what
+// was found about the dataset only once it was read to its end (a role
+// empty on some items, repaired text), told when the store arrives.
+type LateNotices interface {
+	Notices() []string
+}
+
 // building reports whether the session is still being written.
 func (w *workspace) building() bool { return w.waitStore != nil }
 
 // gotStore takes the written session's store and saves the labels queued
 // meanwhile; they were shown as not yet saved until then. When the session
-// could not be written, nothing can be saved: the person is told, and a
-// quit asked meanwhile ends the program (main reports what was not saved).
+// could not be written (a dataset found bad further on, a full disk),
+// nothing can be saved: with labels queued the person is told on the
+// screen, and a quit asked meanwhile ends the program (main reports what
+// was not saved); with none, the program ends at once and main says why,
+// as it would have had the screen not opened yet.
 func (m *Model) gotStore(msg storeMsg) tea.Cmd {
 	m.waitStore = nil
 	if msg.err != nil || msg.store == nil {
@@ -36,12 +48,20 @@ func (m *Model) gotStore(msg storeMsg) tea.Cmd {
 		}
 		m.save.err = msg.err
 		m.fail(text + " — labels made on this screen are not saved; quit, and start again.")
-		if m.quitting {
+		if m.quitting || len(m.save.queue) == 0 {
+			m.quitting = true
 			return tea.Quit
 		}
 		return nil
 	}
 	m.store = msg.store
+	if n, ok := msg.store.(LateNotices); ok {
+		for _, text := range n.Notices() {
+			if strings.TrimSpace(text) != "" {
+				m.warn(SanitizeLine(text))
+			}
+		}
+	}
 	if len(m.save.queue) > 0 {
 		m.tell("The session is written: saving the labels made meanwhile.")
 	}

@@ -74,3 +74,59 @@ func TestQuitWhileTheSessionIsWritten(t *testing.T) {
 		t.Errorf("Unsaved() = %d, %v; want the queued label and the error", n, err)
 	}
 }
+
+// A session that cannot be written (a dataset found bad further on) with
+// no label queued ends the program at once: nothing is lost, and main
+// says why, as if the screen had not opened.
+func TestSessionFailureWithNothingQueuedQuits(t *testing.T) {
+	m, ready := buildingModel(t)
+	ready <- storeMsg{err: errors.New("new.jsonl:900000: invalid JSON")}
+	_, cmd := m.Update(awaitStore(m.waitStore)())
+	if cmd == nil {
+		t.Fatal("the screen stays open on a session that cannot be written, with nothing to save")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Error("the program does not end")
+	}
+}
+
+// With a label queued, the failure is told on the screen and the program
+// waits for the person to quit.
+func TestSessionFailureWithLabelsQueuedStays(t *testing.T) {
+	m, ready := buildingModel(t)
+	m = press(t, m, "y")
+	ready <- storeMsg{err: errors.New("new.jsonl:900000: invalid JSON")}
+	_, cmd := m.Update(awaitStore(m.waitStore)())
+	if cmd != nil {
+		if _, ok := cmd().(tea.QuitMsg); ok {
+			t.Fatal("the program ended with a label queued, without the person seeing why")
+		}
+	}
+	if screen := strings.Join(lines(m), "\n"); !strings.Contains(screen, "900000") {
+		t.Errorf("the screen does not tell the failure:\n%s", screen)
+	}
+}
+
+// noticeStore is a store that brings notices, as a session built from a
+// dataset read to its end does.
+type noticeStore struct {
+	*fakeStore
+	notices []string
+}
+
+func (s noticeStore) Notices() []string { return s.notices }
+
+// What only the whole dataset could tell is logged when its session's
+// store arrives.
+func TestLateNoticesToldWithTheStore(t *testing.T) {
+	m, ready := buildingModel(t)
+	ready <- storeMsg{store: noticeStore{&fakeStore{}, []string{"new.jsonl: gold (mapped \"answer\") is empty on 3 of 900,000 items"}}}
+	m = runCmd(t, m, awaitStore(m.waitStore), 0)
+	found := false
+	for _, e := range m.log.entries {
+		found = found || strings.Contains(e.text, "empty on 3 of 900,000 items")
+	}
+	if !found {
+		t.Error("the late notice is not in the messages")
+	}
+}

@@ -57,15 +57,33 @@ func (d datasetFlags) loadAny(path string) (*dataset.Dataset, error) {
 
 // read loads the dataset requiring the given roles (nil: a prediction).
 func (d datasetFlags) read(path string, require []string) (*dataset.Dataset, error) {
+	opts, err := d.options(require)
+	if err != nil {
+		return nil, err
+	}
+	return dataset.Load(path, opts)
+}
+
+// stream opens the dataset as a dataset.Stream, requiring a prediction.
+func (d datasetFlags) stream(path string) (*dataset.Stream, error) {
+	opts, err := d.options(nil)
+	if err != nil {
+		return nil, err
+	}
+	return dataset.OpenStream(path, opts)
+}
+
+// options are the flags as dataset.Options; a bad --map is a usage error.
+func (d datasetFlags) options(require []string) (dataset.Options, error) {
 	opts := dataset.Options{SkipBad: d.skipBad, Format: d.format, Require: require, MaxBytes: int64(d.maxBytes)}
 	if d.mapping != "" {
 		m, err := dataset.ParseMap(d.mapping)
 		if err != nil {
-			return nil, usageError{err}
+			return opts, usageError{err}
 		}
 		opts.Map = m
 	}
-	return dataset.Load(path, opts)
+	return opts, nil
 }
 
 // addSwap registers --swap, the position-bias audit of pairwise judges.

@@ -89,6 +89,9 @@ func runReview(ctx context.Context, e env, path string, o reviewFlags) error {
 		}
 		return review(ctx, e, ds, o, rv)
 	}
+	if newSession(o.session) {
+		return reviewStream(ctx, e, path, o)
+	}
 	ds, err := o.data.load(path)
 	if err != nil {
 		return err
@@ -144,7 +147,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 		tuneGC(len(ds.Items))
 	}
 	if rv == nil && buildsInBackground(o.session, ds, o) {
-		return reviewNew(ctx, e, ds, o, js, cfg)
+		return reviewNew(ctx, e, loadedDataset(ds), o, js, cfg)
 	}
 	if rv == nil {
 		if rv, err = sessions.OpenReview(o.session, o.annotator, ds); err != nil {

@@ -24,6 +24,10 @@ type sessionBuild struct {
 	done chan struct{}
 	rv   *sessions.Review
 	err  error
+	ds   *dataset.Dataset // read whole
+	// late, set before the screen starts, says what the screen is
+	// told with the store (newDataset.late).
+	late func(ds *dataset.Dataset) []string
 }
 
 // backgroundBuildFrom is the size from which a new dataset's session is
@@ -48,11 +52,54 @@ func buildsInBackground(session string, ds *dataset.Dataset, o reviewFlags) bool
 	return len(ds.Imported) == 0 && sessions.RestoreExported(ds) == ds && !(o.defaultJudge && allPairs(ds.Items))
 }
 
-// startBuild writes the session of ds at path in the background.
-func startBuild(path, annotator string, ds *dataset.Dataset) *sessionBuild {
+// newDataset is a new dataset as the review screen takes it: the first
+// page of items at once, the rest in pages, and the whole once read.
+type newDataset struct {
+	// head names the dataset, its mapping and the warnings known when
+	// the screen opens (dataset.Stream.Head, or the loaded dataset).
+	head  *dataset.Dataset
+	first []judge.Item
+	more  func() ([]judge.Item, bool, error)
+	count int // the items, or at most that many while they are read
+	// whole waits for every item and returns the dataset, or what is
+	// wrong with it (a bad row further on, a duplicate id).
+	whole func() (*dataset.Dataset, error)
+	// late says what only the whole dataset can tell (the warnings the
+	// end of the file gave, the judges' notes on its items); nil when
+	// head already says it all.
+	late func(ds *dataset.Dataset) []string
+}
+
+// loadedDataset is a new dataset already read whole.
+func loadedDataset(ds *dataset.Dataset) newDataset {
+	return newDataset{
+		head:  ds,
+		first: ds.Items[:min(firstPage, len(ds.Items))],
+		more:  pagesOf(ds.Items),
+		count: len(ds.Items),
+		whole: func() (*dataset.Dataset, error) { return ds, nil },
+	}
+}
+
+// datasetError is a dataset found bad once its screen was open: no
+// session is written from it.
+type datasetError struct{ err error }
+
+func (e datasetError) Error() string { return e.err.Error() }
+func (e datasetError) Unwrap() error { return e.err }
+
+// startBuild writes the session of the dataset at path in the
+// background, once it is read whole.
+func startBuild(path, annotator string, nd newDataset) *sessionBuild {
 	b := &sessionBuild{done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
+		ds, err := nd.whole()
+		if err != nil {
+			b.err = datasetError{err}
+			return
+		}
+		b.ds = ds
 		info := sessions.DatasetInfo{Path: datasetName(ds), SHA256: ds.SHA256, Format: ds.Format, Mapping: ds.Mapping, Items: len(ds.Items)}
 		if b.err = sessions.BuildSession(path, info, ds.Items); b.err != nil {
 			return
@@ -80,14 +127,28 @@ func (b *sessionBuild) written() bool {
 	}
 }
 
-// recorder is tui.Options.StoreReady.
+// recorder is tui.Options.StoreReady: the session's store, with the
+// notices found once the dataset was read whole (tui.LateNotices).
 func (b *sessionBuild) recorder() (tui.Recorder, error) {
 	rv, err := b.wait()
 	if err != nil {
 		return nil, err
 	}
+	if b.late != nil {
+		if notices := b.late(b.ds); len(notices) > 0 {
+			return noticedStore{rv.Store, notices}, nil
+		}
+	}
 	return rv.Store, nil
 }
+
+// noticedStore is a store that brings notices to the screen.
+type noticedStore struct {
+	tui.Recorder
+	notices []string
+}
+
+func (s noticedStore) Notices() []string { return s.notices }
 
 // lateCache is the session's response cache once it is written: an LLM
 // judge's call made before then (none is: judging waits for the session)
@@ -115,11 +176,14 @@ func (c lateCache) Put(key, response string) {
 }
 
 // reviewNew runs the review screen on a new dataset at once, from the
-// items in memory, while its session is written in the background; the
+// items in memory (the first page, the others as they are read), while
+// its session is written in the background once every item is read; the
 // judges start once it is written. Quitting before then waits for the
-// write, so that the session is whole and every label made is in it.
-func reviewNew(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, js judgeSet, cfg llm.Config) error {
-	b := startBuild(o.session, o.annotator, ds)
+// write, so that the session is whole and every label made is in it. A
+// dataset found bad after the screen opened writes no session: the
+// screen says so, and the command ends with the dataset's error.
+func reviewNew(ctx context.Context, e env, nd newDataset, o reviewFlags, js judgeSet, cfg llm.Config) error {
+	b := startBuild(o.session, o.annotator, nd)
 	defer func() {
 		if rv, err := b.wait(); err == nil {
 			rv.Store.Close()
@@ -129,7 +193,15 @@ func reviewNew(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, j
 	if err != nil {
 		return err
 	}
-	ds.Warnings = append(ds.Warnings, swapNotes(o.swap, judges, ds.Items, ds.Name)...)
+	ds := nd.head
+	notices := datasetNotices(ds)
+	if nd.late == nil {
+		notices = append(notices, swapNotes(o.swap, judges, ds.Items, ds.Name)...)
+	} else {
+		b.late = func(all *dataset.Dataset) []string {
+			return append(nd.late(all), swapNotes(o.swap, judges, all.Items, all.Name)...)
+		}
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -139,14 +211,25 @@ func reviewNew(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, j
 	if client != nil {
 		health = func() string { return client.Health().String() }
 	}
+	more := func() ([]judge.Item, bool, error) {
+		items, done, err := nd.more()
+		if err != nil {
+			// The dataset is bad further on: the build ends with the
+			// error, which the screen tells (StoreReady). The items
+			// stay as they are until the screen closes.
+			<-ctx.Done()
+			return nil, false, ctx.Err()
+		}
+		return items, done, nil
+	}
 	m := tui.New(tui.Options{
 		Annotator:    o.annotator,
 		Dataset:      filepath.Base(ds.Name),
-		Items:        ds.Items[:min(firstPage, len(ds.Items))],
-		MoreItems:    pagesOf(ds.Items),
-		ItemCount:    len(ds.Items),
+		Items:        nd.first,
+		MoreItems:    more,
+		ItemCount:    nd.count,
 		Runs:         newRuns(ctx, b, judges, client, cfg, o.swap, &running),
-		Notices:      datasetNotices(ds),
+		Notices:      notices,
 		About:        fmt.Sprintf("%s · mapped %s · session %s", filepath.Base(ds.Name), dataset.FormatMap(ds.Mapping), o.session),
 		Stats:        func() (stats.Report, error) { return lateStats(b) },
 		ServerHealth: health,
@@ -161,6 +244,10 @@ func reviewNew(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, j
 		fmt.Fprintf(e.stderr, "Writing the session %s…\n", o.session)
 	}
 	if _, berr := b.wait(); berr != nil {
+		var bad datasetError
+		if errors.As(berr, &bad) {
+			return fmt.Errorf("%w; no session was written to %s, nothing was saved", bad.err, o.session)
+		}
 		return fmt.Errorf("the session %s could not be written (%w): nothing was saved", o.session, berr)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {

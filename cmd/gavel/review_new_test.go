@@ -60,3 +60,53 @@ func TestReviewLargeNewDatasetThenReopen(t *testing.T) {
 		t.Errorf("reopen said %q", errb)
 	}
 }
+
+// A large new dataset's screen opens on its first rows while the rest is
+// parsed: a bad row or a duplicate id far down, found once the screen is
+// open, ends the command with the file's own message and writes no
+// session (nor leaves a build's file behind).
+func TestReviewNewDatasetBadFurtherOn(t *testing.T) {
+	const n = backgroundBuildFrom + 5000
+	for name, c := range map[string]struct {
+		row  string
+		want string
+	}{
+		"bad row":      {`{"id": "x", "prediction": `, fmt.Sprintf("big.jsonl:%d: invalid JSON", n-10)},
+		"duplicate id": {`{"id": "i00012", "question": "q", "answer": "a", "prediction": "p"}`, fmt.Sprintf(`big.jsonl:%d: duplicate id "i00012" (line 13 has it too)`, n-10)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			var b strings.Builder
+			for i := range n {
+				if i == n-11 {
+					b.WriteString(c.row + "\n")
+					continue
+				}
+				fmt.Fprintf(&b, `{"id":"i%05d","question":"q%d","answer":"%d","prediction":"%d"}`+"\n", i, i, i%7, i%5)
+			}
+			data := writeFile(t, dir, "big.jsonl", b.String())
+			session := filepath.Join(dir, "big.gavel")
+			e, _, errb, _ := testEnv(t)
+			opened := false
+			e.runTUI = func(_ context.Context, m tea.Model) (tea.Model, error) {
+				opened = m.(*tui.Model).Loading()
+				return m, nil
+			}
+			code := execute(context.Background(), e, []string{"review", data, "--session", session, "--annotator", "ana"})
+			if code == 0 {
+				t.Fatalf("exit 0 on a dataset with a %s: %s", name, errb)
+			}
+			if !opened {
+				t.Error("the screen did not open on the first items")
+			}
+			msg := errb.String()
+			if !strings.Contains(msg, c.want) || !strings.Contains(msg, "no session was written") {
+				t.Errorf("stderr %q, want %q and that no session was written", msg, c.want)
+			}
+			left, _ := filepath.Glob(filepath.Join(dir, "*big.gavel*"))
+			if len(left) > 0 {
+				t.Errorf("left behind: %v", left)
+			}
+		})
+	}
+}

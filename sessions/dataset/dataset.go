@@ -283,25 +283,40 @@ func load(name, abs string, data []byte, opts Options) (*Dataset, error) {
 }
 
 func loadInto(ds *Dataset, data []byte, opts Options) error {
-	userMap, err := canonicalMap(opts.Map)
+	l, text, format, err := prepareLoad(ds, data, opts)
 	if err != nil {
 		return err
 	}
+	return l.loadText(text, format)
+}
+
+// prepareLoad checks the options, turns the stored bytes into text and
+// decides the format: everything before the rows are read.
+func prepareLoad(ds *Dataset, data []byte, opts Options) (*loader, []byte, string, error) {
+	userMap, err := canonicalMap(opts.Map)
+	if err != nil {
+		return nil, nil, "", err
+	}
 	for _, r := range opts.Require {
 		if _, err := canonicalRole(r); err != nil {
-			return err
+			return nil, nil, "", err
 		}
 	}
 	text, compression, err := openText(ds.Name, data, opts)
 	if err != nil {
-		return err
+		return nil, nil, "", err
 	}
 	ds.Compression = compression
 	format, err := detectFormat(ds.Name, text, opts.Format)
 	if err != nil {
-		return err
+		return nil, nil, "", err
 	}
-	l := &loader{ds: ds, name: ds.Name, opts: opts, userMap: userMap}
+	return &loader{ds: ds, name: ds.Name, opts: opts, userMap: userMap}, text, format, nil
+}
+
+// loadText reads and maps every row of text, then checks the whole.
+func (l *loader) loadText(text []byte, format string) error {
+	var err error
 	switch format {
 	case "jsonl", "lm-eval":
 		err = l.loadJSONL(text, format)

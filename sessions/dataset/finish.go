@@ -12,19 +12,41 @@ import (
 // row unless bad rows are skipped, makes harness ids unique per filter,
 // refuses (or skips) duplicate ids, and packs the items in file order.
 func (l *loader) finish() error {
-	if l.bad.count > 0 && !l.opts.SkipBad {
-		return fmt.Errorf("%w%s", l.bad.first[0], skipHint)
+	if err := l.stopped(); err != nil {
+		return err
 	}
 	if l.harness {
 		l.harnessIDs()
 	}
-	if l.plan.id != nil {
-		l.checkDuplicateIDs()
-		if l.bad.count > 0 && !l.opts.SkipBad {
-			return fmt.Errorf("%w%s", l.bad.first[0], skipHint)
-		}
+	if err := l.checkIDs(); err != nil {
+		return err
 	}
 	l.compact()
+	return l.publish()
+}
+
+// stopped is the error of a load stopped by a bad row, nil when none
+// stopped it.
+func (l *loader) stopped() error {
+	if l.bad.count > 0 && !l.opts.SkipBad {
+		return fmt.Errorf("%w%s", l.bad.first[0], skipHint)
+	}
+	return nil
+}
+
+// checkIDs refuses (or, with SkipBad, marks bad) the rows whose id an
+// earlier row has.
+func (l *loader) checkIDs() error {
+	if l.plan.id == nil {
+		return nil
+	}
+	l.checkDuplicateIDs()
+	return l.stopped()
+}
+
+// publish hands the packed items, their imported values and the bad rows
+// skipped to the dataset.
+func (l *loader) publish() error {
 	ds := l.ds
 	if len(l.items) == 0 {
 		if l.bad.count > 0 {

@@ -37,6 +37,15 @@ func trimRow(b []byte) []byte {
 
 // loadJSONL reads one JSON object per line, in parallel chunks.
 func (l *loader) loadJSONL(text []byte, format string) error {
+	if err := l.mapJSONL(text, format); err != nil {
+		return err
+	}
+	return l.parseLines(text)
+}
+
+// mapJSONL decides the mapping from the first rows (discoverRows) and
+// whether the file holds lm-evaluation-harness samples.
+func (l *loader) mapJSONL(text []byte, format string) error {
 	d := newDiscovery()
 	var firstBad *RowError
 	nonBlank := 0
@@ -65,10 +74,7 @@ func (l *loader) loadJSONL(text []byte, format string) error {
 	if l.harness {
 		l.ds.Format = "lm-eval"
 	}
-	if err := l.mapFields(d, nil); err != nil {
-		return err
-	}
-	return l.parseLines(text)
+	return l.mapFields(d, nil)
 }
 
 // probe returns what is wrong with a row that discovery could not read.
@@ -87,15 +93,33 @@ func (l *loader) parseLines(text []byte) error {
 	n := max(1, min(len(text)>>20, runtime.GOMAXPROCS(0)*8))
 	bounds := make([]int, n+1)
 	for k := 1; k < n; k++ {
-		pos := max(bounds[k-1], k*len(text)/n)
-		if i := bytes.IndexByte(text[pos:], '\n'); i >= 0 {
-			pos += i + 1
-		} else {
-			pos = len(text)
-		}
-		bounds[k] = pos
+		bounds[k] = nextLineStart(text, max(bounds[k-1], k*len(text)/n))
 	}
 	bounds[n] = len(text)
+	return l.parseChunks(text, bounds)
+}
+
+// nextLineStart is the start of the line after the one holding pos
+// (len(text) when there is none).
+func nextLineStart(text []byte, pos int) int {
+	if i := bytes.IndexByte(text[pos:], '\n'); i >= 0 {
+		return pos + i + 1
+	}
+	return len(text)
+}
+
+// parseChunks maps every line of text, one slot per line, in the chunks
+// that bounds delimit (each bound the start of a line, the last
+// len(text)) on every core.
+func (l *loader) parseChunks(text []byte, bounds []int) error {
+	l.slotLines(text, bounds)
+	return l.parseSlots(text, bounds)
+}
+
+// slotLines makes one slot per line of text and notes where each chunk's
+// slots start (l.chunkSlots).
+func (l *loader) slotLines(text []byte, bounds []int) {
+	n := len(bounds) - 1
 	base := make([]int, n+1)
 	for k := 0; k < n; k++ {
 		chunk := text[bounds[k]:bounds[k+1]]
@@ -106,6 +130,14 @@ func (l *loader) parseLines(text []byte) error {
 		base[k+1] = base[k] + lines
 	}
 	l.allocSlots(base[n])
+	l.chunkSlots = base
+}
+
+// parseSlots maps the lines of each chunk into the slots slotLines made;
+// l.chunkDone hears of each chunk as it ends.
+func (l *loader) parseSlots(text []byte, bounds []int) error {
+	n := len(bounds) - 1
+	base := l.chunkSlots
 	badUTF8 := make([]int, n)
 	firstUTF8 := make([]int, n)
 	l.parallel(n, func(c int, bad *badRows, stop func(int) bool) {

@@ -27,6 +27,12 @@ type loader struct {
 	cols  [][]string // imported values, parallel to items
 
 	bad badRows
+
+	// chunkSlots[c] is the first slot of chunk c of a JSONL parse
+	// (parseChunks); chunkDone, when set, hears of each chunk parallel
+	// finishes, from the worker that did it.
+	chunkSlots []int
+	chunkDone  func(chunk int, bad *badRows)
 }
 
 // rowLoc is where a row came from. line 0 marks an empty slot.
@@ -112,6 +118,9 @@ func (l *loader) parallel(n int, work func(chunk int, bad *badRows, stop func(ch
 							break
 						}
 					}
+				}
+				if l.chunkDone != nil {
+					l.chunkDone(c, &bads[c])
 				}
 			}
 		}()
