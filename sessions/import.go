@@ -269,11 +269,17 @@ func (a *plannedAnnotator) countUnreadable(text string) {
 	a.unreadable++
 }
 
-// itemIDs returns the ids of the session's items.
 // sameItemOrder reports whether the session's items, in index order, have
 // exactly the ids of items in their order, reading the ids one at a time;
 // held is how many items the session has when they are the same.
 func (s *Store) sameItemOrder(items []judge.Item) (held int, same bool, err error) {
+	if len(items) > 0 && consecutive(items) {
+		// The usual answer (a session just built from the file) found
+		// quickly; any other is checked by the walk below.
+		if held, same, err := s.sameItemsByIndex(items); err != nil || same {
+			return held, same, err
+		}
+	}
 	err = s.read("reading the items", func(tx *sql.Tx) error {
 		rows, err := tx.Query(`SELECT item_id FROM items ORDER BY idx`)
 		if err != nil {
@@ -304,6 +310,57 @@ func (s *Store) sameItemOrder(items []judge.Item) (held int, same bool, err erro
 	return held, same, err
 }
 
+// consecutive reports whether the items' indexes follow each other from
+// the first one's (a loaded dataset's do).
+func consecutive(items []judge.Item) bool {
+	for i := range items {
+		if items[i].Index != items[0].Index+i {
+			return false
+		}
+	}
+	return true
+}
+
+// sameItemsByIndex reports whether the session holds items, of
+// consecutive indexes, under their own indexes: it reads each session
+// item's index and id from the small index on the ids (in id order)
+// instead of walking the items table with its texts (a million rows: 0.6 s
+// against a fifth of that), and finds the item of that index by
+// arithmetic. Indexes are unique, so when every one of the session's items
+// lands on an item of the same id and there are as many, the two lists
+// are the same, in the same order. false says only that this quick check
+// did not show it.
+func (s *Store) sameItemsByIndex(items []judge.Item) (held int, same bool, err error) {
+	base := items[0].Index
+	err = s.read("reading the items", func(tx *sql.Tx) error {
+		rows, err := tx.Query(`SELECT idx, item_id FROM items`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		same = true
+		var idx int64
+		var id sql.RawBytes
+		for rows.Next() {
+			if err := rows.Scan(&idx, &id); err != nil {
+				return err
+			}
+			held++
+			k := idx - int64(base)
+			if k < 0 || k >= int64(len(items)) || string(id) != items[k].ID {
+				same = false
+				return nil
+			}
+		}
+		if held != len(items) {
+			same = false
+		}
+		return rows.Err()
+	})
+	return held, same, err
+}
+
+// itemIDs returns the ids of the session's items.
 func (s *Store) itemIDs() (map[string]bool, error) {
 	ids := map[string]bool{}
 	err := s.read("reading the items", func(tx *sql.Tx) error {

@@ -173,3 +173,41 @@ func TestImportWritesWhatOneRowWritersWrite(t *testing.T) {
 		t.Errorf("foreign_key_check: %q %v, want no row", table, err)
 	}
 }
+
+// TestSameItemOrderByIndex: reading the ids from the index on them (for
+// items of consecutive indexes) answers as walking the items table does.
+func TestSameItemOrderByIndex(t *testing.T) {
+	s, _ := newSession(t)
+	items := sampleItems()
+	swapped := slices.Clone(items)
+	swapped[1].ID, swapped[2].ID = swapped[2].ID, swapped[1].ID
+	shifted := slices.Clone(items)
+	for i := range shifted {
+		shifted[i].Index += 5
+	}
+	renamed := slices.Clone(items)
+	renamed[3].ID = "other"
+	gapped := slices.Clone(items)
+	gapped[3].Index = 9
+	for _, tc := range []struct {
+		name  string
+		items []judge.Item
+		same  bool
+	}{
+		{"the same", items, true},
+		{"two ids swapped", swapped, false},
+		{"fewer", items[:3], false},
+		{"more", append(slices.Clone(items), judge.Item{Index: 4, ID: "q9"}), false},
+		{"indexes shifted (the table is walked)", shifted, true},
+		{"an id changed", renamed, false},
+		{"indexes with a gap (the table is walked)", gapped, true},
+	} {
+		held, same, err := s.sameItemOrder(tc.items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if same != tc.same || same && held != len(items) {
+			t.Errorf("%s: same %v (held %d), want %v", tc.name, same, held, tc.same)
+		}
+	}
+}
