@@ -127,8 +127,8 @@ func (s *Store) readStatsInput(tx *sql.Tx) (stats.Input, error) {
 	}
 	units.addSegments(groups)
 	addVerdictValues(in.Units, placed, values)
-	addStatsLabels(units, labels)
-	in.Dimensions = labelOnlyDimensions(runs, codec, in.Units)
+	labelled := addStatsLabels(units, labels)
+	in.Dimensions = labelOnlyDimensions(runs, codec, labelled)
 	return in, nil
 }
 
@@ -154,7 +154,8 @@ func readStatsJudged(tx *sql.Tx, in *stats.Input) ([]Run, *statsUnits, []verdict
 }
 
 // labelOnlyDimensions lists, by name, the dimensions people labelled that
-// no run rates, each with its scale, so that a session with labels and no
+// no run rates (labelled holds the values labelled on each dimension, see
+// addStatsLabels), each with its scale, so that a session with labels and no
 // judge still gets the agreement among its annotators.
 //
 // A dimension whose values are names (nominal, pairwise) has its scale in
@@ -170,7 +171,7 @@ func readStatsJudged(tx *sql.Tx, in *stats.Input) ([]Run, *statsUnits, []verdict
 // within 1–5 reads as Likert, which changes Gwet's AC1 and AC2 (their
 // chance terms count the scale's categories) but neither Krippendorff's
 // alpha nor Fleiss' kappa.
-func labelOnlyDimensions(runs []Run, codec *valueCodec, units []stats.Unit) []judge.Dimension {
+func labelOnlyDimensions(runs []Run, codec *valueCodec, labelled map[string]map[float64]bool) []judge.Dimension {
 	judged := map[string]bool{}
 	for _, r := range runs {
 		for _, d := range r.Info.Dimensions {
@@ -178,17 +179,9 @@ func labelOnlyDimensions(runs []Run, codec *valueCodec, units []stats.Unit) []ju
 		}
 	}
 	values := map[string]map[float64]bool{}
-	for _, u := range units {
-		for _, l := range u.Labels {
-			for dim, v := range l.Values {
-				if judged[dim] {
-					continue
-				}
-				if values[dim] == nil {
-					values[dim] = map[float64]bool{}
-				}
-				values[dim][v] = true
-			}
+	for dim, vs := range labelled {
+		if !judged[dim] {
+			values[dim] = vs
 		}
 	}
 	var out []judge.Dimension

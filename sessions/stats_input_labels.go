@@ -136,8 +136,8 @@ func readLabelRows(tx *sql.Tx, codec *valueCodec, out *scannedLabels, where stri
 // those of units the session lacks), as the statistics have always
 // received them: sorted by unit, then dimension, then annotator, a unit's
 // labels listing each annotator once, in the order that sort first meets
-// them.
-func addStatsLabels(units *statsUnits, scanned *scannedLabels) {
+// them. It tells the values labelled on each dimension.
+func addStatsLabels(units *statsUnits, scanned *scannedLabels) map[string]map[float64]bool {
 	kinds := scanned.kinds.list
 	// rank orders the kinds by dimension, then annotator; kinds differing
 	// in via alone never meet on one unit and dimension (an annotator has
@@ -158,9 +158,26 @@ func addStatsLabels(units *statsUnits, scanned *scannedLabels) {
 		rank[k] = uint32(r)
 	}
 	list := make([]statsLabelRow, 0, len(scanned.list))
+	labelled := map[string]map[float64]bool{}
+	// last is the value a kind's previous label had: a million labels of
+	// a kind that repeat a handful of values add them only when it changes.
+	last := make([]float64, len(kinds))
+	for i := range last {
+		last[i] = math.NaN() // never a label's value
+	}
 	for _, l := range scanned.list {
-		if u, ok := units.find(l.item, int(l.crit)); ok {
-			list = append(list, statsLabelRow{unit: u, rank: rank[l.kind], kind: l.kind, value: l.value})
+		u, ok := units.find(l.item, int(l.crit))
+		if !ok {
+			continue
+		}
+		list = append(list, statsLabelRow{unit: u, rank: rank[l.kind], kind: l.kind, value: l.value})
+		if l.value != last[l.kind] {
+			last[l.kind] = l.value
+			dim := kinds[l.kind].dim
+			if labelled[dim] == nil {
+				labelled[dim] = map[float64]bool{}
+			}
+			labelled[dim][l.value] = true
 		}
 	}
 	order := func(a, b statsLabelRow) int {
@@ -189,6 +206,7 @@ func addStatsLabels(units *statsUnits, scanned *scannedLabels) {
 		foldUnitLabels(&in[u], list[start:end], kinds, shared)
 		start = end
 	}
+	return labelled
 }
 
 // foldUnitLabels adds one unit's sorted label rows to it: a Label per

@@ -21,15 +21,22 @@ func packedLabel(dim, via string) string {
 // false when the packed lists cannot be read.
 func readPackedLabels(tx *sql.Tx, codec *valueCodec) (out *scannedLabels, ok bool, err error) {
 	const firstOf = `SELECT annotator, dimension, via FROM current_labels `
-	out = &scannedLabels{}
-	var first [3]string // annotator, dimension, via of the annotator's first label
-	err = tx.QueryRow(firstOf+`ORDER BY annotator LIMIT 1`).Scan(&first[0], &first[1], &first[2])
+	var annotators [][3]string // annotator, dimension, via of each annotator's first label
+	var first [3]string
+	err = tx.QueryRow(firstOf + `ORDER BY annotator LIMIT 1`).Scan(&first[0], &first[1], &first[2])
 	for ; err == nil; err = tx.QueryRow(firstOf+`WHERE annotator > ?1 ORDER BY annotator LIMIT 1`, first[0]).Scan(&first[0], &first[1], &first[2]) {
+		annotators = append(annotators, first)
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, false, err
+	}
+	out = &scannedLabels{}
+	for _, first := range annotators {
 		if _, named := codec.scales[first[1]]; named {
 			// stored as names, which are not packed
 			err = readLabelRows(tx, codec, out, `WHERE annotator = ?1`, first[0])
 		} else {
-			ok, err = readAnnotatorPacked(tx, codec, first, out)
+			ok, err = readAnnotatorPacked(tx, codec, first, len(annotators) == 1, out)
 			if !ok && err == nil {
 				return nil, false, nil
 			}
@@ -38,23 +45,25 @@ func readPackedLabels(tx *sql.Tx, codec *valueCodec) (out *scannedLabels, ok boo
 			return nil, false, err
 		}
 	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return nil, false, err
-	}
 	return out, true, nil
 }
 
 // readAnnotatorPacked adds to out one annotator's current labels (first:
 // the annotator, the dimension and via of its first label) for
-// readPackedLabels.
-func readAnnotatorPacked(tx *sql.Tx, codec *valueCodec, first [3]string, out *scannedLabels) (bool, error) {
+// readPackedLabels. When the annotator is the only one (only), every
+// label is theirs, and SQLite need not compare each label's annotator.
+func readAnnotatorPacked(tx *sql.Tx, codec *valueCodec, first [3]string, only bool, out *scannedLabels) (bool, error) {
 	annotator, dim, via := first[0], first[1], first[2]
 	var (
 		n                  int64
 		itemList, valueLst sql.NullString
 	)
+	theirs := `WHERE annotator = ?3`
+	if only {
+		theirs = `WHERE ?3 IS NOT NULL` // a constant: no test per label
+	}
 	err := tx.QueryRow(`SELECT count(*), group_concat(item_id, char(30)), `+packedInt(packedLabel("?1", "?2"), `CAST(value AS INTEGER)`)+
-		` FROM current_labels WHERE annotator = ?3`, dim, via, annotator).Scan(&n, &itemList, &valueLst)
+		` FROM current_labels `+theirs, dim, via, annotator).Scan(&n, &itemList, &valueLst)
 	if err != nil {
 		return false, err
 	}

@@ -261,3 +261,51 @@ func TestStatsInputSegmentsOfCriteria(t *testing.T) {
 		}
 	}
 }
+
+// A session labelled by one annotator is read packed without testing
+// each label's annotator, with the same input.
+func TestPackedStatsInputOneAnnotator(t *testing.T) {
+	s, _ := newSession(t)
+	run, err := s.EnsureRun(binaryInfo("docqa", "m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveVerdicts(run.ID, []judge.Verdict{
+		{ItemID: "q1", Status: judge.StatusOK, Values: map[string]float64{"correct": 1}, At: t0},
+		{ItemID: "q2", Status: judge.StatusOK, Values: map[string]float64{"correct": 0}, At: t0},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []Action{
+		{Kind: KindLabel, ItemID: "q1", Dimension: "correct", Value: 1, Via: "order"},
+		{Kind: KindLabel, ItemID: "q2", Dimension: "correct", Value: 0, Via: "order"},
+		{Kind: KindLabel, ItemID: "q3", Dimension: "correct", Value: 1, Via: "filter:disagreements"},
+		{Kind: KindLabel, ItemID: "q1", Dimension: "partial", Value: 0.5, Via: "order"},
+		{Kind: KindLabel, ItemID: "r1", Criterion: 2, Dimension: "met", Value: 1, Via: "order"},
+	} {
+		if _, err := s.Record([]Action{a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = s.read("test", func(tx *sql.Tx) error {
+		codec, err := loadCodec(tx)
+		if err != nil {
+			return err
+		}
+		got, ok, err := readPackedLabels(tx, codec)
+		if !ok || err != nil || len(got.list) != 5 {
+			t.Errorf("packed labels: ok %v, %v, %d labels", ok, err, len(got.list))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.StatsInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := rowsInput(t, s); !reflect.DeepEqual(got, want) {
+		t.Errorf("input\n%+v\nwant\n%+v", got, want)
+	}
+}
