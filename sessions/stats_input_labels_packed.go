@@ -23,7 +23,7 @@ func readPackedLabels(tx *sql.Tx, codec *valueCodec) (out *scannedLabels, ok boo
 	const firstOf = `SELECT annotator, dimension, via FROM current_labels `
 	var annotators [][3]string // annotator, dimension, via of each annotator's first label
 	var first [3]string
-	err = tx.QueryRow(firstOf + `ORDER BY annotator LIMIT 1`).Scan(&first[0], &first[1], &first[2])
+	err = tx.QueryRow(firstOf+`ORDER BY annotator LIMIT 1`).Scan(&first[0], &first[1], &first[2])
 	for ; err == nil; err = tx.QueryRow(firstOf+`WHERE annotator > ?1 ORDER BY annotator LIMIT 1`, first[0]).Scan(&first[0], &first[1], &first[2]) {
 		annotators = append(annotators, first)
 	}
