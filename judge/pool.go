@@ -79,27 +79,71 @@ type Queue struct {
 	// last. It may hold tasks already taken (an item prioritised twice),
 	// which are skipped; its top never is one.
 	front []int
+	// src, when set, makes the tasks as they are needed (NewQueueFrom):
+	// tasks then holds the current chunk, and the tasks Prioritize took
+	// from src.
+	src   TaskSource
+	chunk int
+}
+
+// A TaskSource makes the tasks of a queue in their order, chunk by chunk
+// (NewQueueFrom), so that a run of a million tasks never holds them all:
+// a task holds its item, and a million items are ~160 MB of task.
+type TaskSource interface {
+	// Next returns the next tasks in order: about n of them, the tasks
+	// of an item never split between two calls, and none once every
+	// task was returned. Tasks Take returned are not returned again.
+	Next(n int) []Task
+	// Take returns, in their order, the tasks of an item that Next has
+	// not returned yet, which Next then skips; nil when there are none.
+	Take(itemID string) []Task
 }
 
 // NewQueue makes a queue of tasks in the order given, indexed by item so
 // that Prioritize costs only the item's own tasks, however many are
 // queued. The queue keeps tasks: do not change the slice afterwards.
 func NewQueue(tasks []Task) *Queue {
-	q := &Queue{
-		tasks:   tasks,
-		started: make([]bool, len(tasks)),
-		first:   make(map[string]int, len(tasks)),
-		same:    make([]int, len(tasks)),
-	}
-	for i := len(tasks) - 1; i >= 0; i-- {
-		id := tasks[i].Item.ID
+	q := &Queue{tasks: tasks}
+	q.index()
+	return q
+}
+
+// NewQueueFrom makes a queue whose tasks src makes as they are needed,
+// about chunk at a time: it starts them in the same order, and
+// Prioritize works as on NewQueue's, as if it held every task.
+func NewQueueFrom(src TaskSource, chunk int) *Queue {
+	q := &Queue{src: src, chunk: max(chunk, 1)}
+	q.index()
+	return q
+}
+
+// index makes started, first and same for the tasks held.
+func (q *Queue) index() {
+	q.started = make([]bool, len(q.tasks))
+	q.first = make(map[string]int, len(q.tasks))
+	q.same = make([]int, len(q.tasks))
+	for i := len(q.tasks) - 1; i >= 0; i-- {
+		id := q.tasks[i].Item.ID
 		q.same[i] = -1
 		if f, ok := q.first[id]; ok {
 			q.same[i] = f
 		}
 		q.first[id] = i
 	}
-	return q
+}
+
+// hold adds an item's tasks taken from src out of turn, indexed like the
+// others.
+func (q *Queue) hold(itemID string, ts []Task) int {
+	at := len(q.tasks)
+	q.tasks = append(q.tasks, ts...)
+	for k := range ts {
+		q.started = append(q.started, false)
+		q.same = append(q.same, at+k+1)
+	}
+	q.same[len(q.same)-1] = -1
+	q.first[itemID] = at
+	return at
 }
 
 // Prioritize moves the tasks of an item that have not started to the
@@ -113,7 +157,14 @@ func (q *Queue) Prioritize(itemID string) {
 	defer q.mu.Unlock()
 	i, ok := q.first[itemID]
 	if !ok {
-		return
+		if q.src == nil {
+			return
+		}
+		ts := q.src.Take(itemID)
+		if len(ts) == 0 {
+			return
+		}
+		i = q.hold(itemID, ts)
 	}
 	if n := len(q.front); n > 0 && q.tasks[q.front[n-1]].Item.ID == itemID {
 		// Already first: its tasks not started lie under the top, in order.
@@ -141,16 +192,28 @@ func (q *Queue) pop() (Task, bool) {
 		}
 		return q.tasks[i], true
 	}
-	for q.next < len(q.tasks) {
-		i := q.next
-		q.next++
-		if q.started == nil {
-			return q.tasks[i], true
+	for {
+		for q.next < len(q.tasks) {
+			i := q.next
+			q.next++
+			if q.started == nil {
+				return q.tasks[i], true
+			}
+			if !q.started[i] {
+				q.started[i] = true
+				return q.tasks[i], true
+			}
 		}
-		if !q.started[i] {
-			q.started[i] = true
-			return q.tasks[i], true
+		if q.src == nil {
+			return Task{}, false
 		}
+		// Every task held has started (front is empty): the next chunk
+		// replaces them.
+		ts := q.src.Next(q.chunk)
+		if len(ts) == 0 {
+			return Task{}, false
+		}
+		q.tasks, q.next, q.front = ts, 0, q.front[:0]
+		q.index()
 	}
-	return Task{}, false
 }

@@ -68,14 +68,20 @@ type Judging struct {
 // works like Stop without the wait; cancelling it with a cause (as
 // llm.StopOnFatal does) reports the cause in the last batch's Stopped.
 func StartJudging(ctx context.Context, s *Store, run Run, j judge.Judge, tasks []judge.Task, opts judge.PoolOptions) *Judging {
+	return startQueue(ctx, s, run, j, judge.NewQueue(tasks), len(tasks), opts)
+}
+
+// startQueue is StartJudging over a queue of total tasks, such as one
+// that makes its tasks as it goes (ResumeRun).
+func startQueue(ctx context.Context, s *Store, run Run, j judge.Judge, q *judge.Queue, total int, opts judge.PoolOptions) *Judging {
 	ctx, cancel := context.WithCancel(ctx)
 	jg := &Judging{
 		out:    make(chan Batch, 1),
 		cancel: cancel,
 		done:   make(chan struct{}),
-		queue:  judge.NewQueue(tasks),
+		queue:  q,
 	}
-	c := &committer{s: s, runID: run.ID, out: jg.out, cancel: cancel, total: len(tasks)}
+	c := &committer{s: s, runID: run.ID, out: jg.out, cancel: cancel, total: total}
 	jg.c = c
 	verdicts := judge.RunQueue(ctx, j, jg.queue, opts)
 	go func() {

@@ -154,15 +154,15 @@ func (r *Review) ResumeRun(ctx context.Context, run Run, j judge.Judge, opts jud
 	if j == nil || ctx.Err() != nil {
 		return st, nil
 	}
-	done := make([]judge.Verdict, 0, len(vs)+len(st.Swapped))
-	done = append(append(done, vs...), st.Swapped...)
-	tasks := TasksToDo(run.Info, r.Items, done, r.Swap)
-	if len(tasks) > 0 {
+	// The tasks to do (TasksToDo's) are made as the judging needs them:
+	// a million tasks at once would be ~180 MB, a chunk is ~2 MB.
+	src := newTodoSource(run.Info, r.Items, r.Swap, vs, st.Swapped)
+	if n := src.len(); n > 0 {
 		if r.storedFields {
 			j = wholeFieldsJudge{j: j}
 		}
-		st.Judging = StartJudging(ctx, r.Store, run, j, tasks, opts)
-		st.Pending = len(tasks)
+		st.Judging = startQueue(ctx, r.Store, run, j, judge.NewQueueFrom(src, taskChunk), n, opts)
+		st.Pending = n
 	}
 	return st, nil
 }
@@ -183,49 +183,11 @@ func (w wholeFieldsJudge) Judge(ctx context.Context, t judge.Task) judge.Verdict
 // api_error one, among vs; with swap, the swapped-order tasks of pairwise
 // items too (judge.TasksFor), each order done only by a verdict of its
 // own order: a pair judged once still has its second order to do. vs may
-// hold both orders (Verdict.Swapped tells them apart).
+// hold both orders (Verdict.Swapped tells them apart). ResumeRun makes
+// the same tasks chunk by chunk (todoSource).
 func TasksToDo(info judge.Info, items []judge.Item, vs []judge.Verdict, swap bool) []judge.Task {
-	type key struct {
-		item    string
-		crit    int
-		swapped bool
-	}
-	have := make(map[key]bool, len(vs))
-	for _, v := range vs {
-		if v.Status != judge.StatusAPIError {
-			have[key{v.ItemID, v.Criterion, v.Swapped}] = true
-		}
-	}
-	if !info.PerCriterion && !swap {
-		// One task per item (judge.Tasks): the list is made at its exact
-		// size, without a slice per item, as a million tasks are about
-		// 180 MB and doubling would hold up to twice that.
-		n := 0
-		for _, it := range items {
-			if !have[key{it.ID, 0, false}] {
-				n++
-			}
-		}
-		if n == 0 {
-			return nil
-		}
-		tasks := make([]judge.Task, 0, n)
-		for _, it := range items {
-			if !have[key{it.ID, 0, false}] {
-				tasks = append(tasks, judge.Task{Item: it})
-			}
-		}
-		return tasks
-	}
-	var tasks []judge.Task
-	for _, it := range items {
-		for _, t := range judge.TasksFor(info, it, swap) {
-			if !have[key{it.ID, t.Criterion, t.Swapped}] {
-				tasks = append(tasks, t)
-			}
-		}
-	}
-	return tasks
+	src := newTodoSource(info, items, swap, vs)
+	return src.Next(src.len())
 }
 
 // ImportCarried turns the verdicts and human labels the dataset already

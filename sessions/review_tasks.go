@@ -1,0 +1,152 @@
+package sessions
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// taskChunk is how many tasks a review's judging holds at once (see
+// todoSource): enough that making the next chunk is rare, few enough to
+// be a couple of megabytes.
+const taskChunk = 10_000
+
+// todoSource makes a run's tasks still to do (TasksToDo's, in the same
+// order) chunk by chunk for judge.NewQueueFrom. It keeps 8 bytes per task
+// and 4 per item with tasks, where a judge.Task holds its whole item.
+type todoSource struct {
+	info  judge.Info
+	items []judge.Item
+	swap  bool
+	// refs are the tasks to do in order: an item and the task's place
+	// among the item's tasks (judge.TasksFor).
+	refs []taskRef
+	// next is the first ref Next has not handed out; taken marks refs
+	// Take handed out first, which Next skips.
+	next  int
+	taken []bool
+	// byID is the first ref of each item, ordered by the item's ID, for
+	// Take.
+	byID []int32
+}
+
+type taskRef struct{ item, k int32 }
+
+// newTodoSource lists the tasks of items that no verdict of vs (either
+// order, api_errors aside) has done.
+func newTodoSource(info judge.Info, items []judge.Item, swap bool, vs ...[]judge.Verdict) *todoSource {
+	type key struct {
+		item    string
+		crit    int
+		swapped bool
+	}
+	n := 0
+	for _, l := range vs {
+		n += len(l)
+	}
+	have := make(map[key]bool, n)
+	for _, l := range vs {
+		for _, v := range l {
+			if v.Status != judge.StatusAPIError {
+				have[key{v.ItemID, v.Criterion, v.Swapped}] = true
+			}
+		}
+	}
+	s := &todoSource{info: info, items: items, swap: swap}
+	one := s.oneTask()
+	for i, it := range items {
+		if one {
+			if !have[key{it.ID, 0, false}] {
+				s.refs = append(s.refs, taskRef{int32(i), 0})
+			}
+			continue
+		}
+		for k, t := range judge.TasksFor(info, it, swap) {
+			if !have[key{it.ID, t.Criterion, t.Swapped}] {
+				s.refs = append(s.refs, taskRef{int32(i), int32(k)})
+			}
+		}
+	}
+	s.refs = slices.Clip(s.refs)
+	s.taken = make([]bool, len(s.refs))
+	for r := range s.refs {
+		if r == 0 || s.refs[r].item != s.refs[r-1].item {
+			s.byID = append(s.byID, int32(r))
+		}
+	}
+	s.byID = slices.Clip(s.byID)
+	if !slices.IsSortedFunc(s.byID, s.compareIDs) {
+		slices.SortFunc(s.byID, s.compareIDs)
+	}
+	return s
+}
+
+// oneTask reports whether every item has exactly one task, the whole
+// item in its own order (judge.Tasks without criteria or swap).
+func (s *todoSource) oneTask() bool { return !s.info.PerCriterion && !s.swap }
+
+func (s *todoSource) compareIDs(a, b int32) int {
+	return strings.Compare(s.items[s.refs[a].item].ID, s.items[s.refs[b].item].ID)
+}
+
+// len is how many tasks there are to do.
+func (s *todoSource) len() int { return len(s.refs) }
+
+// tasksOf makes the tasks of refs[from:to], all of one item.
+func (s *todoSource) tasksOf(out []judge.Task, from, to int) []judge.Task {
+	it := s.items[s.refs[from].item]
+	if s.oneTask() {
+		return append(out, judge.Task{Item: it})
+	}
+	all := judge.TasksFor(s.info, it, s.swap)
+	for r := from; r < to; r++ {
+		out = append(out, all[s.refs[r].k])
+	}
+	return out
+}
+
+// itemEnd is the end of the refs of the item refs[from] is about.
+func (s *todoSource) itemEnd(from int) int {
+	to := from + 1
+	for to < len(s.refs) && s.refs[to].item == s.refs[from].item {
+		to++
+	}
+	return to
+}
+
+// Next returns the next tasks, about n, never part of an item's.
+func (s *todoSource) Next(n int) []judge.Task {
+	var out []judge.Task
+	for s.next < len(s.refs) && len(out) < n {
+		from := s.next
+		s.next = s.itemEnd(from)
+		if s.taken[from] {
+			continue
+		}
+		if out == nil {
+			out = make([]judge.Task, 0, min(n, len(s.refs)-from)+2)
+		}
+		out = s.tasksOf(out, from, s.next)
+	}
+	return out
+}
+
+// Take returns the tasks of an item Next has not handed out yet.
+func (s *todoSource) Take(itemID string) []judge.Task {
+	at, ok := slices.BinarySearchFunc(s.byID, itemID, func(r int32, id string) int {
+		return strings.Compare(s.items[s.refs[r].item].ID, id)
+	})
+	if !ok {
+		return nil
+	}
+	from := int(s.byID[at])
+	if from < s.next || s.taken[from] {
+		return nil
+	}
+	to := s.itemEnd(from)
+	for r := from; r < to; r++ {
+		s.taken[r] = true
+	}
+	return s.tasksOf(nil, from, to)
+}
