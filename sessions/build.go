@@ -177,12 +177,21 @@ func writeBuild(path, tmp string, info DatasetInfo, items []judge.Item, then fun
 			return fmt.Errorf("cannot create session %s: %w", path, err)
 		}
 		st.db.SetMaxOpenConns(1)
-		err := then(st)
+		// Labels keep current_label_rows themselves while then runs (see
+		// suspendLabelTrigger).
+		restore, err := suspendLabelTrigger(db)
+		if err != nil {
+			return st.wrap(err, "saving the labels")
+		}
+		err = then(st)
 		if cerr := st.db.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
 			return err
+		}
+		if err := restore(); err != nil {
+			return st.wrap(err, "saving the labels")
 		}
 	}
 	var mode string

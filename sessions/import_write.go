@@ -148,6 +148,7 @@ type groupWriter struct {
 	path      string
 	codec     *valueCodec
 	group     int64
+	firstID   int64
 	nextID    int64
 	annotator string
 	at        string
@@ -187,6 +188,7 @@ func newGroupWriter(tx *sql.Tx, path, annotator string) (*groupWriter, error) {
 		path:      path,
 		codec:     codec,
 		group:     group,
+		firstID:   last + 1,
 		nextID:    last + 1,
 		annotator: annotator,
 		at:        stamp(now()),
@@ -239,6 +241,9 @@ func (w *groupWriter) flush() error {
 	}
 	if err := w.others.flush(); err != nil {
 		return fmt.Errorf("the last notes: %w", err)
+	}
+	if w.nextID > w.firstID {
+		return keepCurrentLabels(w.tx, w.firstID)
 	}
 	return nil
 }

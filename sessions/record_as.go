@@ -78,7 +78,7 @@ func (s *Store) recordGroups(annotator string, groups [][]Action) ([][]Action, e
 			}
 			group++
 		}
-		return nil
+		return keepCurrentLabels(tx, out[0][0].ID)
 	})
 	if err != nil {
 		return nil, err
