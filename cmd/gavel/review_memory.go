@@ -1,6 +1,11 @@
 package main
 
-import "runtime/debug"
+import (
+	"math"
+	"runtime/debug"
+	"runtime/metrics"
+	"time"
+)
 
 // reviewGCPercent is the garbage collector's target while a large dataset
 // is reviewed: the items are most of the heap and live until the end, so
@@ -14,5 +19,47 @@ const reviewGCPercent = 25
 func tuneGC(items int) {
 	if items >= backgroundBuildFrom {
 		debug.SetGCPercent(reviewGCPercent)
+	}
+}
+
+// memoryPerFileByte is the soft memory limit of a large review, per byte
+// of its dataset file: under SPEC's 1.5× with room for what the runtime
+// holds beside the heap.
+const memoryPerFileByte = 1.4
+
+// limitMemory sets a soft memory limit of memoryPerFileByte times the
+// dataset file's size for a review of a large one (tuneGC's sizes): when
+// the items take most of the limit, the collector runs before the 25 %
+// above them that reviewGCPercent allows would pass it. The limit follows
+// the live heap up when the items alone come near it (a session with many
+// verdicts): past it, the collector would run without end for the little
+// it can free.
+func limitMemory(items int, fileBytes int64) {
+	if items < backgroundBuildFrom || fileBytes <= 0 {
+		return
+	}
+	limit := int64(float64(fileBytes) * memoryPerFileByte)
+	debug.SetMemoryLimit(limit)
+	go followLiveHeap(limit)
+}
+
+// followLiveHeap raises the memory limit above the live heap whenever the
+// live heap comes within a tenth of it, so that the limit never does more
+// than reviewGCPercent would.
+func followLiveHeap(limit int64) {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	for range time.Tick(time.Second) {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		live := sample[0].Value.Uint64()
+		if live > math.MaxInt64/2 {
+			continue
+		}
+		if l := int64(live); l > limit-limit/10 {
+			limit = l + l*reviewGCPercent/100
+			debug.SetMemoryLimit(limit)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/dataset"
@@ -35,6 +37,9 @@ func reopenUnchanged(e env, path string, o *reviewFlags) (*sessions.Review, *dat
 	rv, ok, err := sessions.ReopenUnchanged(o.session, o.annotator, path, firstPage)
 	if err != nil || !ok {
 		return nil, nil, err
+	}
+	if st, err := os.Stat(path); err == nil {
+		limitMemory(rv.Info.Items, st.Size())
 	}
 	// The dataset as the session knows it: what the rest of review reads
 	// of the file (its name, format, mapping) without reading the file.
