@@ -98,7 +98,7 @@ func TestPackedStatsInputMatchesRowReaders(t *testing.T) {
 		}
 		slow := 0
 		if ok, err := readPackedVerdicts(tx, func(r *verdictRow) {
-			if r.status != "" || r.extra.Valid || r.samples.Valid {
+			if r.status.Valid || r.extra.Valid || r.samples.Valid {
 				slow++
 			}
 		}); !ok || err != nil || slow == 0 {
@@ -307,5 +307,40 @@ func TestPackedStatsInputOneAnnotator(t *testing.T) {
 	}
 	if want := rowsInput(t, s); !reflect.DeepEqual(got, want) {
 		t.Errorf("input\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// A status written by hand, even an empty one, is read as it is, not as
+// ok, on both paths.
+func TestStatsInputStatusAsStored(t *testing.T) {
+	s, path := newSession(t)
+	run, err := s.EnsureRun(binaryInfo("docqa", "m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []judge.Verdict
+	for _, id := range []string{"q1", "q2", "q3"} {
+		vs = append(vs, judge.Verdict{ItemID: id, Status: judge.StatusOK, Values: map[string]float64{"correct": 1}, At: t0})
+	}
+	if err := s.SaveVerdicts(run.ID, vs); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	if _, err := db.Exec(`UPDATE verdicts SET status = CASE item_id WHEN 'q1' THEN '' ELSE 'odd' END WHERE item_id IN ('q1', 'q2')`); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]judge.Status{"q1": "", "q2": "odd", "q3": judge.StatusOK}
+	for _, packed := range []bool{true, false} {
+		packedReads = packed
+		in, err := s.StatsInput()
+		packedReads = true
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range in.Units {
+			if w, ok := want[u.ItemID]; ok && (len(u.Verdicts) != 1 || u.Verdicts[0].Status != w) {
+				t.Errorf("packed %v: %s verdicts %+v, want status %q", packed, u.ItemID, u.Verdicts, w)
+			}
+		}
 	}
 }

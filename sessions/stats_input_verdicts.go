@@ -91,8 +91,9 @@ type verdictRow struct {
 	item    string
 	crit    int
 	swapped bool
-	// status is "" for ok.
-	status string
+	// status is NULL for ok (which is then not copied into a new string
+	// for every verdict).
+	status sql.NullString
 	// samples and extra are samplesColumn and extrasColumn.
 	samples, extra sql.NullString
 }
@@ -108,14 +109,10 @@ func readVerdictRows(tx *sql.Tx, where string, fn func(*verdictRow)) error {
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var (
-			r      verdictRow
-			status sql.NullString
-		)
-		if err := rows.Scan(&r.id, &r.run, &r.item, &r.crit, &r.swapped, &status, &r.samples, &r.extra); err != nil {
+		var r verdictRow
+		if err := rows.Scan(&r.id, &r.run, &r.item, &r.crit, &r.swapped, &r.status, &r.samples, &r.extra); err != nil {
 			return err
 		}
-		r.status = status.String
 		fn(&r)
 	}
 	return rows.Err()
@@ -151,9 +148,9 @@ func (p *verdictPlacer) add(r *verdictRow) {
 		p.slab = p.slab[:len(p.slab)+1]
 		*vs = p.slab[len(p.slab)-1 : len(p.slab)-1 : len(p.slab)]
 	}
-	st := judge.StatusOK // not copied into a new string for every verdict
-	if r.status != "" {
-		st = judge.Status(p.statuses.of(r.status))
+	st := judge.StatusOK
+	if r.status.Valid {
+		st = judge.Status(p.statuses.of(r.status.String))
 	}
 	*vs = append(*vs, stats.Verdict{Judge: name, Status: st, Swapped: r.swapped})
 	cur := &(*vs)[len(*vs)-1]
