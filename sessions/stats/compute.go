@@ -76,23 +76,11 @@ func Compute(in Input, opts Options) Report {
 	}
 	judges := c.judges()
 	c.checkVerdicts(judges)
-	var dimOrder []dimKey
-	for _, js := range judges {
-		for _, d := range js.Dimensions {
-			k := dimKey{d.Name, d.Scale}
-			if _, ok := c.humans[k]; !ok {
-				c.humans[k] = buildHumansWith(c.in, k, &c.notes, c.opts.Seed, c.opts.Resamples)
-				dimOrder = append(dimOrder, k)
-			}
-		}
-	}
+	dimOrder := c.prepare(judges)
 	// Each judge's figures are independent of the others': they run on
 	// every core, each judge with its own notes, merged in judge order so
 	// the report stays the same whatever the scheduling. The scopes are
-	// built first, as the judges only read them.
-	for _, js := range judges {
-		c.scopeOf(js.PerCriterion)
-	}
+	// built first (prepare), as the judges only read them.
 	dims := make([][]*judgeDim, len(judges))
 	reports := make([]JudgeReport, len(judges))
 	judgeNotes := make([]notes, len(judges))
@@ -126,6 +114,50 @@ func Compute(in Input, opts Options) Report {
 	}
 	rep.Notes = c.notes.list()
 	return rep
+}
+
+// prepare builds what the judges' figures read: the humans' labels on
+// each dimension a judge rates (listed in the order the judges name them)
+// and the scope of each kind of judge. They are independent of each
+// other, so they are built on every core, each with its own notes,
+// merged as if built one after the other: the humans in that order, then
+// the scopes in the order the judges first need them.
+func (c *computation) prepare(judges []JudgeSpec) []dimKey {
+	var dimOrder []dimKey
+	for _, js := range judges {
+		for _, d := range js.Dimensions {
+			if k := (dimKey{d.Name, d.Scale}); !slices.Contains(dimOrder, k) {
+				dimOrder = append(dimOrder, k)
+			}
+		}
+	}
+	var kinds []bool // perCriterion of each scope, in order of need
+	for _, js := range judges {
+		if !slices.Contains(kinds, js.PerCriterion) {
+			kinds = append(kinds, js.PerCriterion)
+		}
+	}
+	humans := make([]*humanDim, len(dimOrder))
+	scopes := make([]*scope, len(kinds))
+	taskNotes := make([]notes, len(dimOrder)+len(kinds))
+	forEach(len(taskNotes), func(i int) {
+		if i < len(dimOrder) {
+			humans[i] = buildHumansWith(c.in, dimOrder[i], &taskNotes[i], c.opts.Seed, c.opts.Resamples)
+			return
+		}
+		k := i - len(dimOrder)
+		scopes[k] = c.buildScope(kinds[k], &taskNotes[i])
+	})
+	for i := range taskNotes {
+		c.notes.merge(&taskNotes[i])
+	}
+	for i, k := range dimOrder {
+		c.humans[k] = humans[i]
+	}
+	for i, perCriterion := range kinds {
+		c.scopes[perCriterion] = scopes[i]
+	}
+	return dimOrder
 }
 
 // judges returns the judges worth reporting: unique keys, dimensions with

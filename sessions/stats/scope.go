@@ -18,6 +18,14 @@ func (c *computation) scopeOf(perCriterion bool) *scope {
 	if s, ok := c.scopes[perCriterion]; ok {
 		return s
 	}
+	s := c.buildScope(perCriterion, &c.notes)
+	c.scopes[perCriterion] = s
+	return s
+}
+
+// buildScope builds scopeOf's scope, noting segment fields left out in
+// nt. It only reads c's input and options.
+func (c *computation) buildScope(perCriterion bool, nt *notes) *scope {
 	s := &scope{}
 	// combo numbers each distinct segments map of the scope (by identity:
 	// Compute never changes its input, so one map has one content).
@@ -70,13 +78,12 @@ func (c *computation) scopeOf(perCriterion bool) *scope {
 	for _, f := range fields {
 		vals := groups[f]
 		if len(vals) > c.opts.MaxSegmentValues {
-			c.notes.add(fmt.Sprintf("segment field %q has %d values, more than %d, and is left out of the per-segment tables", f, len(vals), c.opts.MaxSegmentValues))
+			nt.add(fmt.Sprintf("segment field %q has %d values, more than %d, and is left out of the per-segment tables", f, len(vals), c.opts.MaxSegmentValues))
 			continue
 		}
 		for _, v := range sortedKeys(vals) {
 			s.segments = append(s.segments, segment{field: f, value: v, units: *vals[v]})
 		}
 	}
-	c.scopes[perCriterion] = s
 	return s
 }

@@ -56,3 +56,32 @@ func TestScopeSharedSegmentMaps(t *testing.T) {
 		t.Errorf("no per-segment figures in\n%s", shared)
 	}
 }
+
+// The notes of the humans' labels and of the scopes, built side by side,
+// come in the order of a build one after the other: each dimension's
+// humans in the order the judges name them, then the scopes.
+func TestPrepareNotesInOrder(t *testing.T) {
+	in := Input{Judges: []JudgeSpec{
+		{Key: "a", Dimensions: []judge.Dimension{{Name: "correct", Scale: judge.Binary}, {Name: "stars", Scale: judge.Likert}}},
+		{Key: "r", PerCriterion: true, Dimensions: []judge.Dimension{{Name: "met", Scale: judge.Binary}}},
+	}}
+	for i := range 6 {
+		id := fmt.Sprint("q", i)
+		in.Units = append(in.Units,
+			Unit{ItemID: id, Segments: map[string]string{"topic": fmt.Sprint(i)},
+				Labels: []Label{{Annotator: "x", Values: map[string]float64{"correct": 7, "stars": 9}}}},
+			Unit{ItemID: id, Criterion: 1, Segments: map[string]string{"topic": fmt.Sprint(i), "kind": fmt.Sprint(i)},
+				Labels: []Label{{Annotator: "x", Values: map[string]float64{"met": 3}}}})
+	}
+	got := Compute(in, Options{Seed: 1, Resamples: -1, MaxSegmentValues: 2}).Notes
+	want := []string{
+		"Labels with a value off the binary scale of correct were ignored (6 times).",
+		"Labels with a value off the likert scale of stars were ignored (6 times).",
+		"Labels with a value off the binary scale of met were ignored (6 times).",
+		`Segment field "topic" has 6 values, more than 2, and is left out of the per-segment tables (2 times).`,
+		`Segment field "kind" has 6 values, more than 2, and is left out of the per-segment tables.`,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("notes\n%q\nwant\n%q", got, want)
+	}
+}
