@@ -202,7 +202,7 @@ func (s *reviewScreen) undo() tea.Cmd {
 		s.hint("Nothing to undo.")
 		return nil
 	}
-	item, ok := s.index[keys[0].ItemID]
+	item, ok := s.index.at(keys[0].ItemID)
 	if !ok {
 		// A label made before the dataset changed, on an item it no
 		// longer has: the session undoes it all the same.

@@ -83,9 +83,7 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 	old := len(w.items)
 	w.items = msg.items
 	n := len(w.items)
-	for i := old; i < n; i++ {
-		w.index[w.items[i].ID] = i
-	}
+	w.index.add(w.items)
 	// Each per-item array grows once to the session's count, not by
 	// doubling: a copy of a million entries would stall a key press.
 	total := max(n, w.load.total)

@@ -116,9 +116,9 @@ func New(o Options) *Model {
 		dataset:   o.Dataset,
 		about:     o.About,
 		items:     o.Items,
-		// Sized for every item, those still to be read included: a map
+		// Sized for every item, those still to be read included: a table
 		// that grows rehashes all it holds, a long stall at a million.
-		index:     make(map[string]int, max(len(o.Items), o.ItemCount)),
+		index:     newItemIndex(max(len(o.Items), o.ItemCount)),
 		blind:     o.Blind,
 		swap:      o.Swap,
 		statsFn:   o.Stats,
@@ -129,9 +129,7 @@ func New(o Options) *Model {
 	if o.MoreItems != nil {
 		w.load = itemLoad{more: o.MoreItems, total: o.ItemCount}
 	}
-	for i, it := range o.Items {
-		w.index[it.ID] = i
-	}
+	w.index.add(o.Items)
 	for _, r := range o.Runs {
 		w.runs = append(w.runs, newRunView(r, w.index, len(o.Items)))
 	}

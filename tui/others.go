@@ -11,10 +11,10 @@ type otherLabels struct {
 	byItem map[int][]sessions.Label
 }
 
-func newOtherLabels(ls []sessions.Label, index map[string]int) otherLabels {
+func newOtherLabels(ls []sessions.Label, index *itemIndex) otherLabels {
 	o := otherLabels{byItem: map[int][]sessions.Label{}}
 	for _, l := range ls {
-		if i, ok := index[l.ItemID]; ok {
+		if i, ok := index.at(l.ItemID); ok {
 			o.byItem[i] = append(o.byItem[i], l)
 		}
 	}

@@ -109,9 +109,38 @@ type runView struct {
 	// meanwhile.
 	load    func() (Loaded, error)
 	loading bool
+	// values holds one Values map per (dimension, value) of the run's
+	// one-dimension verdicts, which share it (see share).
+	values map[oneValue]map[string]float64
 }
 
-func newRunView(r Run, index map[string]int, n int) *runView {
+// oneValue is a Values map of one dimension.
+type oneValue struct {
+	dim   string
+	value float64
+}
+
+// share has a verdict of one dimension hold the run's map of its value:
+// a million verdicts hold a handful of values, and a map each is ~250
+// bytes. Nothing changes a verdict's Values once made.
+func (r *runView) share(vd *judge.Verdict) {
+	if len(vd.Values) != 1 {
+		return
+	}
+	for d, x := range vd.Values {
+		k := oneValue{d, x}
+		if m, ok := r.values[k]; ok {
+			vd.Values = m
+		} else if len(r.values) < 1024 && x == x { // NaN is never found again
+			if r.values == nil {
+				r.values = map[oneValue]map[string]float64{}
+			}
+			r.values[k] = vd.Values
+		}
+	}
+}
+
+func newRunView(r Run, index *itemIndex, n int) *runView {
 	v := &runView{
 		info:     r.Info,
 		key:      r.Key,
@@ -168,11 +197,12 @@ func (r *runView) progress() sessions.Batch {
 // order (a swapped-order verdict is the item's second order, beside the
 // first), and returns the item's index (-1 for an unknown item). With
 // remember set, a replaced verdict is kept in was.
-func (r *runView) put(index map[string]int, vd judge.Verdict, remember bool) int {
-	i, ok := index[vd.ItemID]
+func (r *runView) put(index *itemIndex, vd judge.Verdict, remember bool) int {
+	i, ok := index.at(vd.ItemID)
 	if !ok {
 		return -1
 	}
+	r.share(&vd)
 	slots := r.verdicts
 	if vd.Swapped {
 		slots = r.swappedSlots()
@@ -200,7 +230,7 @@ func (r *runView) put(index map[string]int, vd judge.Verdict, remember bool) int
 // slot is their part of vs (capped, so that a later put copies it
 // first). A million verdicts then cost their one array rather than an
 // allocation each. vs is the caller's to give: it is changed in place.
-func (r *runView) putAll(index map[string]int, vs []judge.Verdict, swapped bool) {
+func (r *runView) putAll(index *itemIndex, vs []judge.Verdict, swapped bool) {
 	if len(vs) == 0 {
 		return
 	}
@@ -217,12 +247,13 @@ func (r *runView) putAll(index map[string]int, vs []judge.Verdict, swapped bool)
 		a = b
 		same := true
 		for k := range group {
+			r.share(&group[k])
 			if swapped {
 				group[k].Swapped = true
 			}
 			same = same && group[k].Swapped == swapped
 		}
-		i, ok := index[group[0].ItemID]
+		i, ok := index.at(group[0].ItemID)
 		if !ok {
 			continue
 		}

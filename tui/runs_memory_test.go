@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -12,7 +13,8 @@ func TestLoadedVerdictsShareTheirArray(t *testing.T) {
 	ok := func(id string, crit int, x float64) judge.Verdict {
 		return judge.Verdict{ItemID: id, Criterion: crit, Status: judge.StatusOK, Values: map[string]float64{"correct": x}}
 	}
-	index := map[string]int{"a": 0, "b": 1, "c": 2}
+	index := newItemIndex(3)
+	index.add([]judge.Item{{ID: "a"}, {ID: "b"}, {ID: "c"}})
 	loaded := []judge.Verdict{ok("a", 0, 1), ok("b", 0, 0), ok("b", 1, 1), ok("gone", 0, 1), ok("c", 0, 1)}
 	r := newRunView(Run{Info: matchInfo, Verdicts: loaded}, index, 3)
 	if len(r.verdicts[0]) != 1 || len(r.verdicts[1]) != 2 || len(r.verdicts[2]) != 1 {
@@ -39,5 +41,30 @@ func TestLoadedVerdictsShareTheirArray(t *testing.T) {
 	}
 	if v, _ := r.verdict(1, 1); v.Values["correct"] != 1 {
 		t.Errorf("b's second criterion changed: %+v", v)
+	}
+}
+
+// Verdicts of one dimension with the same value share one Values map,
+// loaded or arriving later; other values keep theirs.
+func TestVerdictsShareTheirValues(t *testing.T) {
+	ok := func(id string, x float64) judge.Verdict {
+		return judge.Verdict{ItemID: id, Status: judge.StatusOK, Values: map[string]float64{"correct": x}}
+	}
+	index := newItemIndex(4)
+	index.add([]judge.Item{{ID: "a"}, {ID: "b"}, {ID: "c"}, {ID: "d"}})
+	r := newRunView(Run{Info: matchInfo, Verdicts: []judge.Verdict{ok("a", 1), ok("b", 1), ok("c", 0)}}, index, 4)
+	r.put(index, ok("d", 1), false)
+	va, _ := r.verdict(0, 0)
+	vb, _ := r.verdict(1, 0)
+	vc, _ := r.verdict(2, 0)
+	vd, _ := r.verdict(3, 0)
+	same := func(x, y map[string]float64) bool {
+		return reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	}
+	if !same(va.Values, vb.Values) || !same(va.Values, vd.Values) {
+		t.Error("verdicts of the same value hold a map each")
+	}
+	if same(va.Values, vc.Values) || vc.Values["correct"] != 0 || vd.Values["correct"] != 1 {
+		t.Errorf("values mixed up: %v %v", vc.Values, vd.Values)
 	}
 }

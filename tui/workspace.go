@@ -19,7 +19,7 @@ type workspace struct {
 	about     string
 
 	items []judge.Item
-	index map[string]int
+	index *itemIndex
 	runs  []*runView
 	act   int // the active run
 

@@ -25,15 +25,14 @@ func tuneGC(items int) {
 // memoryPerFileByte is the soft memory limit of a large review, per byte
 // of its dataset file: under SPEC's 1.5× with room for what the runtime
 // holds beside the heap.
-const memoryPerFileByte = 1.4
+const memoryPerFileByte = 1.42
 
 // limitMemory sets a soft memory limit of memoryPerFileByte times the
 // dataset file's size for a review of a large one (tuneGC's sizes): when
 // the items take most of the limit, the collector runs before the 25 %
 // above them that reviewGCPercent allows would pass it. The limit follows
 // the live heap up when the items alone come near it (a session with many
-// verdicts): past it, the collector would run without end for the little
-// it can free.
+// verdicts).
 func limitMemory(items int, fileBytes int64) {
 	if items < backgroundBuildFrom || fileBytes <= 0 {
 		return
@@ -44,8 +43,9 @@ func limitMemory(items int, fileBytes int64) {
 }
 
 // followLiveHeap raises the memory limit above the live heap whenever the
-// live heap comes within a tenth of it, so that the limit never does more
-// than reviewGCPercent would.
+// live heap comes within a twentieth of it: closer, the collector would
+// run for the little it can free. The limit then does no more than
+// reviewGCPercent.
 func followLiveHeap(limit int64) {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	for range time.Tick(time.Second) {
@@ -57,7 +57,7 @@ func followLiveHeap(limit int64) {
 		if live > math.MaxInt64/2 {
 			continue
 		}
-		if l := int64(live); l > limit-limit/10 {
+		if l := int64(live); l > limit-limit/20 {
 			limit = l + l*reviewGCPercent/100
 			debug.SetMemoryLimit(limit)
 		}
