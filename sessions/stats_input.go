@@ -57,8 +57,13 @@ const ExtraSamples = "samples"
 // session with labels and no judge reports the agreement among annotators.
 //
 // The figures describe one moment of the session even while a review or a
-// judge run writes to it: see readStatsBeside for how the labels are read
-// beside the rest on a second connection.
+// judge run writes to it: see readBeside for how the largest reads run
+// beside the rest on other connections. The large tables are read packed
+// (see stats_input_packed.go).
+//
+// Units, labels and verdicts with the same segments or the same single
+// value share one map: the input is for reading (as Compute does), not
+// for changing.
 func (s *Store) StatsInput() (stats.Input, error) {
 	var in stats.Input
 	err := s.read("reading the session for statistics", func(tx *sql.Tx) error {

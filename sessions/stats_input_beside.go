@@ -39,13 +39,13 @@ func (b *besideRead) wait() bool {
 	return b.same
 }
 
-// readBeside runs read on a second read connection while the caller goes
+// readBeside runs read on another read connection while the caller goes
 // on reading in tx: the large reads of the statistics then share the
 // cores. What read reads counts only when the second transaction has
 // want, tx's stamp (statsStamp), that is when no label, verdict, item,
 // run or scale was added between the two transactions' first reads;
 // otherwise the caller reads it in tx. Reading tx's stamp before starting
-// fixes tx's moment before the second connection starts.
+// fixes tx's moment before the other connection starts.
 func (s *Store) readBeside(want []sql.NullInt64, read func(other *sql.Tx) error) *besideRead {
 	b := &besideRead{done: make(chan struct{})}
 	go func() {
