@@ -65,7 +65,7 @@ func readAnnotatorPacked(tx *sql.Tx, codec *valueCodec, first [3]string, only bo
 	err := tx.QueryRow(`SELECT count(*), group_concat(item_id, char(30)), `+packedInt(packedLabel("?1", "?2"), `CAST(value AS INTEGER)`)+
 		` FROM current_labels `+theirs, dim, via, annotator).Scan(&n, &itemList, &valueLst)
 	if err != nil {
-		return false, err
+		return false, ignore(err, unpackable)
 	}
 	items, ok1 := splitPacked(itemList, packSep, n)
 	values, ok2 := splitPacked(valueLst, ',', n)

@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"strconv"
 	"strings"
+
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // The statistics read a million rows of a few columns each. The driver
@@ -21,7 +23,9 @@ import (
 // give more, and the whole read falls back to the row readers). Values
 // that the packed form cannot carry exactly (a fraction, a text, NULL, an
 // unusual row) are written as packSlow and read by the row reader, which
-// selects exactly those rows with the same condition (slowRows).
+// selects exactly those rows with the same condition (slowRows). A list
+// too long for SQLite also leaves the table to the row readers
+// (unpackable).
 
 // packedReads turns the packed reads on; tests turn it off to compare
 // them with the row readers.
@@ -52,6 +56,13 @@ func slowRows(cond string) string {
 // text gives back exactly (which 0 and 1, the Likert points and every
 // integer scale's values are); a text or NULL value fails it.
 const wholeValue = `CAST(value AS INTEGER) = value`
+
+// unpackable tells whether err is a packed query's failure to build a list
+// longer than SQLite allows (SQLITE_TOOBIG, past a billion bytes by
+// default): the row readers read such a table instead.
+func unpackable(err error) bool {
+	return sqliteCode(err) == sqlite3.SQLITE_TOOBIG
+}
 
 // packedList walks a packed list's elements, which splitPacked has
 // counted.
@@ -105,4 +116,12 @@ func packedNumber(s string) (n int64, ok bool) {
 		n = -n
 	}
 	return n, true
+}
+
+// ignore is nil when skip(err), else err.
+func ignore(err error, skip func(error) bool) error {
+	if skip(err) {
+		return nil
+	}
+	return err
 }

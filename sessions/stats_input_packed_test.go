@@ -4,8 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/stats"
@@ -342,5 +346,70 @@ func TestStatsInputStatusAsStored(t *testing.T) {
 				t.Errorf("packed %v: %s verdicts %+v, want status %q", packed, u.ItemID, u.Verdicts, w)
 			}
 		}
+	}
+}
+
+// A packed list longer than SQLite allows leaves its table to the row
+// readers instead of failing the statistics.
+func TestPackedReadsLeaveTooLongListsToRows(t *testing.T) {
+	s := openStore(t, sessionPath(t), "ann")
+	var items []judge.Item
+	var vs []judge.Verdict
+	for i := range 20 {
+		id := fmt.Sprintf("item-%06d", i)
+		items = append(items, judge.Item{Index: i, ID: id})
+		vs = append(vs, judge.Verdict{ItemID: id, Status: judge.StatusOK, Values: map[string]float64{"c": 1}, At: t0})
+	}
+	if err := s.InitDataset(DatasetInfo{Path: "d.jsonl", SHA256: "x", Format: "jsonl"}, items); err != nil {
+		t.Fatal(err)
+	}
+	run, err := s.EnsureRun(judge.Info{Name: "j", Dimensions: []judge.Dimension{{Name: "c", Scale: judge.Binary}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveVerdicts(run.ID, vs); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if _, err := s.Record([]Action{{Kind: KindLabel, ItemID: it.ID, Dimension: "c", Value: 0, Via: "o"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := sqlite.Limit(conn, sqlite3.SQLITE_LIMIT_LENGTH, 100); err != nil {
+		t.Fatal(err)
+	}
+	defer sqlite.Limit(conn, sqlite3.SQLITE_LIMIT_LENGTH, 1_000_000_000)
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	codec, err := loadCodec(tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := readPackedItems(tx); ok || err != nil {
+		t.Errorf("packed items: ok %v, %v; want false, nil", ok, err)
+	}
+	if ok, err := readPackedVerdicts(tx, func(*verdictRow) {}); ok || err != nil {
+		t.Errorf("packed verdicts: ok %v, %v; want false, nil", ok, err)
+	}
+	if _, ok, err := readPackedLabels(tx, codec); ok || err != nil {
+		t.Errorf("packed labels: ok %v, %v; want false, nil", ok, err)
+	}
+	// and the row readers read them
+	got, err := readStatsItems(tx)
+	if err != nil || len(got) != 20 {
+		t.Errorf("items: %d, %v", len(got), err)
+	}
+	labels, err := scanStatsLabels(tx, codec)
+	if err != nil || len(labels.list) != 20 {
+		t.Errorf("labels: %+v, %v", labels, err)
 	}
 }

@@ -145,7 +145,7 @@ func readPackedItems(tx *sql.Tx) ([]statsItem, bool, error) {
 	)
 	err := tx.QueryRow(`SELECT count(*), group_concat(idx, ','), group_concat(item_id, char(30)) FROM items`).Scan(&n, &idx, &ids)
 	if err != nil {
-		return nil, false, err
+		return nil, false, ignore(err, unpackable)
 	}
 	idxList, ok1 := splitPacked(idx, ',', n)
 	idList, ok2 := splitPacked(ids, packSep, n)

@@ -38,7 +38,7 @@ func readPackedVerdicts(tx *sql.Tx, fn func(*verdictRow)) (ok bool, err error) {
 	err = tx.QueryRow(`SELECT count(*), group_concat(v.id, ','), group_concat(v.item_id, char(30)), `+
 		packedInt(packedVerdict, packedVerdictCode)+` FROM verdicts v`).Scan(&n, &idList, &itemList, &codeList)
 	if err != nil {
-		return false, err
+		return false, ignore(err, unpackable)
 	}
 	idsP, ok1 := splitPacked(idList, ',', n)
 	items, ok2 := splitPacked(itemList, packSep, n)
@@ -131,7 +131,7 @@ func readPackedValues(tx *sql.Tx, codec *valueCodec) (out []verdictValue, ok boo
 	err = tx.QueryRow(`SELECT count(*), group_concat(verdict_id, ','), `+packedInt(packedValue, `CAST(value AS INTEGER)`)+
 		` FROM verdict_values`, dim).Scan(&n, &idList, &valueList)
 	if err != nil {
-		return nil, false, err
+		return nil, false, ignore(err, unpackable)
 	}
 	ids, ok1 := splitPacked(idList, ',', n)
 	values, ok2 := splitPacked(valueList, ',', n)
