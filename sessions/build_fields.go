@@ -129,6 +129,7 @@ func (e *elider) fields(it *judge.Item) string {
 		case len(v) == 2 && v[0] == '"':
 			code = codeKept
 		case len(v) > 2 && v[0] == '"':
+			escapes := bytes.Contains(v, []byte(`\u`)) // the same for every column
 			for c := codeQuestion; c < codeCount; c++ {
 				col := itemColumn(it, c)
 				if col == "" {
@@ -138,7 +139,7 @@ func (e *elider) fields(it *judge.Item) string {
 					code, elided = c, true
 					break
 				}
-				if bytes.Contains(v, []byte(`\u`)) {
+				if escapes {
 					e.scratch = elideEncodeASCII(e.scratch[:0], col)
 					if bytes.Equal(e.scratch, v) {
 						code, elided = c+codeASCII, true
