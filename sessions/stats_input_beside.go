@@ -29,12 +29,16 @@ type besideRead struct {
 	// same says the other connection saw tx's moment and read without
 	// error.
 	same bool
+	// giveUp stops waiting for a connection.
+	giveUp context.CancelFunc
 }
 
 // wait tells, once the read is over, whether it counts (it saw tx's
-// moment and did not fail). When it does not, the caller reads the same
-// in tx.
+// moment and did not fail). A read still waiting for a free connection
+// (the pool's others busy with the screen or a judge run) gives up, and
+// does not count. When it does not, the caller reads the same in tx.
 func (b *besideRead) wait() bool {
+	b.giveUp()
 	<-b.done
 	return b.same
 }
@@ -47,18 +51,25 @@ func (b *besideRead) wait() bool {
 // otherwise the caller reads it in tx. Reading tx's stamp before starting
 // fixes tx's moment before the other connection starts.
 func (s *Store) readBeside(want []sql.NullInt64, read func(other *sql.Tx) error) *besideRead {
-	b := &besideRead{done: make(chan struct{})}
+	ctx, giveUp := context.WithCancel(context.Background())
+	b := &besideRead{done: make(chan struct{}), giveUp: giveUp}
 	go func() {
 		defer close(b.done)
-		b.same = s.readBesideIn(want, read)
+		b.same = s.readBesideIn(ctx, want, read)
 	}()
 	return b
 }
 
-// readBesideIn runs read in a new read transaction if it has the stamp
-// want, and tells whether it did without error.
-func (s *Store) readBesideIn(want []sql.NullInt64, read func(other *sql.Tx) error) bool {
-	other, err := s.db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+// readBesideIn runs read in a new read transaction, on a connection got
+// before ctx is done, if it has the stamp want, and tells whether it did
+// without error.
+func (s *Store) readBesideIn(ctx context.Context, want []sql.NullInt64, read func(other *sql.Tx) error) bool {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	other, err := conn.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return false
 	}

@@ -413,3 +413,24 @@ func TestPackedReadsLeaveTooLongListsToRows(t *testing.T) {
 		t.Errorf("labels: %+v, %v", labels, err)
 	}
 }
+
+// With no connection free beside the one reading (here the pool has
+// one), the reads meant for other connections give up waiting and are
+// read in the transaction itself: the statistics do not wait for the
+// screen or a judge run to free a connection.
+func TestStatsInputWithOneConnection(t *testing.T) {
+	s, _ := statsSession(t)
+	want, err := s.StatsInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.db.SetMaxOpenConns(1)
+	defer s.db.SetMaxOpenConns(maxReaders)
+	got, err := s.StatsInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("with one connection\n%+v\nwant\n%+v", got, want)
+	}
+}
