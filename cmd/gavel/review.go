@@ -145,6 +145,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 		tuneGC(rv.Info.Items)
 	} else {
 		tuneGC(len(ds.Items))
+		limitMemory(len(ds.Items), fileSize(ds))
 	}
 	if rv == nil && buildsInBackground(o.session, ds, o) {
 		return reviewNew(ctx, e, loadedDataset(ds), o, js, cfg)

@@ -57,8 +57,9 @@ func reviewStream(ctx context.Context, e env, path string, o reviewFlags) error 
 			return err
 		}
 	}
-	tuneGC(st.Lines())
 	head := st.Head()
+	tuneGC(st.Lines())
+	limitMemory(st.Lines(), fileSize(head))
 	nd := newDataset{
 		head:  head,
 		first: first,
@@ -110,4 +111,18 @@ func streamPages(st *dataset.Stream) func() ([]judge.Item, bool, error) {
 		n += nextPage
 		return st.Items(n)
 	}
+}
+
+// fileSize is the size of the dataset's file, the measure of a review's
+// memory (limitMemory); 0, for no limit, when the file is compressed (its
+// items take many times its size) or unknown.
+func fileSize(ds *dataset.Dataset) int64 {
+	if ds.Path == "" || ds.Compression != "" {
+		return 0
+	}
+	st, err := os.Stat(ds.Path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
 }
