@@ -14,6 +14,10 @@
 // validates each row and decodes only the mapped fields, and the strings of
 // the items point into the file's bytes wherever no unescaping is needed.
 // A loaded dataset therefore holds little more than the file itself.
+// OpenStream reads a JSONL file the same way but hands its items out in
+// file order while the rest is parsed (the review screen opens on a
+// million rows' first page at once); what needs every row is checked when
+// the parse ends, and the result is the one Load gives.
 //
 // Decisions worth knowing:
 //   - An item's ID is its id field, else its row number: the line number
