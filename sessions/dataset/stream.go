@@ -29,10 +29,11 @@ type Stream struct {
 	streaming bool
 	slots     []judge.Item // the parse's slots, packed from the front
 
-	l    *loader
-	sum  func() string // the file's hash, once computed
-	mu   sync.Mutex
-	cond sync.Cond
+	l         *loader
+	sum       func() string // the file's hash, once computed
+	startHash func()        // starts computing it
+	mu        sync.Mutex
+	cond      sync.Cond
 	// done[c] is set when chunk c is parsed, clean[c] when it had no
 	// bad row; chunks are packed in order up to the first not done or
 	// not clean.
@@ -81,13 +82,17 @@ func OpenStream(path string, opts Options) (*Stream, error) {
 // streamData is OpenStream on the file's bytes; it owns data.
 func streamData(name, abs string, data []byte, opts Options) (*Stream, error) {
 	ds := &Dataset{Path: abs, Name: name}
+	// The hash starts once the first page is parsed (or when it is
+	// needed): before, it would take a core from the first page.
 	ch := make(chan string, 1)
-	go func(stored []byte) {
-		h := sha256.Sum256(stored)
-		ch <- hex.EncodeToString(h[:])
-	}(data)
-	sum := sync.OnceValue(func() string { return <-ch })
-	s, err := startStream(ds, data, opts, sum)
+	startHash := sync.OnceFunc(func() {
+		go func(stored []byte) {
+			h := sha256.Sum256(stored)
+			ch <- hex.EncodeToString(h[:])
+		}(data)
+	})
+	sum := sync.OnceValue(func() string { startHash(); return <-ch })
+	s, err := startStream(ds, data, opts, sum, startHash)
 	if err != nil {
 		sum() // as Load, which returns once the hash is done
 		return nil, err
@@ -105,7 +110,7 @@ func wholeStream(ds *Dataset) *Stream {
 
 // startStream maps the text of data and starts the parse; formats that do
 // not stream are read whole here.
-func startStream(ds *Dataset, data []byte, opts Options, sum func() string) (*Stream, error) {
+func startStream(ds *Dataset, data []byte, opts Options, sum func() string, startHash func()) (*Stream, error) {
 	l, text, format, err := prepareLoad(ds, data, opts)
 	if err != nil {
 		return nil, err
@@ -119,12 +124,14 @@ func startStream(ds *Dataset, data []byte, opts Options, sum func() string) (*St
 		return wholeStream(ds), nil
 	}
 	if format != "jsonl" || opts.SkipBad {
+		startHash()
 		return whole()
 	}
 	if err := l.mapJSONL(text, format); err != nil {
 		return nil, err
 	}
 	if l.harness {
+		startHash()
 		// Harness ids get their filter appended when the file holds
 		// several, which only the last row may tell.
 		if err := l.parseLines(text); err != nil {
@@ -142,7 +149,7 @@ func startStream(ds *Dataset, data []byte, opts Options, sum func() string) (*St
 	}
 	bounds := streamBounds(text)
 	l.slotLines(text, bounds)
-	s := &Stream{head: *ds, lines: len(l.items), streaming: true, slots: l.items, l: l, sum: sum,
+	s := &Stream{head: *ds, lines: len(l.items), streaming: true, slots: l.items, l: l, sum: sum, startHash: startHash,
 		done: make([]bool, len(bounds)-1), clean: make([]bool, len(bounds)-1)}
 	s.head.Warnings = slices.Clone(ds.Warnings)
 	s.head.Imported = slices.Clone(ds.Imported)
@@ -228,6 +235,9 @@ func (s *Stream) chunkDone(c int, bad *badRows) {
 	}
 	if grew {
 		s.cond.Broadcast()
+	}
+	if s.next > 0 || bad.count > 0 {
+		s.startHash()
 	}
 }
 
