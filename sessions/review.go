@@ -111,7 +111,10 @@ func (r *Review) load(ds *dataset.Dataset) error {
 // RunState is a judge's state in a review: its verdicts so far and the
 // judging still to do.
 type RunState struct {
-	Run      Run
+	Run Run
+	// Verdicts are the run's current verdicts as the review screen holds
+	// them: ok ones without their raw output, reason and extra fields
+	// (Store.ItemVerdicts reads them for the item on display).
 	Verdicts []judge.Verdict
 	// Swapped are the run's current swapped-order verdicts, in the
 	// original A/B terms (Store.ReviewSwappedVerdicts): read for every
@@ -141,13 +144,13 @@ func (r *Review) StartRun(ctx context.Context, j judge.Judge, opts judge.PoolOpt
 // verdicts only. On a large session this reads a verdict per item, so
 // the review screen calls it after its first frame.
 func (r *Review) ResumeRun(ctx context.Context, run Run, j judge.Judge, opts judge.PoolOptions) (RunState, error) {
-	vs, err := r.Store.ReviewVerdicts(run.ID)
+	vs, err := r.Store.screenVerdicts(run.ID, false)
 	if err != nil {
 		return RunState{}, err
 	}
 	st := RunState{Run: run, Verdicts: vs}
 	if run.Info.Prefers() {
-		if st.Swapped, err = r.Store.ReviewSwappedVerdicts(run.ID); err != nil {
+		if st.Swapped, err = r.Store.screenVerdicts(run.ID, true); err != nil {
 			return RunState{}, err
 		}
 	}

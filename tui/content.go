@@ -166,6 +166,7 @@ func (s *reviewScreen) highlightSpan(text string) span {
 	if !ok {
 		return span{}
 	}
+	v = s.detailed(r, s.cur, v)
 	ans, _ := v.Extra["extracted_answer"].(string)
 	ans = strings.TrimSpace(Sanitize(ans))
 	if ans == "" {

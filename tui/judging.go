@@ -30,6 +30,7 @@ func (m *Model) applyBatch(msg batchMsg) tea.Cmd {
 		m.fail(fmt.Sprintf("Could not save %d verdicts of %s: %v", len(b.Unsaved), SanitizeLine(r.name()), b.Err))
 	}
 	for _, v := range b.Verdicts {
+		m.elide(&v) // committed: read back when shown
 		if i := r.put(m.index, v, true); i >= 0 && msg.run == m.act {
 			m.refresh(i)
 			if i == m.cur {

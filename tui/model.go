@@ -161,6 +161,7 @@ func New(o Options) *Model {
 	w.cur = w.firstUnreviewed(0)
 	w.load.start = w.cur
 	w.reselect()
+	w.readDetails(w.cur)
 	m := &Model{
 		workspace: w,
 		keys:      defaultAppKeys(),

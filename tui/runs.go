@@ -112,6 +112,9 @@ type runView struct {
 	// values holds one Values map per (dimension, value) of the run's
 	// one-dimension verdicts, which share it (see share).
 	values map[oneValue]map[string]float64
+	// detail holds the whole verdicts of the item last shown
+	// (workspace.detailed).
+	detail detailCache
 }
 
 // oneValue is a Values map of one dimension.
@@ -149,6 +152,7 @@ func newRunView(r Run, index *itemIndex, n int) *runView {
 		rejudge:  r.Rejudge,
 		stopped:  r.Stopped,
 		was:      map[vkey]judge.Verdict{},
+		detail:   detailCache{item: -1},
 		load:     r.Load,
 		loading:  r.Load != nil,
 	}
@@ -203,6 +207,9 @@ func (r *runView) put(index *itemIndex, vd judge.Verdict, remember bool) int {
 		return -1
 	}
 	r.share(&vd)
+	if r.detail.item == i {
+		r.detail = detailCache{item: -1} // a newer verdict of the item shown
+	}
 	slots := r.verdicts
 	if vd.Swapped {
 		slots = r.swappedSlots()

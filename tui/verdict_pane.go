@@ -46,6 +46,9 @@ func (s *reviewScreen) verdictLines(inner int) []string {
 	rw := rows[sel]
 	lines = append(lines, s.swapLines(rw, inner)...)
 	vd, has := r.verdict(s.cur, rw.crit)
+	if has && !s.hidden(s.cur) {
+		vd = s.detailed(r, s.cur, vd)
+	}
 	lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
 	switch {
 	case s.hidden(s.cur):
@@ -65,7 +68,7 @@ func (s *reviewScreen) verdictLines(inner int) []string {
 	if sv, ok := r.swappedVerdict(s.cur, rw.crit); ok && !s.hidden(s.cur) {
 		// The swapped order's reason, error or raw output, under a
 		// heading; nothing when it has none (an imported column).
-		detail := s.verdictDetail(sv, inner)
+		detail := s.verdictDetail(s.detailed(r, s.cur, sv), inner)
 		if old, ok := r.was[vkey{s.cur, rw.crit, true}]; ok {
 			detail = append(detail, field(st, "before", "re-judged; the earlier verdict was "+verdictSummary(old, rw), inner)...)
 		}

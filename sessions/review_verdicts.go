@@ -1,0 +1,174 @@
+package sessions
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// screenVerdicts is ReviewVerdicts (or, swapped, ReviewSwappedVerdicts)
+// without the reason and extra fields of ok verdicts: the review screen
+// shows them for the item on display only, and reads them then
+// (ItemVerdicts). A million verdicts of the match judge hold ~650 MB of
+// them decoded, more than their items. Verdicts of one dimension with the
+// same value share their Values map (~250 bytes a verdict otherwise;
+// nothing changes a verdict's Values), and the verdicts are counted first
+// so that their slice is made once, at its size.
+func (s *Store) screenVerdicts(runID int64, swapped bool) ([]judge.Verdict, error) {
+	ok := func(col, elided string) string {
+		return "CASE WHEN v.status = 'ok' THEN " + elided + " ELSE " + col + " END"
+	}
+	cols := strings.NewReplacer("v.raw", ok("v.raw", "''"), "v.reason", ok("v.reason", "''"), "v.extra", ok("v.extra", "NULL")).Replace(verdictColumns)
+	var out []judge.Verdict
+	err := s.read("reading verdicts", func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRow(`SELECT count(*) FROM (SELECT 1 FROM verdicts WHERE run_id = ? AND swapped = ? GROUP BY item_id, criterion)`,
+			runID, swapped).Scan(&n); err != nil {
+			return err
+		}
+		rows, err := tx.Query(`WITH cur AS (
+				SELECT max(id) AS id FROM verdicts WHERE run_id = ? AND swapped = ? GROUP BY item_id, criterion)
+			SELECT `+cols+`
+			FROM cur
+			JOIN verdicts v ON v.id = cur.id
+			JOIN items i ON i.item_id = v.item_id
+			LEFT JOIN verdict_values vv ON vv.verdict_id = v.id
+			ORDER BY i.idx, v.criterion, v.id`, runID, swapped)
+		if err != nil {
+			return err
+		}
+		out, err = scanScreenVerdicts(tx, rows, n)
+		return err
+	})
+	return out, err
+}
+
+// scanScreenVerdicts is scanVerdicts with shared Values maps and room for
+// hint verdicts.
+func scanScreenVerdicts(tx *sql.Tx, rows *sql.Rows, hint int) ([]judge.Verdict, error) {
+	defer rows.Close()
+	codec, err := loadCodec(tx)
+	if err != nil {
+		return nil, err
+	}
+	type oneValue struct {
+		dim   string
+		value float64
+	}
+	shared := map[oneValue]map[string]float64{}
+	out := make([]judge.Verdict, 0, max(hint, 0))
+	lastID := int64(-1)
+	// share ends the values of the last verdict: one dimension of a value
+	// seen before takes its map.
+	share := func() {
+		if len(out) == 0 {
+			return
+		}
+		last := &out[len(out)-1]
+		if len(last.Values) != 1 {
+			return
+		}
+		for d, x := range last.Values {
+			k := oneValue{d, x}
+			if m, ok := shared[k]; ok {
+				last.Values = m
+			} else if len(shared) < 1024 && x == x {
+				shared[k] = last.Values
+			}
+		}
+	}
+	for rows.Next() {
+		var (
+			id              int64
+			v               judge.Verdict
+			status, created string
+			latencyMS       float64
+			conf            sql.NullFloat64
+			extra, dim      sql.NullString
+			value           any
+		)
+		if err := rows.Scan(&id, &v.ItemID, &v.Criterion, &v.Swapped, &status, &v.Reason, &v.Error, &v.Raw, &v.Model,
+			&v.PromptTokens, &v.CompletionTokens, &latencyMS, &conf, &extra, &created, &dim, &value); err != nil {
+			return nil, err
+		}
+		if id != lastID {
+			share()
+			lastID = id
+			v.Status = judge.Status(status)
+			v.Latency = time.Duration(math.Round(latencyMS * float64(time.Millisecond)))
+			if conf.Valid {
+				c := conf.Float64
+				v.Confidence = &c
+			}
+			if extra.Valid {
+				if err := json.Unmarshal([]byte(extra.String), &v.Extra); err != nil {
+					return nil, fmt.Errorf("verdict %d has unreadable extra fields: %w", id, err)
+				}
+			}
+			var err error
+			if v.At, err = parseStamp(created); err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		if x, ok := codec.decode(dim.String, value); dim.Valid && ok {
+			last := &out[len(out)-1]
+			if last.Values == nil {
+				last.Values = map[string]float64{}
+			}
+			last.Values[dim.String] = x
+		}
+	}
+	share()
+	return out, rows.Err()
+}
+
+// ItemVerdicts returns the current verdicts of one item in the run of
+// the judge info describes, whole (raw output included), both orders
+// (Swapped marks the second), by criterion: what the review screen shows
+// of the item on display. It returns none when the session has no such
+// run.
+func (s *Store) ItemVerdicts(info judge.Info, itemID string) ([]judge.Verdict, error) {
+	key, err := RunKey(info)
+	if err != nil {
+		return nil, err
+	}
+	var runID int64
+	err = s.read("reading the judge run", func(tx *sql.Tx) error {
+		return tx.QueryRow(`SELECT id FROM runs WHERE key = ?`, key).Scan(&runID)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.VerdictHistory(runID, itemID)
+	if err != nil {
+		return nil, err
+	}
+	// The history is oldest first: the last of each criterion and order
+	// is the current one.
+	type slot struct {
+		crit    int
+		swapped bool
+	}
+	at := map[slot]int{}
+	var out []judge.Verdict
+	for _, v := range all {
+		k := slot{v.Criterion, v.Swapped}
+		if i, ok := at[k]; ok {
+			out[i] = v
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, v)
+	}
+	return out, nil
+}

@@ -1,0 +1,62 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
+)
+
+// detailStore is a fake store that reads verdicts back whole, counting
+// the reads.
+type detailStore struct {
+	fakeStore
+	whole map[string][]judge.Verdict
+	reads int
+}
+
+func (d *detailStore) ItemVerdicts(_ judge.Info, id string) ([]judge.Verdict, error) {
+	d.reads++
+	return d.whole[id], nil
+}
+
+// With a store that reads verdicts back, the screen holds them without
+// their reason and extra fields, loaded or arriving, and shows them for
+// the item on display from the store.
+func TestVerdictDetailsReadBack(t *testing.T) {
+	items := testItems(3)
+	whole := verdictsFor(items)
+	store := &detailStore{whole: map[string][]judge.Verdict{}}
+	for _, v := range whole {
+		store.whole[v.ItemID] = []judge.Verdict{v}
+	}
+	held := verdictsFor(items)
+	for i := range held {
+		held[i].Reason, held[i].Extra = "", nil // as sessions.RunState gives them
+	}
+	m := newTestModel(t, store, items, []Run{{Info: matchInfo, Verdicts: held[:2]}}, nil, 100, 40)
+	if !strings.Contains(plain(m), `rule "normalized-exact": test`) {
+		t.Fatalf("the reason of the item shown is not read back:\n%s", plain(m))
+	}
+	reads := store.reads
+	m = update(t, m, tea.WindowSizeMsg{Width: 100, Height: 41})
+	if store.reads != reads {
+		t.Errorf("the same item's details were read again (%d reads, then %d)", reads, store.reads)
+	}
+	// A verdict that arrives whole is held without its details.
+	arrived := whole[2]
+	arrived.Reason = "arrived reason"
+	store.whole["q3"] = []judge.Verdict{arrived}
+	m.runs[0].streams[7] = &stream{ch: make(chan sessions.Batch)} // never sends: the wait is dropped
+	m = update(t, m, batchMsg{run: 0, stream: 7, batch: sessions.Batch{Verdicts: []judge.Verdict{arrived}}})
+	if v, _ := m.runs[0].verdict(2, 0); v.Reason != "" || v.Extra != nil {
+		t.Errorf("an arriving verdict is held with its details: %+v", v)
+	}
+	m = press(t, m, "right", "right")
+	if m.cur != 2 || !strings.Contains(plain(m), "arrived reason") {
+		t.Errorf("item %d shown without the arrived verdict's reason:\n%s", m.cur, plain(m))
+	}
+}
