@@ -2,7 +2,10 @@ package sessions
 
 import (
 	"database/sql"
+	"errors"
+	"fmt"
 	"math"
+	"strings"
 )
 
 // packedVerdict is the condition under which a verdict is read packed:
@@ -108,10 +111,16 @@ func readPackedVerdicts(tx *sql.Tx, fn func(*verdictRow)) (ok bool, err error) {
 // packed: of the first value's dimension (?1), and a whole number.
 const packedValue = `dimension = ?1 AND ` + wholeValue
 
-// readPackedValues reads the verdict values as scanVerdictValues does,
+// maxValueDims bounds the packed reads of the verdict values: one per
+// dimension met, the rest left to the row reader.
+const maxValueDims = 8
+
+// readPackedValues reads the verdict values as scanVerdictValues does:
 // those of the first value's dimension that are whole numbers packed (see
-// stats_input_packed.go), the others a row at a time. ok is false when the
-// packed lists cannot be read.
+// stats_input_packed.go), then those of each other dimension met (up to
+// maxValueDims), then the rest (not whole numbers, of dimensions stored as
+// names) a row at a time. ok is false when the packed lists cannot be
+// read.
 func readPackedValues(tx *sql.Tx, codec *valueCodec) (out []verdictValue, ok bool, err error) {
 	var dim string
 	err = tx.QueryRow(`SELECT dimension FROM verdict_values LIMIT 1`).Scan(&dim)
@@ -124,50 +133,98 @@ func readPackedValues(tx *sql.Tx, codec *valueCodec) (out []verdictValue, ok boo
 	if _, named := codec.scales[dim]; named {
 		return nil, false, nil // stored as names, which are not packed
 	}
-	var (
-		n                 int64
-		idList, valueList sql.NullString
-	)
-	err = tx.QueryRow(`SELECT count(*), group_concat(verdict_id, ','), `+packedInt(packedValue, `CAST(value AS INTEGER)`)+
-		` FROM verdict_values`, dim).Scan(&n, &idList, &valueList)
+	// Every value, those of the first dimension packed, the others marked.
+	out, _, slow, ok, err := packValues(tx, codec, dim, packedInt(packedValue, castValue)+` FROM verdict_values`)
+	if err != nil || !ok || slow == 0 {
+		return out, ok, err
+	}
+	packed := []any{dim} // the dimensions read packed
+	seen := packed       // and those met
+	remaining := slow    // the values not read yet
+	rows := false        // some are left to the row reader
+	for remaining > 0 && len(seen) < maxValueDims {
+		var d string
+		err := tx.QueryRow(`SELECT dimension FROM verdict_values WHERE dimension NOT IN (`+placeholders(len(seen))+`) LIMIT 1`, seen...).Scan(&d)
+		if errors.Is(err, sql.ErrNoRows) {
+			break
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		seen = append(seen[:len(seen):len(seen)], d)
+		if _, named := codec.scales[d]; named {
+			rows = true // stored as names, which are not packed
+			continue
+		}
+		more, m, slow, ok, err := packValues(tx, codec, d, packedInt(wholeValue, castValue)+` FROM verdict_values WHERE dimension = ?1`)
+		if err != nil || !ok {
+			return nil, ok, err
+		}
+		out = mergeValues(out, more)
+		packed = append(packed[:len(packed):len(packed)], d)
+		remaining -= m
+		rows = rows || slow > 0
+	}
+	if remaining > 0 || rows {
+		others, err := readValueRows(tx, codec, `WHERE `+slowRows(wholeValue+` AND dimension IN (`+placeholders(len(packed))+`)`), packed...)
+		if err != nil {
+			return nil, false, err
+		}
+		out = mergeValues(out, others)
+	}
+	return out, true, nil
+}
+
+// packValues runs the packed query of the values whose aggregate list
+// (after the ids') and FROM clause are list, dim being parameter ?1, and
+// gives the values it packs (of dimension dim), in verdict id order. It
+// tells how many values the lists hold and how many are left to the row
+// reader; ok is false when the lists cannot be read.
+func packValues(tx *sql.Tx, codec *valueCodec, dim, list string) (out []verdictValue, n, slow int64, ok bool, err error) {
+	var idList, valueList sql.NullString
+	err = tx.QueryRow(`SELECT count(*), group_concat(verdict_id, ','), `+list, dim).Scan(&n, &idList, &valueList)
 	if err != nil {
-		return nil, false, ignore(err, unpackable)
+		return nil, 0, 0, false, ignore(err, unpackable)
 	}
 	ids, ok1 := splitPacked(idList, ',', n)
 	values, ok2 := splitPacked(valueList, ',', n)
 	if !ok1 || !ok2 {
-		return nil, false, nil
+		return nil, 0, 0, false, nil
 	}
 	out = make([]verdictValue, 0, n)
-	slow := false
 	last := int64(math.MinInt64)
 	for range n {
 		id, ok := packedNumber(ids.next())
 		if !ok || id < last {
-			return nil, false, nil
+			return nil, 0, 0, false, nil
 		}
 		last = id
 		v := values.next()
 		if v == packSlow {
-			slow = true
+			slow++
 			continue
 		}
 		x, ok := packedNumber(v)
 		if !ok {
-			return nil, false, nil
+			return nil, 0, 0, false, nil
 		}
 		if f, ok := codec.decode(dim, float64(x)); ok {
 			out = append(out, verdictValue{id, dim, f})
 		}
 	}
-	if !slow {
-		return out, true, nil
+	return out, n, slow, true, nil
+}
+
+// placeholders is "?1, ?2, …, ?n".
+func placeholders(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "?%d", i)
 	}
-	others, err := readValueRows(tx, codec, `WHERE `+slowRows(packedValue), dim)
-	if err != nil {
-		return nil, false, err
-	}
-	return mergeValues(out, others), true, nil
+	return b.String()
 }
 
 // mergeValues merges two lists of values in verdict id order into one.
