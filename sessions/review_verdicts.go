@@ -3,7 +3,6 @@ package sessions
 import (
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -133,28 +132,32 @@ func scanScreenVerdicts(tx *sql.Tx, rows *sql.Rows, hint int) ([]judge.Verdict, 
 // the judge info describes, whole (raw output included), both orders
 // (Swapped marks the second), by criterion: what the review screen shows
 // of the item on display. It returns none when the session has no such
-// run.
+// run. It is one look-up on the verdicts_by_item index (both orders
+// named, so that the item's id is part of the look-up), whatever the
+// number of verdicts.
 func (s *Store) ItemVerdicts(info judge.Info, itemID string) ([]judge.Verdict, error) {
 	key, err := RunKey(info)
 	if err != nil {
 		return nil, err
 	}
-	var runID int64
-	err = s.read("reading the judge run", func(tx *sql.Tx) error {
-		return tx.QueryRow(`SELECT id FROM runs WHERE key = ?`, key).Scan(&runID)
+	var all []judge.Verdict
+	err = s.read("reading an item's verdicts", func(tx *sql.Tx) error {
+		rows, err := tx.Query(`SELECT `+verdictColumns+`
+			FROM verdicts v
+			LEFT JOIN verdict_values vv ON vv.verdict_id = v.id
+			WHERE v.run_id = (SELECT id FROM runs WHERE key = ?) AND v.swapped IN (0, 1) AND v.item_id = ?
+			ORDER BY v.id`, key, itemID)
+		if err != nil {
+			return err
+		}
+		all, err = scanVerdicts(tx, rows)
+		return err
 	})
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.VerdictHistory(runID, itemID)
-	if err != nil {
-		return nil, err
-	}
-	// The history is oldest first: the last of each criterion and order
-	// is the current one.
+	// Oldest first: the last of each criterion and order is the current
+	// one.
 	type slot struct {
 		crit    int
 		swapped bool

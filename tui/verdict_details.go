@@ -20,7 +20,8 @@ type itemVerdicts interface {
 	ItemVerdicts(info judge.Info, itemID string) ([]judge.Verdict, error)
 }
 
-// detailCache holds the whole verdicts of the one item last shown.
+// detailCache holds the whole verdicts of the one item last shown (none
+// read is remembered too: the screen draws an item many times).
 type detailCache struct {
 	item int // -1 when empty
 	vs   []judge.Verdict
@@ -63,7 +64,7 @@ func (w *workspace) detailed(r *runView, item int, vd judge.Verdict) judge.Verdi
 	if d == nil || !vd.OK() || vd.Reason != "" || vd.Extra != nil || item < 0 || item >= len(w.items) {
 		return vd
 	}
-	if r.detail.item != item || r.detail.vs == nil {
+	if r.detail.item != item {
 		vs, err := d.ItemVerdicts(r.info, w.items[item].ID)
 		if err != nil {
 			return vd
