@@ -211,3 +211,23 @@ func TestSameItemOrderByIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestExportMarkedInParts: the rows that may be exported, searched in
+// parts on every core, are those mayBeExported finds one by one.
+func TestExportMarkedInParts(t *testing.T) {
+	items := make([]judge.Item, 35000)
+	rows := make([]bool, len(items))
+	for i := range items {
+		items[i].Fields = []byte(fmt.Sprintf(`{"id": "%d", "q": "x"}`, i))
+		if i%7 == 0 {
+			items[i].Fields = []byte(fmt.Sprintf(`{"id": "%d", "verdict:j:correct": "YES"}`, i))
+		}
+		rows[i] = i%5 != 0
+	}
+	marked := exportMarked(items, rows)
+	for i := range items {
+		if want := rows[i] && mayBeExported(items[i].Fields); marked[i] != want {
+			t.Fatalf("row %d marked %v, want %v", i, marked[i], want)
+		}
+	}
+}
