@@ -135,7 +135,9 @@ func (m *Model) do(a action) tea.Cmd {
 
 // quit leaves once every action on screen is committed.
 func (m *Model) quit() tea.Cmd {
-	if !m.save.inflight && len(m.save.queue) == 0 {
+	// Nothing queued, or no session will ever take it (a new session
+	// whose write failed: the caller reports the labels not saved).
+	if !m.save.inflight && (len(m.save.queue) == 0 || (m.store == nil && m.waitStore == nil)) {
 		return tea.Quit
 	}
 	m.quitting = true
