@@ -117,7 +117,7 @@ type RunState struct {
 	// (Store.ItemVerdicts reads them for the item on display).
 	Verdicts []judge.Verdict
 	// Swapped are the run's current swapped-order verdicts, in the
-	// original A/B terms (Store.ReviewSwappedVerdicts): read for every
+	// original A/B terms, held like Verdicts: read for every
 	// judge that states a preference, with or without Swap, so that a
 	// session audited once shows its second order when reopened.
 	Swapped []judge.Verdict
