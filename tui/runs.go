@@ -152,7 +152,7 @@ func newRunView(r Run, index *itemIndex, n int) *runView {
 		rejudge:  r.Rejudge,
 		stopped:  r.Stopped,
 		was:      map[vkey]judge.Verdict{},
-		detail:   detailCache{item: -1},
+		detail:   emptyDetails(0),
 		load:     r.Load,
 		loading:  r.Load != nil,
 	}
@@ -207,8 +207,8 @@ func (r *runView) put(index *itemIndex, vd judge.Verdict, remember bool) int {
 		return -1
 	}
 	r.share(&vd)
-	if r.detail.item == i {
-		r.detail = detailCache{item: -1} // a newer verdict of the item shown
+	if r.detail.item == i || r.detail.asked == i {
+		r.detail.forget() // a newer verdict of the item shown: read again
 	}
 	slots := r.verdicts
 	if vd.Swapped {

@@ -11,6 +11,11 @@ import (
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.route(msg)
 	m.review.follow()
+	// The item on display may have changed: its verdicts' details are
+	// read off the loop (verdict_details.go).
+	if read := m.wantDetails(); read != nil {
+		cmd = tea.Batch(cmd, read)
+	}
 	return m, cmd
 }
 
@@ -61,6 +66,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.runLoaded(msg)
 	case itemsMsg:
 		return m.gotItems(msg)
+	case detailsMsg:
+		return m.gotDetails(msg)
 	case checkMsg:
 		return m.gotCheck(msg)
 	case storeMsg:

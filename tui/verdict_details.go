@@ -3,6 +3,8 @@ package tui
 import (
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/gavel-dev/gavel/judge"
 )
 
@@ -10,9 +12,11 @@ import (
 // and extra fields of an ok verdict are shown for the item on display
 // only, and a million of them decoded take more memory than the items
 // (sessions.RunState.Verdicts comes without them). When the session's
-// store can read them back (itemVerdicts), the screen reads them for the
-// item on display, and drops them from verdicts that arrive while judging
-// (already committed when they arrive).
+// store can read them back (itemVerdicts), the screen asks for them, off
+// the event loop, whenever the item on display has none read
+// (wantDetails after every message), and drops them from verdicts that
+// arrive while judging (already committed when they arrive). Until they
+// come, the pane shows the verdict without its reason: a frame or two.
 
 // itemVerdicts is the store that reads back an item's current verdicts,
 // whole (sessions.Store.ItemVerdicts).
@@ -21,10 +25,35 @@ type itemVerdicts interface {
 }
 
 // detailCache holds the whole verdicts of the one item last shown (none
-// read is remembered too: the screen draws an item many times).
+// read is remembered too: the screen draws an item many times). asked is
+// the item whose read is in flight, gen the read's number: a read is
+// taken only while it is the run's latest (a newer verdict of the item
+// makes its details stale and asks again).
 type detailCache struct {
-	item int // -1 when empty
-	vs   []judge.Verdict
+	item  int // -1 when empty
+	vs    []judge.Verdict
+	asked int // -1 when no read is in flight
+	gen   int
+}
+
+// emptyDetails is a run's detail cache holding nothing.
+func emptyDetails(gen int) detailCache { return detailCache{item: -1, asked: -1, gen: gen} }
+
+// forget empties the cache after a newer verdict of the item it holds, so
+// that the item's details are read again.
+func (c *detailCache) forget() { *c = emptyDetails(c.gen + 1) }
+
+// detailsMsg brings back an item's whole verdicts for the runs that asked.
+type detailsMsg struct {
+	item  int
+	reads []detailRead
+}
+
+type detailRead struct {
+	run *runView
+	gen int
+	vs  []judge.Verdict
+	err error
 }
 
 // detailStore returns the store that reads details back, nil when there
@@ -43,7 +72,8 @@ func (w *workspace) elide(vd *judge.Verdict) {
 }
 
 // readDetails reads the whole verdicts of an item for every run, so
-// that the screen opens with them (and shows them however it ends).
+// that the screen opens with them. It runs once, before the first frame
+// (New), never on the event loop.
 func (w *workspace) readDetails(item int) {
 	d := w.detailStore()
 	if d == nil || item < 0 || item >= len(w.items) {
@@ -51,25 +81,72 @@ func (w *workspace) readDetails(item int) {
 	}
 	for _, r := range w.runs {
 		if vs, err := d.ItemVerdicts(r.info, w.items[item].ID); err == nil {
-			r.detail = detailCache{item: item, vs: vs}
+			r.detail = detailCache{item: item, vs: vs, asked: -1, gen: r.detail.gen}
 		}
 	}
 }
 
-// detailed returns vd, a run's verdict of the item on display, with its
-// reason and extra fields read back from the store when it is held
-// without them; vd itself when they cannot be read.
-func (w *workspace) detailed(r *runView, item int, vd judge.Verdict) judge.Verdict {
+// wantDetails returns the read of the item on display's whole verdicts
+// for the runs that hold none of it and have not asked yet; nil when
+// there is nothing to ask.
+func (w *workspace) wantDetails() tea.Cmd {
 	d := w.detailStore()
-	if d == nil || !vd.OK() || vd.Reason != "" || vd.Extra != nil || item < 0 || item >= len(w.items) {
-		return vd
+	item := w.cur
+	if d == nil || item < 0 || item >= len(w.items) {
+		return nil
 	}
-	if r.detail.item != item {
-		vs, err := d.ItemVerdicts(r.info, w.items[item].ID)
-		if err != nil {
-			return vd
+	var reads []detailRead
+	var infos []judge.Info
+	for _, r := range w.runs {
+		if r.detail.item == item || r.detail.asked == item {
+			continue
 		}
-		r.detail = detailCache{item: item, vs: vs}
+		r.detail.asked = item
+		r.detail.gen++
+		reads = append(reads, detailRead{run: r, gen: r.detail.gen})
+		infos = append(infos, r.info)
+	}
+	if len(reads) == 0 {
+		return nil
+	}
+	id := w.items[item].ID
+	return func() tea.Msg {
+		for i := range reads {
+			reads[i].vs, reads[i].err = d.ItemVerdicts(infos[i], id)
+		}
+		return detailsMsg{item: item, reads: reads}
+	}
+}
+
+// gotDetails keeps the reads that are still their run's latest. A read
+// that failed leaves the pane as it was (the verdict without its reason)
+// until the item is shown again.
+func (m *Model) gotDetails(msg detailsMsg) tea.Cmd {
+	changed := false
+	for _, rd := range msg.reads {
+		r := rd.run
+		if r.detail.gen != rd.gen || r.detail.asked != msg.item {
+			continue // stale: the item changed, or a newer verdict came
+		}
+		r.detail.asked = -1
+		if rd.err != nil {
+			continue
+		}
+		r.detail.item, r.detail.vs = msg.item, rd.vs
+		changed = true
+	}
+	if changed && msg.item == m.cur {
+		m.review.cache.clear() // the highlight follows the reason's extracted answer
+	}
+	return nil
+}
+
+// detailed returns vd, a run's verdict of the item on display, with its
+// reason and extra fields from the details read back when it is held
+// without them; vd itself while they are not read.
+func (w *workspace) detailed(r *runView, item int, vd judge.Verdict) judge.Verdict {
+	if !vd.OK() || vd.Reason != "" || vd.Extra != nil || r.detail.item != item {
+		return vd
 	}
 	for _, full := range r.detail.vs {
 		// A verdict the judge left without a time got the time of its

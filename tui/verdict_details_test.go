@@ -60,3 +60,50 @@ func TestVerdictDetailsReadBack(t *testing.T) {
 		t.Errorf("item %d shown without the arrived verdict's reason:\n%s", m.cur, plain(m))
 	}
 }
+
+// The details are read off the event loop: Update only asks, and a read
+// that comes back after the item on display changed is dropped.
+func TestVerdictDetailsReadOffTheLoop(t *testing.T) {
+	items := testItems(3)
+	store := &detailStore{whole: map[string][]judge.Verdict{}}
+	for _, v := range verdictsFor(items) {
+		v.Reason = "reason of " + v.ItemID
+		store.whole[v.ItemID] = []judge.Verdict{v}
+	}
+	held := verdictsFor(items)
+	for i := range held {
+		held[i].Reason, held[i].Extra = "", nil // as sessions.RunState gives them
+	}
+	m := newTestModel(t, store, items, []Run{{Info: matchInfo, Verdicts: held}}, nil, 100, 40)
+	if !strings.Contains(plain(m), "reason of q1") {
+		t.Fatalf("the opening item's reason is not there before the first frame:\n%s", plain(m))
+	}
+	step := func(key string) tea.Cmd {
+		t.Helper()
+		reads := store.reads
+		next, cmd := m.Update(keyMsg(key))
+		m = next.(*Model)
+		_ = plain(m)
+		if store.reads != reads {
+			t.Fatalf("%s: Update or View read the store itself", key)
+		}
+		return cmd
+	}
+	toSecond := step("right")
+	if strings.Contains(plain(m), "reason of q2") {
+		t.Fatalf("the reason is shown before it was read")
+	}
+	toThird := step("right")
+	m = runCmd(t, m, toSecond, 0) // the second item's read comes back late
+	if m.runs[0].detail.item == 1 {
+		t.Errorf("a read for an item no longer shown was kept")
+	}
+	m = runCmd(t, m, toThird, 0)
+	if m.cur != 2 || !strings.Contains(plain(m), "reason of q3") {
+		t.Errorf("item %d shown without its reason once read:\n%s", m.cur, plain(m))
+	}
+	m = press(t, m, "left")
+	if !strings.Contains(plain(m), "reason of q2") {
+		t.Errorf("going back does not read the item's details again:\n%s", plain(m))
+	}
+}
