@@ -2,11 +2,7 @@ package sessions
 
 import (
 	"database/sql"
-	"encoding/json"
-	"fmt"
-	"math"
 	"strings"
-	"time"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -51,81 +47,27 @@ func (s *Store) screenVerdicts(runID int64, swapped bool) ([]judge.Verdict, erro
 // scanScreenVerdicts is scanVerdicts with shared Values maps and room for
 // hint verdicts.
 func scanScreenVerdicts(tx *sql.Tx, rows *sql.Rows, hint int) ([]judge.Verdict, error) {
-	defer rows.Close()
-	codec, err := loadCodec(tx)
-	if err != nil {
-		return nil, err
-	}
 	type oneValue struct {
 		dim   string
 		value float64
 	}
 	shared := map[oneValue]map[string]float64{}
-	out := make([]judge.Verdict, 0, max(hint, 0))
-	lastID := int64(-1)
-	// share ends the values of the last verdict: one dimension of a value
-	// seen before takes its map.
-	share := func() {
-		if len(out) == 0 {
+	// share ends a verdict's values: one dimension of a value seen before
+	// takes its map.
+	share := func(v *judge.Verdict) {
+		if len(v.Values) != 1 {
 			return
 		}
-		last := &out[len(out)-1]
-		if len(last.Values) != 1 {
-			return
-		}
-		for d, x := range last.Values {
+		for d, x := range v.Values {
 			k := oneValue{d, x}
 			if m, ok := shared[k]; ok {
-				last.Values = m
-			} else if len(shared) < 1024 && x == x {
-				shared[k] = last.Values
+				v.Values = m
+			} else if len(shared) < 1024 && x == x { // NaN is never found again
+				shared[k] = v.Values
 			}
 		}
 	}
-	for rows.Next() {
-		var (
-			id              int64
-			v               judge.Verdict
-			status, created string
-			latencyMS       float64
-			conf            sql.NullFloat64
-			extra, dim      sql.NullString
-			value           any
-		)
-		if err := rows.Scan(&id, &v.ItemID, &v.Criterion, &v.Swapped, &status, &v.Reason, &v.Error, &v.Raw, &v.Model,
-			&v.PromptTokens, &v.CompletionTokens, &latencyMS, &conf, &extra, &created, &dim, &value); err != nil {
-			return nil, err
-		}
-		if id != lastID {
-			share()
-			lastID = id
-			v.Status = judge.Status(status)
-			v.Latency = time.Duration(math.Round(latencyMS * float64(time.Millisecond)))
-			if conf.Valid {
-				c := conf.Float64
-				v.Confidence = &c
-			}
-			if extra.Valid {
-				if err := json.Unmarshal([]byte(extra.String), &v.Extra); err != nil {
-					return nil, fmt.Errorf("verdict %d has unreadable extra fields: %w", id, err)
-				}
-			}
-			var err error
-			if v.At, err = parseStamp(created); err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		if x, ok := codec.decode(dim.String, value); dim.Valid && ok {
-			last := &out[len(out)-1]
-			if last.Values == nil {
-				last.Values = map[string]float64{}
-			}
-			last.Values[dim.String] = x
-		}
-	}
-	share()
-	return out, rows.Err()
+	return scanVerdictsWith(tx, rows, hint, share)
 }
 
 // ItemVerdicts returns the current verdicts of one item in the run of

@@ -203,12 +203,27 @@ func (s *Store) VerdictHistory(runID int64, itemID string) ([]judge.Verdict, err
 // scanVerdicts folds rows of verdictColumns, grouped by verdict id, into
 // verdicts.
 func scanVerdicts(tx *sql.Tx, rows *sql.Rows) ([]judge.Verdict, error) {
+	return scanVerdictsWith(tx, rows, 0, nil)
+}
+
+// scanVerdictsWith is scanVerdicts with room made for hint verdicts and
+// ended, when not nil, called with each verdict once its values are all
+// read.
+func scanVerdictsWith(tx *sql.Tx, rows *sql.Rows, hint int, ended func(*judge.Verdict)) ([]judge.Verdict, error) {
 	defer rows.Close()
 	codec, err := loadCodec(tx)
 	if err != nil {
 		return nil, err
 	}
-	var out []judge.Verdict
+	var out []judge.Verdict // nil when there is none, as before hints
+	if hint > 0 {
+		out = make([]judge.Verdict, 0, hint)
+	}
+	end := func() {
+		if ended != nil && len(out) > 0 {
+			ended(&out[len(out)-1])
+		}
+	}
 	lastID := int64(-1)
 	for rows.Next() {
 		var (
@@ -225,6 +240,7 @@ func scanVerdicts(tx *sql.Tx, rows *sql.Rows) ([]judge.Verdict, error) {
 			return nil, err
 		}
 		if id != lastID {
+			end()
 			lastID = id
 			v.Status = judge.Status(status)
 			v.Latency = time.Duration(math.Round(latencyMS * float64(time.Millisecond)))
@@ -251,6 +267,7 @@ func scanVerdicts(tx *sql.Tx, rows *sql.Rows) ([]judge.Verdict, error) {
 			last.Values[dim.String] = x
 		}
 	}
+	end()
 	return out, rows.Err()
 }
 
