@@ -67,6 +67,11 @@ With several shared dimensions each is compared; --dimension keeps one.`,
 	f.BoolVar(&o.items, "items", false, "list every item fixed and broken (text and markdown show the first few)")
 	f.Uint64Var(&o.seed, "seed", statsSeed, "the `SEED` of the kappa's bootstrap interval (gavel stats' default)")
 	f.IntVar(&o.resamples, "resamples", stats.DefaultResamples, "`N` bootstrap resamples for the kappa's interval; 0 turns the bootstrap off")
+	// Completions as gavel stats has them: a session, then its judges.
+	cmd.ValidArgsFunction = first(completeExts(sessionExts))
+	_ = cmd.RegisterFlagCompletionFunc("judge", completeRunLabels(e))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "markdown"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("dimension", cobra.NoFileCompletions)
 	return cmd
 }
 

@@ -105,6 +105,9 @@ func TestCompareHandComputed(t *testing.T) {
 	if strings.ContainsRune(out, '\x1b') {
 		t.Errorf("an escape sequence from an item id reached the terminal:\n%q", out)
 	}
+	if code, comp, _ := run(t, "__complete", "compare", session, "--judge", "imported · b"); code != 0 || !strings.Contains(comp, "imported · b_verdict") {
+		t.Errorf("completion of --judge (exit %d): %q", code, comp)
+	}
 	code, md, _ := run(t, "compare", session, "--judge", "a_verdict", "--judge", "b_verdict", "--format", "markdown", "--items")
 	if code != 0 || strings.ContainsRune(md, '\x1b') || !strings.Contains(md, `\*evil\*`) || !strings.Contains(md, "| **A right** | 4 | 1 |") {
 		t.Errorf("markdown (exit %d):\n%s", code, md)
