@@ -233,3 +233,58 @@ func TestCompareHandTable(t *testing.T) {
 		t.Error("an unknown dimension gave no error")
 	}
 }
+
+// TestCompareOtherScales: on a scale other than binary an item is right
+// when the judge's value equals the humans' exactly; the false-pass and
+// false-fail rates are not given.
+func TestCompareOtherScales(t *testing.T) {
+	tests := []struct {
+		name                        string
+		scale                       judge.Scale
+		human, a, b                 []float64
+		both, onlyA, onlyB, neither int
+	}{
+		// Likert: a near miss (4 for 5) is wrong.
+		{"likert", judge.Likert, []float64{5, 4, 3, 1}, []float64{5, 4, 2, 2}, []float64{4, 4, 3, 1}, 1, 1, 2, 0},
+		{"ternary", judge.Ternary, []float64{0.5, 1, 0}, []float64{0.5, 0, 0}, []float64{1, 1, 0}, 1, 1, 1, 0},
+		{"pairwise", judge.Pairwise, []float64{0, 1, 0.5}, []float64{0, 1, 1}, []float64{1, 1, 0.5}, 1, 1, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dims := []judge.Dimension{{Name: "score", Scale: tt.scale}}
+			in := Input{Judges: []JudgeSpec{{Key: "a", Dimensions: dims}, {Key: "b", Dimensions: dims}}}
+			for i := range tt.human {
+				in.Units = append(in.Units, Unit{ItemID: string(rune('p' + i)),
+					Verdicts: []Verdict{
+						{Judge: "a", Status: judge.StatusOK, Values: map[string]float64{"score": tt.a[i]}},
+						{Judge: "b", Status: judge.StatusOK, Values: map[string]float64{"score": tt.b[i]}},
+					},
+					Labels: []Label{{Annotator: "h", Values: map[string]float64{"score": tt.human[i]}}}})
+			}
+			c, err := Compare(in, "a", "b", "score", Options{Resamples: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := c.Dimensions[0]
+			p := d.Paired
+			if p.BothRight != tt.both || p.OnlyA != tt.onlyA || p.OnlyB != tt.onlyB || p.BothWrong != tt.neither {
+				t.Errorf("table %d/%d/%d/%d", p.BothRight, p.OnlyA, p.OnlyB, p.BothWrong)
+			}
+			if d.A.VsHumans.Binary != nil || d.Right == RightMeaning(judge.Binary) {
+				t.Errorf("binary figures on a %s scale: %q", tt.scale, d.Right)
+			}
+		})
+	}
+}
+
+func TestCompareRefusesDifferentUnits(t *testing.T) {
+	bin := []judge.Dimension{{Name: "correct", Scale: judge.Binary}}
+	lik := []judge.Dimension{{Name: "correct", Scale: judge.Likert}}
+	in := Input{Judges: []JudgeSpec{{Key: "a", Dimensions: bin}, {Key: "b", Dimensions: bin, PerCriterion: true}, {Key: "c", Dimensions: lik}}}
+	if _, err := Compare(in, "a", "b", "", Options{}); err == nil {
+		t.Error("whole items against rubric criteria gave no error")
+	}
+	if _, err := Compare(in, "a", "c", "", Options{}); err == nil {
+		t.Error("the same dimension on two scales gave no error")
+	}
+}
