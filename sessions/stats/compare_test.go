@@ -28,17 +28,18 @@ func TestMcNemarExact(t *testing.T) {
 		// n = 10, m = 0: p = 2/1024.
 		{"0 vs 10", 0, 10, 2.0 / 1024, 1e-17},
 		// Bentur et al. (2009), airway hyper-responsiveness before and after
-		// stem cell transplantation, b = 1, c = 7: Fagerland, Lydersen &
-		// Laake (2013), BMC Med Res Methodol 13:91, report the exact
-		// conditional McNemar p = 0.070; by hand 2·(1 + 8)/256 = 0.0703125.
+		// stem cell transplantation, b = 1, c = 7 (an example of Fagerland,
+		// Lydersen & Laake 2013, BMC Med Res Methodol 13:91): by hand
+		// 2·(C(8,0) + C(8,1))/2^8 = 2·9/256 = 0.0703125.
 		{"Bentur 1 vs 7", 1, 7, 18.0 / 256, 1e-15},
 		// Cavo et al. (2012), complete response before and after
-		// consolidation, b = 6, c = 16: the same paper reports p = 0.052;
-		// 2·Σ_{k≤6} C(22,k)/2^22 = 0.052478790283203125.
+		// consolidation, b = 6, c = 16 (the same paper's second example):
+		// 2·Σ_{k≤6} C(22,k)/2^22 = 2·110056/4194304 = 0.052478790283203125.
 		{"Cavo 6 vs 16", 6, 16, 0.052478790283203125, 1e-15},
 		// Agresti's presidential approval table (b = 86, c = 150, n = 1600):
-		// 2·Σ_{k≤86} C(236,k)/2^236, computed with mpmath at 40 digits
-		// (R's binom.test(86, 236)$p.value gives the same, 3.716e-05).
+		// 2·Σ_{k≤86} C(236,k)/2^236, computed with mpmath at 40 digits (R's
+		// binom.test(86, 236)$p.value computes the same sum; R was not at
+		// hand to run it).
 		{"Agresti 86 vs 150", 86, 150, 3.7159361395714423e-5, 1e-12},
 		// Large: 2·Σ_{k≤40000} C(80500,k)/2^80500 (mpmath, 40 digits).
 		{"large", 40000, 40500, 0.078620368805107996, 1e-9},
@@ -93,15 +94,17 @@ func TestNewcombePaired(t *testing.T) {
 		// ad − bc = 308 > n/2, so φ = (308 − 20.5)/√(19·22·14·27) = 0.723276;
 		// L = 0.121951 − √(0.141881² − 2φ·0.141881·0.152944 + 0.152944²)
 		//   = 0.011483; U = 0.121951 + √(0.125893² − 2φ·0.125893·0.148082
-		//   + 0.148082²) = 0.226493. The book prints 0.122 (0.011 to 0.226).
+		//   + 0.148082²) = 0.226493 (each step computed with mpmath, 40
+		//   digits, from the formula as Newcombe states it).
 		{"Altman table 6.2", 14, 5, 0, 22, 0.121951219512, 0.011483241383, 0.226492684351, false},
 		// Bentur et al. (2009) as in Fagerland, Lydersen & Laake, "Statistical
 		// analysis of contingency tables" (2017), ch. 8: a = 1, b = 1, c = 7,
 		// d = 12; ad − bc = 5 lies in [0, n/2], so φ = 0 (plain
-		// square-and-add): −0.286 (−0.507 to −0.026).
+		// square-and-add): −0.286 (−0.507 to −0.026), computed as above.
 		{"Bentur", 1, 1, 7, 12, -0.285714285714, -0.506920226686, -0.0255591241649, false},
 		// Cavo et al. (2012), same book: a = 59, b = 6, c = 16, d = 80:
-		// φ = (4624 − 80.5)/√(65·96·75·86) = 0.716174; −0.062 (−0.119 to −0.005).
+		// φ = (4624 − 80.5)/√(65·96·75·86) = 0.716174; −0.062 (−0.119 to
+		// −0.005), computed as above.
 		{"Cavo", 59, 6, 16, 80, -0.0621118012422, -0.118621195639, -0.00462511393305, false},
 		{"no items", 0, 0, 0, 0, 0, 0, 0, true},
 	}
