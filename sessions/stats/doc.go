@@ -14,7 +14,9 @@
 // KrippendorffAlpha, Spearman, KendallTauB, ScoreBias, CorrectedPassRate…),
 // the others as functions (KrippendorffAlpha, FleissKappa, GwetAC1Multi,
 // Spearman, KendallTauB, Wilson, RoganGladen), and AgreementOf fills a
-// whole Agreement from a table.
+// whole Agreement from a table. Compare puts two judges side by side on
+// the same labelled units (`gavel compare`), with McNemarExact and
+// NewcombePaired for their paired difference.
 //
 // # Conventions
 //
