@@ -20,6 +20,7 @@ var migrations = []migration{
 	{name: "every scale, pairwise items and swapped-order verdicts", sql: schemaV3},
 	{name: "stored current labels and segments kept on the item", sql: schemaV4},
 	{name: "items' segments indexed for statistics", sql: schemaV5},
+	{name: "the calibration / evaluation split", sql: schemaV6},
 }
 
 // schemaVersion is the newest schema this build reads and writes.
@@ -378,4 +379,19 @@ WHERE i.segments IS NOT NULL;
 // read went from 0.27 s to 0.03 s.
 const schemaV5 = `
 CREATE INDEX items_by_segments ON items (segments) WHERE segments IS NOT NULL;
+`
+
+// schemaV6 records the calibration / evaluation split (gavel split, SPEC
+// "Improving a judge"): its seed and calibration share. An item's part is
+// a pure function of the seed and its id (Split.PartOf), so only these two
+// numbers are stored, and the part of an item never moves as labels or
+// items arrive. A replaced split stays as history: the current one is the
+// row with the highest id.
+const schemaV6 = `
+CREATE TABLE splits (
+	id          INTEGER PRIMARY KEY,
+	seed        TEXT    NOT NULL CHECK (seed <> '' AND seed NOT GLOB '*[^0-9]*' AND (seed = '0' OR seed NOT GLOB '0*')),
+	calibration REAL    NOT NULL CHECK (calibration > 0 AND calibration < 1),
+	created_at  TEXT    NOT NULL
+);
 `

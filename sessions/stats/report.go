@@ -21,6 +21,10 @@ type Report struct {
 	Resamples int    `json:"resamples"`
 	// Units is the number of units in the input.
 	Units int `json:"units"`
+	// Split says which part of the session's calibration / evaluation
+	// split the units are (`gavel stats --split`); set by the caller that
+	// chose the units, nil when none did.
+	Split *SplitUsed `json:"split,omitempty"`
 	// ParseErrors is "exclude" when parse errors are left out of agreement
 	// and the judge's score, "fail" when a binary judge's parse error
 	// counts as NO (Options.ParseErrorsFail).
