@@ -20,6 +20,7 @@ type compareFlags struct {
 	items     bool
 	seed      uint64
 	resamples int
+	split     string
 }
 
 // compareSchemaVersion is the version of `gavel compare --format json`.
@@ -50,7 +51,12 @@ broke (A right, B wrong). Below 30 items the figures are not yet stable.
 --judge takes the names gavel stats --judge takes: the label the report
 shows ("docqa · gpt-4o", "imported · GPT-4"), or, ignoring case, the part
 after " · " or the judge's name. The first --judge is A, the baseline.
-With several shared dimensions each is compared; --dimension keeps one.`,
+With several shared dimensions each is compared; --dimension keeps one.
+
+When the session has a calibration / evaluation split (gavel split), the
+comparison is on its evaluation items, which no few-shot example or tuning
+has seen, and says so; --split calibration or --split all chooses
+otherwise. Without a split every item counts.`,
 		Example: `  gavel compare tq.gavel --judge EM --judge GPT-4
   gavel compare evals.gavel --judge "docqa · gpt-4o-mini" --judge "docqa · gpt-4o" --items
   gavel compare evals.gavel --judge docqa@1 --judge docqa@2 --format markdown > compare.md
@@ -67,11 +73,13 @@ With several shared dimensions each is compared; --dimension keeps one.`,
 	f.BoolVar(&o.items, "items", false, "list every item fixed and broken (text and markdown show the first few)")
 	f.Uint64Var(&o.seed, "seed", statsSeed, "the `SEED` of the kappa's bootstrap interval (gavel stats' default)")
 	f.IntVar(&o.resamples, "resamples", stats.DefaultResamples, "`N` bootstrap resamples for the kappa's interval; 0 turns the bootstrap off")
+	f.StringVar(&o.split, "split", "", "the `PART` of the session's split (gavel split) to compare on: evaluation, calibration or all (default: evaluation when the session has a split, all otherwise)")
 	// Completions as gavel stats has them: a session, then its judges.
 	cmd.ValidArgsFunction = first(completeExts(sessionExts))
 	_ = cmd.RegisterFlagCompletionFunc("judge", completeRunLabels(e))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "markdown"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("dimension", cobra.NoFileCompletions)
+	_ = cmd.RegisterFlagCompletionFunc("split", cobra.FixedCompletions([]string{splitEvaluation, splitCalibration, splitAll}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -80,6 +88,8 @@ type compareOutput struct {
 	SchemaVersion int    `json:"schema_version"`
 	Seed          uint64 `json:"seed"`
 	Resamples     int    `json:"resamples"`
+	// Split says which items were compared (gavel compare --split).
+	Split stats.SplitUsed `json:"split"`
 	stats.Comparison
 }
 
@@ -105,6 +115,10 @@ func runCompare(e env, path string, o compareFlags) error {
 		fmt.Fprintln(e.stderr, n)
 	}
 	in, err := s.StatsInput()
+	if err != nil {
+		return err
+	}
+	in, used, err := selectSplit(s, in, o.split)
 	if err != nil {
 		return err
 	}
@@ -145,20 +159,29 @@ func runCompare(e env, path string, o compareFlags) error {
 		labelled += d.Paired.N
 	}
 	if labelled == 0 {
+		if used.Part != splitAll {
+			return fmt.Errorf("no item of the %s split of %s has a human label on what %q and %q rate: label more items (gavel review), or compare on --split all", used.Part, path, keys[0], keys[1])
+		}
 		return fmt.Errorf("no item of %s has a human label on what %q and %q rate: label some (gavel review), or import a file with a human column, then compare again", path, keys[0], keys[1])
 	}
 	var out []byte
 	switch o.format {
 	case "json":
-		b, err := json.MarshalIndent(compareOutput{SchemaVersion: compareSchemaVersion, Seed: o.seed, Resamples: o.resamples, Comparison: cmp}, "", "  ")
+		b, err := json.MarshalIndent(compareOutput{SchemaVersion: compareSchemaVersion, Seed: o.seed, Resamples: o.resamples, Split: used, Comparison: cmp}, "", "  ")
 		if err != nil {
 			return fmt.Errorf("cannot write the comparison as JSON (a bug in this build): %w", err)
 		}
 		out = append(b, '\n')
 	case "markdown", "md":
 		out = []byte(render.CompareMarkdown(cmp, o.items))
+		if line := splitLine(used); line != "" {
+			out = append([]byte("_"+line+"_\n\n"), out...)
+		}
 	default:
 		out = []byte(render.CompareText(cmp, textWidth(e.stdout), o.items))
+		if line := splitLine(used); line != "" {
+			out = append([]byte(line+"\n\n"), out...)
+		}
 	}
 	if _, err := e.stdout.Write(out); err != nil {
 		return fmt.Errorf("cannot write the comparison: %w", err)

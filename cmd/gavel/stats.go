@@ -26,6 +26,7 @@ type statsFlags struct {
 	resamples   int
 	swapTies    bool
 	parseErrors string
+	split       string
 }
 
 // The values of `gavel stats --parse-errors`.
@@ -66,6 +67,9 @@ out of agreement and pass rates and only counted (--parse-errors exclude,
 the default); --parse-errors fail counts a binary judge's parse error as
 NO, the judge's score as deployed. API errors are always left out.
 
+--split evaluation (or calibration) reports on that part of the session's
+split (gavel split) only; the default, all, reports on every item.
+
 Formats:
   text      the screen's lines, without colour
   json      every figure, for scripts: stable, documented output
@@ -78,6 +82,7 @@ Formats:
   gavel stats evals.gavel --format json > stats.json
   gavel stats evals.gavel --judge "docqa · gpt-4o" --format markdown
   gavel stats evals.gavel --judge gpt-4o --parse-errors fail
+  gavel stats evals.gavel --split evaluation   # the items no tuning saw (gavel split)
   gavel stats                              # the demo's session`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -94,6 +99,7 @@ Formats:
 	f.Uint64Var(&o.seed, "seed", statsSeed, "the `SEED` of the bootstrap intervals (the statistics screen uses the default)")
 	f.IntVar(&o.resamples, "resamples", stats.DefaultResamples, "`N` bootstrap resamples per interval; 0 turns the bootstrap off")
 	f.StringVar(&o.parseErrors, "parse-errors", parseErrorsExclude, "`HOW` to count a binary judge's unreadable answers: exclude (left out of agreement and pass rates, only counted) or fail (counted as NO, the judge's score as deployed)")
+	f.StringVar(&o.split, "split", splitAll, "the `PART` of the session's calibration / evaluation split (gavel split) to report on: all, evaluation or calibration")
 	f.BoolVar(&o.swapTies, "swap-ties", false, "count a pair the judge answered differently in its two orders (--swap) as a tie when comparing it with the humans: a winner forced there is noise")
 	return cmd
 }
@@ -134,6 +140,10 @@ func runStats(e env, path string, o statsFlags) error {
 	if err != nil {
 		return err
 	}
+	in, used, err := selectSplit(s, in, o.split)
+	if err != nil {
+		return err
+	}
 	var keys []string
 	if o.judge != "" {
 		if keys, err = judgeKeys(s, in, o.judge); err != nil {
@@ -145,9 +155,17 @@ func runStats(e env, path string, o statsFlags) error {
 		opts.Resamples = -1 // stats.Options reads 0 as the default
 	}
 	rep := render.Select(stats.Compute(in, opts), keys)
+	rep.Split = &used
 	out, err := renderStats(rep, o.format, textWidth(e.stdout))
 	if err != nil {
 		return err
+	}
+	if line := splitLine(used); line != "" && used.Part != splitAll && o.format != "json" {
+		if o.format == "text" {
+			out = append([]byte(line+"\n\n"), out...)
+		} else {
+			out = append([]byte("_"+line+"_\n\n"), out...)
+		}
 	}
 	if _, err := e.stdout.Write(out); err != nil {
 		return fmt.Errorf("cannot write the statistics: %w", err)

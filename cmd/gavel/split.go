@@ -1,0 +1,309 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// splitFlags are the flags of `gavel split`.
+type splitFlags struct {
+	seed        uint64
+	calibration float64
+	replace     bool
+}
+
+// splitAnnotator is the name `gavel split` holds the session's lock under.
+const splitAnnotator = "gavel split"
+
+// The values of --split of gavel stats and gavel compare.
+const (
+	splitAll         = "all"
+	splitEvaluation  = "evaluation"
+	splitCalibration = "calibration"
+)
+
+func newSplitCmd(e env) *cobra.Command {
+	var o splitFlags
+	cmd := &cobra.Command{
+		Use:   "split SESSION [--seed S] [--calibration 0.5]",
+		Short: "Split a session's items into calibration and evaluation parts, so that a judge is tuned on one and scored on the other",
+		Long: `Record a calibration / evaluation split in the session. Few-shot examples and
+tuning read only calibration items (tuning chooses among candidates on the
+validation third of them); gavel compare then scores on the evaluation
+items, which no tuning has seen.
+
+Every item of the session, labelled or not, has a part fixed by the seed
+and its id alone: u is the first 8 bytes of SHA-256 of the seed in decimal,
+a NUL byte and the item's id, read as a big-endian unsigned integer and
+divided by 2^64. The item is in calibration when u < SHARE (--calibration),
+else in evaluation; within calibration it is in validation when
+u < SHARE/3. So labelling more items, or adding items, never moves one.
+
+Without --seed a random seed is drawn, printed and recorded. The counts
+per part and per human label are printed, with a warning for a part with
+fewer than 30 labelled items (below 30 a figure is not yet stable).
+
+A session keeps its split: running gavel split again prints it and
+changes nothing. --replace draws a new one; items then change parts, so
+anything tuned on the old calibration part may have seen items of the new
+evaluation part, and its evaluation figures are no longer held out.`,
+		Example: `  gavel split tq.gavel
+  gavel split evals.gavel --seed 7 --calibration 0.6
+  gavel split evals.gavel --replace --seed 8`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			f := cmd.Flags()
+			return runSplit(e, a[0], o, f.Changed("seed"), f.Changed("calibration"))
+		},
+	}
+	f := cmd.Flags()
+	f.Uint64Var(&o.seed, "seed", 0, "the split's `SEED` (default: a random one, printed and recorded)")
+	f.Float64Var(&o.calibration, "calibration", sessions.DefaultCalibrationShare, "the calibration part's `SHARE` of the items, between 0 and 1; a third of it is the validation part")
+	f.BoolVar(&o.replace, "replace", false, "replace the session's split: items change parts, so what was tuned on the old calibration part is no longer held out from the new evaluation part")
+	cmd.ValidArgsFunction = first(completeExts(sessionExts))
+	_ = cmd.RegisterFlagCompletionFunc("seed", cobra.NoFileCompletions)
+	_ = cmd.RegisterFlagCompletionFunc("calibration", cobra.NoFileCompletions)
+	return cmd
+}
+
+func runSplit(e env, path string, o splitFlags, seedSet, shareSet bool) error {
+	want := sessions.Split{Seed: o.seed, Calibration: o.calibration}
+	if err := want.Valid(); err != nil {
+		return usagef("--calibration %v: %v", o.calibration, err)
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return usagef("no session %s: make one with gavel review, gavel run or gavel import first", path)
+	}
+	s, err := sessions.Open(path, sessions.Options{Annotator: splitAnnotator})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	old, had, err := s.Split()
+	if err != nil {
+		return err
+	}
+	in, err := s.StatsInput()
+	if err != nil {
+		return err
+	}
+	if had && !o.replace {
+		fmt.Fprintf(e.stdout, "%s already has a split, recorded %s: kept.\n", path, old.CreatedAt.Format("2006-01-02 15:04:05 UTC"))
+		writeSplitCounts(e.stdout, old, in)
+		differs := (seedSet && o.seed != old.Seed) || (shareSet && o.calibration != old.Calibration)
+		if differs {
+			return fmt.Errorf("%s keeps its split (seed %d, %s calibration): a changed split would let evaluation items into tuning; --replace draws a new one anyway", path, old.Seed, percent(old.Calibration))
+		}
+		fmt.Fprintf(e.stdout, "A changed split would let evaluation items into tuning; gavel split %s --replace draws a new one anyway.\n", path)
+		return nil
+	}
+	if !seedSet {
+		if want.Seed, err = randomSeed(); err != nil {
+			return err
+		}
+	}
+	sp, err := s.RecordSplit(want, o.replace)
+	if err != nil {
+		return err
+	}
+	if had {
+		fmt.Fprintf(e.stderr, "gavel: replaced the split of %s (seed %d, %s calibration, recorded %s): items have changed parts, so a judge tuned or given few-shot examples on the old calibration part may have seen items now in evaluation — its evaluation figures are no longer held out. The old split stays in the session's history.\n",
+			path, old.Seed, percent(old.Calibration), old.CreatedAt.Format("2006-01-02 15:04:05 UTC"))
+	}
+	fmt.Fprintf(e.stdout, "Recorded the split of %s.\n", path)
+	writeSplitCounts(e.stdout, sp, in)
+	return nil
+}
+
+// randomSeed draws a seed from the operating system.
+func randomSeed() (uint64, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return 0, fmt.Errorf("cannot draw a random seed (%v): pass --seed", err)
+	}
+	return binary.BigEndian.Uint64(b[:]), nil
+}
+
+func percent(share float64) string {
+	return strconv.FormatFloat(share*100, 'g', 4, 64) + "%"
+}
+
+// splitRows are the rows of the counts table, with the test each uses.
+var splitRows = []struct {
+	name string
+	in   func(sessions.Part) bool
+}{
+	{"calibration", sessions.Part.InCalibration},
+	{"  validation", func(p sessions.Part) bool { return p == sessions.PartValidation }},
+	{"evaluation", func(p sessions.Part) bool { return p == sessions.PartEvaluation }},
+	{"all", func(sessions.Part) bool { return true }},
+}
+
+// writeSplitCounts prints the split, then per part its items and, per
+// labelled dimension, its labelled units by reference label (the single
+// label or the annotators' majority, as the statistics read it), and a
+// warning for each part with fewer than stats.MinReliableItems labelled.
+func writeSplitCounts(w io.Writer, sp sessions.Split, in stats.Input) {
+	fmt.Fprintf(w, "Seed %d, %s calibration (its first third, u < %.4g, is validation), %s evaluation.\n",
+		sp.Seed, percent(sp.Calibration), sp.Calibration/3, percent(1-sp.Calibration))
+	fmt.Fprintln(w, "Each item's part is fixed by the seed and its id: labelling or adding items never moves one.")
+	parts := make([]sessions.Part, len(in.Units))
+	for u, unit := range in.Units {
+		parts[u] = sp.PartOf(unit.ItemID)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\titems\t")
+	for _, r := range splitRows {
+		n := 0
+		for u, unit := range in.Units {
+			if unit.Criterion == 0 && r.in(parts[u]) {
+				n++
+			}
+		}
+		fmt.Fprintf(tw, "%-14s\t%d\t\n", r.name, n)
+	}
+	tw.Flush()
+	var warnings []string
+	for _, d := range splitDimensions(in) {
+		refs := stats.References(in, d)
+		if !slices.ContainsFunc(refs, func(r stats.Reference) bool { return r.Labelled }) {
+			continue
+		}
+		fmt.Fprintf(w, "\nHuman labels on %s (%s):\n", d.Name, d.Scale)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		vals := d.Scale.Values()
+		head := []string{"", "labelled"}
+		for _, v := range vals {
+			head = append(head, d.Scale.Format(v))
+		}
+		head = append(head, "tied", "")
+		fmt.Fprintln(tw, strings.Join(head, "\t"))
+		for _, r := range splitRows {
+			counts := make([]int, len(vals))
+			labelled, ties := 0, 0
+			for u, ref := range refs {
+				if !ref.Labelled || !r.in(parts[u]) {
+					continue
+				}
+				labelled++
+				if ref.Tie {
+					ties++
+					continue
+				}
+				if i := d.Scale.Index(ref.Value); i >= 0 {
+					counts[i]++
+				}
+			}
+			row := []string{fmt.Sprintf("%-14s", r.name), strconv.Itoa(labelled)}
+			for _, c := range counts {
+				row = append(row, strconv.Itoa(c))
+			}
+			row = append(row, strconv.Itoa(ties), "")
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+			if name := strings.TrimSpace(r.name); name != "all" && labelled-ties < stats.MinReliableItems {
+				warnings = append(warnings, fmt.Sprintf("warning: the %s part has %d items with a human label on %s: below %d a figure is not yet stable; label more items (gavel review)",
+					name, labelled-ties, d.Name, stats.MinReliableItems))
+			}
+		}
+		tw.Flush()
+	}
+	if len(warnings) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, m := range warnings {
+		fmt.Fprintln(w, m)
+	}
+}
+
+// splitDimensions lists the input's dimensions, each name and scale once,
+// in the order they first appear among the judges, then the others.
+func splitDimensions(in stats.Input) []judge.Dimension {
+	var out []judge.Dimension
+	add := func(d judge.Dimension) {
+		if !slices.ContainsFunc(out, func(e judge.Dimension) bool { return e.Name == d.Name && e.Scale == d.Scale }) {
+			out = append(out, d)
+		}
+	}
+	for _, j := range in.Judges {
+		for _, d := range j.Dimensions {
+			add(d)
+		}
+	}
+	for _, d := range in.Dimensions {
+		add(d)
+	}
+	return out
+}
+
+// selectSplit keeps the units of in in the part named by which (all,
+// evaluation or calibration, validation included; "" picks evaluation
+// when the session has a split, all otherwise) and says what it kept. The
+// stats package stays pure: it only ever sees the kept units.
+func selectSplit(s *sessions.Store, in stats.Input, which string) (stats.Input, stats.SplitUsed, error) {
+	which = strings.ToLower(strings.TrimSpace(which))
+	sp, has, err := s.Split()
+	if err != nil {
+		return in, stats.SplitUsed{}, err
+	}
+	switch which {
+	case "":
+		which = splitAll
+		if has {
+			which = splitEvaluation
+		}
+	case splitAll, splitEvaluation, splitCalibration:
+	default:
+		return in, stats.SplitUsed{}, usagef("unknown --split %q: use evaluation, calibration or all", which)
+	}
+	used := stats.SplitUsed{Part: which}
+	if has {
+		seed, share := sp.Seed, sp.Calibration
+		used.Seed, used.Calibration = &seed, &share
+	}
+	if which != splitAll {
+		if !has {
+			return in, stats.SplitUsed{}, usagef("%s has no calibration / evaluation split: gavel split %s records one", s.Path(), s.Path())
+		}
+		keep := func(p sessions.Part) bool { return p.InCalibration() == (which == splitCalibration) }
+		units := make([]stats.Unit, 0, len(in.Units))
+		for _, u := range in.Units {
+			if keep(sp.PartOf(u.ItemID)) {
+				units = append(units, u)
+			}
+		}
+		in.Units = units
+	}
+	for _, u := range in.Units {
+		if u.Criterion == 0 {
+			used.Items++
+		}
+	}
+	return in, used, nil
+}
+
+// splitLine says which items a report covers, for text and Markdown; empty
+// when it covers all of a session without a split.
+func splitLine(u stats.SplitUsed) string {
+	switch {
+	case u.Seed == nil:
+		return ""
+	case u.Part == splitAll:
+		return fmt.Sprintf("On all items, both parts of the split (seed %d): %d items.", *u.Seed, u.Items)
+	}
+	return fmt.Sprintf("On the %s split (seed %d): %d items.", u.Part, *u.Seed, u.Items)
+}
