@@ -47,6 +47,7 @@ func (m *Model) gotStore(msg storeMsg) tea.Cmd {
 			text += ": " + SanitizeLine(msg.err.Error())
 		}
 		m.save.err = msg.err
+		m.stopLoading()
 		m.fail(text + " — labels made on this screen are not saved; quit, and start again.")
 		if m.quitting || len(m.save.queue) == 0 {
 			m.quitting = true

@@ -75,6 +75,9 @@ func (m *Model) gotCheck(msg checkMsg) tea.Cmd {
 // person has moved away from where the screen opened), and the runs' verdicts are read.
 func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 	w := m.workspace
+	if w.load.more == nil {
+		return nil // the reading was stopped (gotStore): a late page, or its end
+	}
 	if msg.err != nil {
 		w.load.more = nil
 		m.fail("Could not read the session's items: " + SanitizeLine(msg.err.Error()) + " — only the first " + plural(len(w.items), "item is", "items are") + " on screen; quit and reopen.")
@@ -99,7 +102,7 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 	for i := old; i < n; i++ {
 		w.agreement[i] = -1
 		w.refresh(i)
-		if w.sel.filter.match == nil && w.sel.order == orderDataset {
+		if w.growsWithPages() {
 			w.sel.items = append(w.sel.items, i)
 		}
 	}
@@ -115,7 +118,7 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 		w.cur = w.firstUnreviewed(0)
 	}
 	var sel tea.Cmd
-	if w.sel.filter.match == nil && w.sel.order == orderDataset {
+	if w.growsWithPages() {
 		w.show(w.cur) // the selection grew with the pages
 	} else {
 		// A filter set meanwhile (from the statistics screen) held the
@@ -124,6 +127,23 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 	}
 	m.review.cache.clear()
 	return tea.Batch(sel, m.loadRuns())
+}
+
+// growsWithPages reports whether the selection takes in each page of
+// items as it is read: every item (no filter, or the "all items" one) in
+// dataset order, which a page extends as it is.
+func (w *workspace) growsWithPages() bool {
+	return (w.sel.filter.match == nil || w.sel.filter.id == staticFilters[0].id) && w.sel.order == orderDataset && !w.sel.job.running
+}
+
+// stopLoading ends the reading of items and verdicts that will never
+// come (the session could not be written): the screen stops saying it is
+// reading them.
+func (w *workspace) stopLoading() {
+	w.load.more = nil
+	for _, r := range w.runs {
+		r.load, r.loading = nil, false
+	}
 }
 
 // extend lengthens s to n zero values, with room for total.

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -132,5 +134,50 @@ func TestListWhileItemsLoad(t *testing.T) {
 	title := lines(m)[1]
 	if !strings.Contains(title, "reading: 3 of 10") || strings.Contains(title, "3 of 3") {
 		t.Errorf("list title while loading: %q", title)
+	}
+}
+
+// With every item selected in dataset order (the "all items" filter the
+// screen opens with), the selection grows with each page: the items read
+// so far can be reached before the last page is in.
+func TestSelectionGrowsWithThePages(t *testing.T) {
+	m, items, _ := loadingModel(t)
+	if m.sel.filter.id != staticFilters[0].id {
+		t.Fatalf("opens on filter %q", m.sel.filter.id)
+	}
+	next, _ := m.Update(itemsMsg{items: items[:6]}) // a page, its next read not run
+	m = next.(*Model)
+	if got := len(m.sel.items); got != 6 {
+		t.Fatalf("%d items selected after a page of 6 was read", got)
+	}
+	for range 10 {
+		next, _ = m.Update(keyMsg("right"))
+		m = next.(*Model)
+	}
+	if m.cur != 5 {
+		t.Errorf("moving on stops at item %d, not at the last one read (5)", m.cur)
+	}
+}
+
+// When the session cannot be written (a bad row far down a new dataset),
+// no more items or verdicts will come: the status line stops saying it
+// reads them, and the page read still pending when the screen closes is
+// not reported as another failure.
+func TestLoadingStopsWhenTheSessionFails(t *testing.T) {
+	m, items, _ := loadingModel(t)
+	next, _ := m.Update(storeMsg{err: errors.New("big.jsonl:9: invalid JSON")})
+	m = next.(*Model)
+	ls := lines(m)
+	if status := ls[len(ls)-2]; strings.Contains(status, "reading") {
+		t.Errorf("still reading once the session failed: %q", status)
+	}
+	if strings.Contains(plain(m), "Reading verdicts") {
+		t.Errorf("the verdict pane still waits for verdicts:\n%s", plain(m))
+	}
+	logged := len(m.log.entries)
+	next, _ = m.Update(itemsMsg{items: items[:3], err: context.Canceled})
+	m = next.(*Model)
+	if len(m.log.entries) != logged {
+		t.Errorf("the reading's end after the failure was logged: %v", m.log.entries[logged:])
 	}
 }
