@@ -8,6 +8,8 @@ import (
 	"math/big"
 	"strconv"
 	"testing"
+
+	"github.com/gavel-dev/gavel/judge"
 )
 
 // independentPart recomputes an item's part from the rule SCHEMA.md
@@ -150,18 +152,41 @@ func TestSplitStable(t *testing.T) {
 			t.Errorf("labelling moved %s from %s to %s", id, p, after[id])
 		}
 	}
-	// More items: the parts of the first ones are those they had.
-	many := map[string]Part{}
+	// A session with 500 more items (before and after these), labelled
+	// differently, split with the same seed and share: the shared items
+	// have the parts they had.
+	items := sampleItems()
 	for i := range 500 {
-		many["new-"+strconv.Itoa(i)] = rec.PartOf("new-" + strconv.Itoa(i))
-	}
-	for id, p := range before {
-		if q := rec.PartOf(id); q != p {
-			t.Errorf("with 500 more items %s moved from %s to %s", id, p, q)
+		it := judge.Item{ID: "new-" + strconv.Itoa(i), Question: "?", Gold: "g", Prediction: "p"}
+		if i%2 == 0 {
+			items = append([]judge.Item{it}, items...)
+		} else {
+			items = append(items, it)
 		}
 	}
-	if len(many) != 500 {
-		t.Fatal(len(many))
+	for i := range items {
+		items[i].Index = i
+	}
+	bigger := openStore(t, sessionPath(t), "ann")
+	if err := bigger.InitDataset(DatasetInfo{Path: "big.jsonl", SHA256: "def", Format: "jsonl"}, items); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bigger.Record([]Action{label("q2", "correct", 0), label("new-3", "correct", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if rec2, err := bigger.RecordSplit(Split{Seed: rec.Seed, Calibration: rec.Calibration}, false); err != nil {
+		t.Fatal(err)
+	} else {
+		rec = rec2 // partsOf checks the split read back against this one
+	}
+	grown := partsOf(bigger)
+	if len(grown) != len(before)+500 {
+		t.Fatalf("%d items in the bigger session", len(grown))
+	}
+	for id, p := range before {
+		if grown[id] != p {
+			t.Errorf("among 500 more items %s moved from %s to %s", id, p, grown[id])
+		}
 	}
 }
 
