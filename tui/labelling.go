@@ -236,10 +236,17 @@ func (m *Model) saveNote(msg noteMsg) tea.Cmd {
 		return nil
 	}
 	m.review.cache.clear()
+	// Said as the label keys say it: the note goes to the save queue, and
+	// the status line says when it is on disk. Until a new session is
+	// written, nothing is (the tester read "Note saved" with no file yet).
+	later := ""
+	if m.store == nil {
+		later = " (saved once the session is written)"
+	}
 	if text == "" {
-		m.tell(fmt.Sprintf("Note removed from %s.", idText(id)))
+		m.tell(fmt.Sprintf("Note removed from %s%s.", idText(id), later))
 	} else {
-		m.tell(fmt.Sprintf("Note saved on %s: %s", idText(id), SanitizeLine(text)))
+		m.tell(fmt.Sprintf("Note on %s%s: %s", idText(id), later, SanitizeLine(text)))
 	}
 	return m.push(saveOp{item: msg.item, acts: []sessions.Action{a}})
 }

@@ -279,7 +279,7 @@ func TestNoteConfirmedAndOnTop(t *testing.T) {
 	m = press(t, m, "c")
 	m = update(t, m, tea.PasteMsg{Content: "gold looks wrong"})
 	m = press(t, m, "enter")
-	if h := hintLineOf(m); !strings.Contains(h, "Note saved on q1: gold looks wrong") {
+	if h := hintLineOf(m); !strings.Contains(h, "Note on q1: gold looks wrong") {
 		t.Errorf("hint line after a note: %q", h)
 	}
 	var verdictTop string
