@@ -310,7 +310,7 @@ func TestOtherJudgesAreCompared(t *testing.T) {
 		t.Errorf("the other judge is not compared:\n%s", s)
 	}
 	m = press(t, m, "J")
-	if s := plain(m); !strings.Contains(s, "also match  YES ≠") || !strings.Contains(s, "judge docqa · m (2/2)") {
-		t.Errorf("after J:\n%s", s)
+	if s := plain(m); !strings.Contains(s, "also match  YES ≠ docqa · m") || !strings.Contains(s, "judge docqa · m (2/2)") {
+		t.Errorf("after J, the judge it differs from is not named with its model:\n%s", s)
 	}
 }

@@ -401,7 +401,7 @@ func (s *reviewScreen) otherJudges(rw row, inner int) []string {
 			if x, ok := v.Values[rw.dim.Name]; ok && v.OK() {
 				text = s.valueStyle(rw.dim.Scale, x).Render(formatValue(rw.dim.Scale, x))
 				if hasMine && x != mine {
-					text += st.Disagree.Render(" ≠ " + SanitizeLine(Clip(s.run().info.Name, 32)))
+					text += st.Disagree.Render(" ≠ " + SanitizeLine(Clip(s.run().name(), 32))) // with its model: imported runs share the name "imported"
 				}
 			} else {
 				text = st.Error.Render(string(v.Status))
