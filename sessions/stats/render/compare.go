@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/gavel-dev/gavel/sessions/stats"
 
 	"github.com/gavel-dev/gavel/sessions/safetext"
@@ -80,9 +82,18 @@ func humanLines(hs []stats.HumanAgreement, judges bool) []Line {
 		if h.Scale.Ordinal() {
 			out = append(out, statRow("Gwet's AC2", plain(interval(h.GwetAC2, false)), muted("  quadratic weights")))
 		}
-		out = append(out, text(RoleMuted, fmt.Sprintf("  %-20s %5s  %-22s %s", "pair", "n", "agreement", "Cohen's kappa")))
-		for _, p := range h.Pairs {
-			out = append(out, text(RolePlain, fmt.Sprintf("  %s %5d  %s %s", fixWidth(safetext.SanitizeLine(p.A)+" – "+safetext.SanitizeLine(p.B), 20), p.N,
+		// The pair column is as wide as its longest pair, within 20–40
+		// cells: cut at 20, "annotator1 – annotator2" and
+		// "annotator1 – annotator3" read the same.
+		pairs := make([]string, len(h.Pairs))
+		width := 20
+		for i, p := range h.Pairs {
+			pairs[i] = safetext.SanitizeLine(p.A) + " – " + safetext.SanitizeLine(p.B)
+			width = max(width, min(ansi.StringWidth(pairs[i]), 40))
+		}
+		out = append(out, text(RoleMuted, fmt.Sprintf("  %s %5s  %-22s %s", fixWidth("pair", width), "n", "agreement", "Cohen's kappa")))
+		for i, p := range h.Pairs {
+			out = append(out, text(RolePlain, fmt.Sprintf("  %s %5d  %s %s", fixWidth(pairs[i], width), p.N,
 				fixWidth(bare(interval(p.PercentAgreement, true)), 22), bare(interval(p.CohenKappa, false)))))
 		}
 		if judges {
