@@ -130,3 +130,22 @@ func TestLateNoticesToldWithTheStore(t *testing.T) {
 		t.Error("the late notice is not in the messages")
 	}
 }
+
+// Quitting while labels wait for the session keeps saying so: a selection
+// that ends meanwhile (the filter chosen before, applied once every item
+// is read) does not put its count in the place of "Saving your last
+// labels before quitting…".
+func TestQuittingKeepsItsMessage(t *testing.T) {
+	m, _ := buildingModel(t)
+	m = press(t, m, "y")
+	next, _ := m.Update(keyMsg("q")) // the store never comes: the quit waits
+	m = next.(*Model)
+	want := "Saving your last labels before quitting…"
+	if h := hintLineOf(m); !strings.Contains(h, want) {
+		t.Fatalf("after q: %q", h)
+	}
+	m.applyNow() // a selection made while quitting
+	if h := hintLineOf(m); !strings.Contains(h, want) {
+		t.Errorf("the selection's message replaced the quitting one: %q", h)
+	}
+}

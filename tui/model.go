@@ -102,9 +102,6 @@ type Model struct {
 	list    *listScreen
 	stats   *statsScreen
 	dialogs []dialog
-	// quitting is set once quit was asked while labels were still being
-	// saved: the program ends when the last one is committed.
-	quitting bool
 }
 
 // New builds the review screen. It opens on the first unreviewed item.

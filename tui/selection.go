@@ -220,6 +220,9 @@ func (w *workspace) applyNow() {
 }
 
 func (w *workspace) saySelection() {
+	if w.quitting {
+		return // "Saving your last labels before quitting…" stays
+	}
 	if len(w.sel.items) == 0 {
 		w.refuse(fmt.Sprintf("No item matches %s: f or F picks another filter, / searches.", w.sel.filter.name))
 		return

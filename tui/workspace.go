@@ -17,6 +17,10 @@ type workspace struct {
 	annotator string
 	dataset   string
 	about     string
+	// quitting is set once quit was asked while labels were still being
+	// saved: the program ends when the last one is committed. Meanwhile
+	// the status line keeps saying so (saySelection stays quiet).
+	quitting bool
 
 	items []judge.Item
 	index *itemIndex
