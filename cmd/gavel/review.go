@@ -280,7 +280,15 @@ func datasetName(ds *dataset.Dataset) string {
 func datasetNotices(ds *dataset.Dataset) []string {
 	out := []string{"mapped " + dataset.FormatMap(ds.Mapping)}
 	if ds.Skipped > 0 {
-		out = append(out, count(ds.Skipped, "bad row")+" skipped")
+		// Which rows: the person fixing the file needs their lines.
+		line := count(ds.Skipped, "bad row") + " skipped"
+		if len(ds.SkippedSamples) > 0 {
+			line += ": " + strings.Join(ds.SkippedSamples, "; ")
+			if ds.Skipped > len(ds.SkippedSamples) {
+				line += "; …"
+			}
+		}
+		out = append(out, line)
 	}
 	return append(out, ds.Warnings...)
 }
