@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/stats"
 	"github.com/gavel-dev/gavel/sessions/stats/render"
 )
@@ -106,22 +105,11 @@ func runCompare(e env, path string, o compareFlags) error {
 	if o.resamples < 0 || o.resamples > maxResamples {
 		return usagef("--resamples %d is out of range: use 0 (no bootstrap) to %d", o.resamples, maxResamples)
 	}
-	s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+	s, in, used, err := readSplitInput(e, path, o.split)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if n := s.Notice(); n != "" {
-		fmt.Fprintln(e.stderr, n)
-	}
-	in, err := s.StatsInput()
-	if err != nil {
-		return err
-	}
-	in, used, err := selectSplit(s, in, o.split)
-	if err != nil {
-		return err
-	}
 	labels := make([]string, 0, len(in.Judges))
 	for _, j := range in.Judges {
 		labels = append(labels, j.Key)

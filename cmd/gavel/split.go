@@ -250,6 +250,29 @@ func splitDimensions(in stats.Input) []judge.Dimension {
 	return out
 }
 
+// readSplitInput opens the session at path read-only, says its notice,
+// and reads its statistics input kept to the part of the split named by
+// which (selectSplit): what `gavel stats` and `gavel compare` start from.
+// The caller closes the store.
+func readSplitInput(e env, path, which string) (*sessions.Store, stats.Input, stats.SplitUsed, error) {
+	s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+	if err != nil {
+		return nil, stats.Input{}, stats.SplitUsed{}, err
+	}
+	if n := s.Notice(); n != "" {
+		fmt.Fprintln(e.stderr, n)
+	}
+	in, err := s.StatsInput()
+	if err == nil {
+		var used stats.SplitUsed
+		if in, used, err = selectSplit(s, in, which); err == nil {
+			return s, in, used, nil
+		}
+	}
+	s.Close()
+	return nil, stats.Input{}, stats.SplitUsed{}, err
+}
+
 // selectSplit keeps the units of in in the part named by which (all,
 // evaluation or calibration, validation included; "" picks evaluation
 // when the session has a split, all otherwise) and says what it kept. The

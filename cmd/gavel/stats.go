@@ -128,22 +128,11 @@ func runStats(e env, path string, o statsFlags) error {
 			return err
 		}
 	}
-	s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+	s, in, used, err := readSplitInput(e, path, o.split)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if n := s.Notice(); n != "" {
-		fmt.Fprintln(e.stderr, n)
-	}
-	in, err := s.StatsInput()
-	if err != nil {
-		return err
-	}
-	in, used, err := selectSplit(s, in, o.split)
-	if err != nil {
-		return err
-	}
 	var keys []string
 	if o.judge != "" {
 		if keys, err = judgeKeys(s, in, o.judge); err != nil {
