@@ -130,10 +130,10 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 }
 
 // growsWithPages reports whether the selection takes in each page of
-// items as it is read: every item (no filter, or the "all items" one) in
-// dataset order, which a page extends as it is.
+// items as it is read: every item (the "all items" filter, which has no
+// match) in dataset order, which a page extends as it is.
 func (w *workspace) growsWithPages() bool {
-	return (w.sel.filter.match == nil || w.sel.filter.id == staticFilters[0].id) && w.sel.order == orderDataset && !w.sel.job.running
+	return w.sel.filter.match == nil && w.sel.order == orderDataset && !w.sel.job.running
 }
 
 // stopLoading ends the reading of items and verdicts that will never
