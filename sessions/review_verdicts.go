@@ -2,7 +2,6 @@ package sessions
 
 import (
 	"database/sql"
-	"strings"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -16,32 +15,7 @@ import (
 // nothing changes a verdict's Values), and the verdicts are counted first
 // so that their slice is made once, at its size.
 func (s *Store) screenVerdicts(runID int64, swapped bool) ([]judge.Verdict, error) {
-	ok := func(col, elided string) string {
-		return "CASE WHEN v.status = 'ok' THEN " + elided + " ELSE " + col + " END"
-	}
-	cols := strings.NewReplacer("v.raw", ok("v.raw", "''"), "v.reason", ok("v.reason", "''"), "v.extra", ok("v.extra", "NULL")).Replace(verdictColumns)
-	var out []judge.Verdict
-	err := s.read("reading verdicts", func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRow(`SELECT count(*) FROM (SELECT 1 FROM verdicts WHERE run_id = ? AND swapped = ? GROUP BY item_id, criterion)`,
-			runID, swapped).Scan(&n); err != nil {
-			return err
-		}
-		rows, err := tx.Query(`WITH cur AS (
-				SELECT max(id) AS id FROM verdicts WHERE run_id = ? AND swapped = ? GROUP BY item_id, criterion)
-			SELECT `+cols+`
-			FROM cur
-			JOIN verdicts v ON v.id = cur.id
-			JOIN items i ON i.item_id = v.item_id
-			LEFT JOIN verdict_values vv ON vv.verdict_id = v.id
-			ORDER BY i.idx, v.criterion, v.id`, runID, swapped)
-		if err != nil {
-			return err
-		}
-		out, err = scanScreenVerdicts(tx, rows, n)
-		return err
-	})
-	return out, err
+	return s.currentVerdicts(runID, swapped, okElided("v.raw", "''"), true)
 }
 
 // scanScreenVerdicts is scanVerdicts with shared Values maps and room for

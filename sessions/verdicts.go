@@ -129,13 +129,13 @@ const verdictColumns = `v.id, v.item_id, v.criterion, v.swapped, v.status, v.rea
 // criterion) — in item order, then criterion order. Verdicts made with a
 // pair's responses swapped are not among them: SwappedVerdicts has those.
 func (s *Store) Verdicts(runID int64) ([]judge.Verdict, error) {
-	return s.currentVerdicts(runID, false, "v.raw")
+	return s.currentVerdicts(runID, false, "v.raw", false)
 }
 
 // SwappedVerdicts returns the run's current swapped-order verdicts (the
 // second order of the swap audit), like Verdicts.
 func (s *Store) SwappedVerdicts(runID int64) ([]judge.Verdict, error) {
-	return s.currentVerdicts(runID, true, "v.raw")
+	return s.currentVerdicts(runID, true, "v.raw", false)
 }
 
 // ReviewVerdicts is Verdicts without the raw output of ok verdicts, which
@@ -143,21 +143,35 @@ func (s *Store) SwappedVerdicts(runID int64) ([]judge.Verdict, error) {
 // ones): reopening a session of long model answers then reads kilobytes
 // rather than the whole of every answer.
 func (s *Store) ReviewVerdicts(runID int64) ([]judge.Verdict, error) {
-	return s.currentVerdicts(runID, false, "CASE WHEN v.status = 'ok' THEN '' ELSE v.raw END")
+	return s.currentVerdicts(runID, false, okElided("v.raw", "''"), false)
 }
 
 // ReviewSwappedVerdicts is ReviewVerdicts for the swapped order.
 func (s *Store) ReviewSwappedVerdicts(runID int64) ([]judge.Verdict, error) {
-	return s.currentVerdicts(runID, true, "CASE WHEN v.status = 'ok' THEN '' ELSE v.raw END")
+	return s.currentVerdicts(runID, true, okElided("v.raw", "''"), false)
 }
 
 // currentVerdicts reads the latest verdict per (item, criterion) of one
 // order: the highest id of each group, found on the verdicts_by_item index
-// alone.
-func (s *Store) currentVerdicts(runID int64, swapped bool, raw string) ([]judge.Verdict, error) {
+// alone. raw is the column read as the raw output. With screen set (the
+// review screen's verdicts: screenVerdicts), the reason and extra fields
+// of ok verdicts are left out too, the verdicts are counted first so that
+// their slice is made once, and one-dimension Values maps are shared
+// (scanScreenVerdicts).
+func (s *Store) currentVerdicts(runID int64, swapped bool, raw string, screen bool) ([]judge.Verdict, error) {
 	cols := strings.Replace(verdictColumns, "v.raw", raw, 1)
+	if screen {
+		cols = strings.NewReplacer("v.reason", okElided("v.reason", "''"), "v.extra", okElided("v.extra", "NULL")).Replace(cols)
+	}
 	var out []judge.Verdict
 	err := s.read("reading verdicts", func(tx *sql.Tx) error {
+		n := 0
+		if screen {
+			if err := tx.QueryRow(`SELECT count(*) FROM (SELECT 1 FROM verdicts WHERE run_id = ? AND swapped = ? GROUP BY item_id, criterion)`,
+				runID, swapped).Scan(&n); err != nil {
+				return err
+			}
+		}
 		rows, err := tx.Query(`WITH cur AS (
 				SELECT max(id) AS id FROM verdicts WHERE run_id = ? AND swapped = ? GROUP BY item_id, criterion)
 			SELECT `+cols+`
@@ -169,13 +183,23 @@ func (s *Store) currentVerdicts(runID int64, swapped bool, raw string) ([]judge.
 		if err != nil {
 			return err
 		}
-		out, err = scanVerdicts(tx, rows)
+		if screen {
+			out, err = scanScreenVerdicts(tx, rows, n)
+		} else {
+			out, err = scanVerdicts(tx, rows)
+		}
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// okElided is col, read as elided for ok verdicts: what the review does
+// not hold of them.
+func okElided(col, elided string) string {
+	return "CASE WHEN v.status = 'ok' THEN " + elided + " ELSE " + col + " END"
 }
 
 // VerdictHistory returns every verdict the run gave an item, all criteria
@@ -186,7 +210,7 @@ func (s *Store) VerdictHistory(runID int64, itemID string) ([]judge.Verdict, err
 		rows, err := tx.Query(`SELECT `+verdictColumns+`
 			FROM verdicts v
 			LEFT JOIN verdict_values vv ON vv.verdict_id = v.id
-			WHERE v.run_id = ? AND v.item_id = ?
+			WHERE v.run_id = ? AND v.swapped IN (0, 1) AND v.item_id = ? -- both orders named: the look-up uses verdicts_by_item whole
 			ORDER BY v.id`, runID, itemID)
 		if err != nil {
 			return err
