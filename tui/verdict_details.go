@@ -71,44 +71,38 @@ func (w *workspace) elide(vd *judge.Verdict) {
 	}
 }
 
-// readDetails reads the whole verdicts of an item for every run, so
+// readDetails reads the whole verdicts of an item for the active run, so
 // that the screen opens with them. It runs once, before the first frame
 // (New), never on the event loop.
 func (w *workspace) readDetails(item int) {
-	d := w.detailStore()
-	if d == nil || item < 0 || item >= len(w.items) {
+	d, r := w.detailStore(), w.run()
+	if d == nil || r == nil || item < 0 || item >= len(w.items) {
 		return
 	}
-	for _, r := range w.runs {
-		if vs, err := d.ItemVerdicts(r.info, w.items[item].ID); err == nil {
-			r.detail = detailCache{item: item, vs: vs, asked: -1, gen: r.detail.gen}
-		}
+	if vs, err := d.ItemVerdicts(r.info, w.items[item].ID); err == nil {
+		r.detail = detailCache{item: item, vs: vs, asked: -1, gen: r.detail.gen}
 	}
 }
 
 // wantDetails returns the read of the item on display's whole verdicts
-// for the runs that hold none of it and have not asked yet; nil when
-// there is nothing to ask.
+// for the active run when it holds none of them and has not asked yet;
+// nil when there is nothing to ask.
 func (w *workspace) wantDetails() tea.Cmd {
 	d := w.detailStore()
 	item := w.cur
 	if d == nil || item < 0 || item >= len(w.items) {
 		return nil
 	}
-	var reads []detailRead
-	var infos []judge.Info
-	for _, r := range w.runs {
-		if r.detail.item == item || r.detail.asked == item {
-			continue
-		}
-		r.detail.asked = item
-		r.detail.gen++
-		reads = append(reads, detailRead{run: r, gen: r.detail.gen})
-		infos = append(infos, r.info)
-	}
-	if len(reads) == 0 {
+	// Only the active run's details are shown; switching runs asks for
+	// the new one's on the next message.
+	r := w.run()
+	if r == nil || r.detail.item == item || r.detail.asked == item {
 		return nil
 	}
+	r.detail.asked = item
+	r.detail.gen++
+	reads := []detailRead{{run: r, gen: r.detail.gen}}
+	infos := []judge.Info{r.info}
 	id := w.items[item].ID
 	return func() tea.Msg {
 		for i := range reads {
@@ -128,10 +122,10 @@ func (m *Model) gotDetails(msg detailsMsg) tea.Cmd {
 		if r.detail.gen != rd.gen || r.detail.asked != msg.item {
 			continue // stale: the item changed, or a newer verdict came
 		}
-		r.detail.asked = -1
 		if rd.err != nil {
-			continue
+			continue // asked stays: not read again until the item is shown again
 		}
+		r.detail.asked = -1
 		r.detail.item, r.detail.vs = msg.item, rd.vs
 		changed = true
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -105,5 +106,40 @@ func TestVerdictDetailsReadOffTheLoop(t *testing.T) {
 	m = press(t, m, "left")
 	if !strings.Contains(plain(m), "reason of q2") {
 		t.Errorf("going back does not read the item's details again:\n%s", plain(m))
+	}
+}
+
+// failingDetails is a store whose reading back always fails.
+type failingDetails struct {
+	fakeStore
+	reads int
+}
+
+func (f *failingDetails) ItemVerdicts(judge.Info, string) ([]judge.Verdict, error) {
+	f.reads++
+	return nil, errors.New("disk I/O error")
+}
+
+// A read back that fails is not asked again on every message (it would
+// query the store back to back): only when the item is shown again.
+func TestVerdictDetailsFailedReadNotRepeated(t *testing.T) {
+	items := testItems(3)
+	held := verdictsFor(items)
+	for i := range held {
+		held[i].Reason, held[i].Extra = "", nil
+	}
+	store := &failingDetails{}
+	m := newTestModel(t, store, items, []Run{{Info: matchInfo, Verdicts: held}}, nil, 100, 40)
+	m = press(t, m, "right")
+	after := store.reads
+	for range 5 {
+		m = update(t, m, tea.WindowSizeMsg{Width: 100, Height: 40})
+	}
+	if store.reads != after {
+		t.Errorf("a failed read was asked again %d times without a move", store.reads-after)
+	}
+	m = press(t, m, "left", "right")
+	if store.reads <= after {
+		t.Errorf("showing the item again does not ask again (%d reads)", store.reads)
 	}
 }
