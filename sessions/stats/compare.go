@@ -19,6 +19,8 @@ type Comparison struct {
 	// Dimensions holds one comparison per dimension both judges rate
 	// (same name and scale), in A's order.
 	Dimensions []DimensionComparison `json:"dimensions"`
+	// Notes say what was left out of the figures and why, as in Report.
+	Notes []string `json:"notes"`
 }
 
 // DimensionComparison compares the two judges on one dimension.
@@ -153,7 +155,9 @@ func Compare(in Input, a, b, dimension string, opts Options) (Comparison, error)
 	sc := c.scopeOf(ja.PerCriterion)
 	for _, d := range shared {
 		k := dimKey{d.Name, d.Scale}
-		c.humans[k] = buildHumansWith(c.in, k, &c.notes, c.opts.Seed, c.opts.Resamples)
+		// Only the reference labels are used: no bootstrap of the
+		// annotators' agreement (References does the same).
+		c.humans[k] = buildHumansWith(c.in, k, &c.notes, 0, 0)
 	}
 	da, db := c.judgeDims(ja, &c.notes), c.judgeDims(jb, &c.notes)
 	out := Comparison{A: a, B: b, Dimensions: []DimensionComparison{}}
@@ -169,6 +173,7 @@ func Compare(in Input, a, b, dimension string, opts Options) (Comparison, error)
 		dc.Paired = c.paired(sc.units, da[i], db[i], h, &dc.A, &dc.B)
 		out.Dimensions = append(out.Dimensions, dc)
 	}
+	out.Notes = c.notes.list()
 	return out, nil
 }
 

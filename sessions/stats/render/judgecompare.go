@@ -45,6 +45,12 @@ func CompareLines(c stats.Comparison, width int, allItems bool) []Line {
 		out = append(out, nil)
 		out = append(out, compareDimensionLines(d, allItems)...)
 	}
+	if len(c.Notes) > 0 {
+		out = append(out, nil, text(RoleStrong, "Notes"))
+		for _, n := range c.Notes {
+			out = append(out, text(RoleWarning, "  "+safetext.SanitizeLine(n)))
+		}
+	}
 	out = append(out, nil, text(RoleMuted, "Percent agreement, accuracy and the rates: Wilson 95% intervals; kappa: item bootstrap 95%; difference: Newcombe (1998) method 10; McNemar: exact, two-sided."))
 	return fit(out, width)
 }
@@ -70,7 +76,7 @@ func compareDimensionLines(d stats.DimensionComparison, allItems bool) []Line {
 		out = append(out, text(RoleMuted, "  (false-pass and false-fail rates are for binary scales only)"))
 	}
 	if a.SmallSample != "" || b.SmallSample != "" {
-		out = append(out, text(RoleWarning, "  ! fewer than 30 items: these figures are not yet stable"))
+		out = append(out, text(RoleWarning, fmt.Sprintf("  ! fewer than %d items: these figures are not yet stable", stats.MinReliableItems)))
 	}
 	out = append(out, nil,
 		text(RoleStrong, fmt.Sprintf("Paired, on the %s with a human label", plural(p.N, "item", "items"))))
@@ -206,7 +212,7 @@ func CompareMarkdown(c stats.Comparison, allItems bool) string {
 		}
 		mdTable(&b, []string{"Statistic", ">A", ">B"}, rows)
 		if a.SmallSample != "" || bb.SmallSample != "" {
-			w("\n> Fewer than 30 items: these figures are not yet stable.\n")
+			w("\n> Fewer than %d items: these figures are not yet stable.\n", stats.MinReliableItems)
 		}
 		w("\n### Paired, on the %s with a human label\n\n", plural(p.N, "item", "items"))
 		if p.N == 0 {
@@ -234,6 +240,12 @@ func CompareMarkdown(c stats.Comparison, allItems bool) string {
 		})
 		w("\n**Fixed by B** (A wrong, B right): %s\n", mdItems(p.Fixed, allItems))
 		w("\n**Broken by B** (A right, B wrong): %s\n", mdItems(p.Broken, allItems))
+	}
+	if len(c.Notes) > 0 {
+		w("\n## Notes\n\n")
+		for _, n := range c.Notes {
+			w("- %s\n", mdText(n))
+		}
 	}
 	w("\nPercent agreement, accuracy and the rates: Wilson 95%% intervals; kappa: item bootstrap 95%%; difference: Newcombe (1998) method 10; McNemar: exact, two-sided.\n")
 	return b.String()
