@@ -304,8 +304,13 @@ func selectSplit(s *sessions.Store, in stats.Input, which string) (stats.Input, 
 		}
 		keep := func(p sessions.Part) bool { return p.InCalibration() == (which == splitCalibration) }
 		units := make([]stats.Unit, 0, len(in.Units))
-		for _, u := range in.Units {
-			if keep(sp.PartOf(u.ItemID)) {
+		lastID, kept := "", false
+		for i, u := range in.Units {
+			// A rubric item's criteria follow it: one hash per item.
+			if i == 0 || u.ItemID != lastID {
+				lastID, kept = u.ItemID, keep(sp.PartOf(u.ItemID))
+			}
+			if kept {
 				units = append(units, u)
 			}
 		}

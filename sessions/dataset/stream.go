@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -85,7 +86,9 @@ func streamData(name, abs string, data []byte, opts Options) (*Stream, error) {
 	// The hash starts once the first page is parsed (or when it is
 	// needed): before, it would take a core from the first page.
 	ch := make(chan string, 1)
+	var started atomic.Bool
 	startHash := sync.OnceFunc(func() {
+		started.Store(true)
 		go func(stored []byte) {
 			h := sha256.Sum256(stored)
 			ch <- hex.EncodeToString(h[:])
@@ -94,7 +97,9 @@ func streamData(name, abs string, data []byte, opts Options) (*Stream, error) {
 	sum := sync.OnceValue(func() string { startHash(); return <-ch })
 	s, err := startStream(ds, data, opts, sum, startHash)
 	if err != nil {
-		sum() // as Load, which returns once the hash is done
+		if started.Load() {
+			sum() // as Load, which returns once its hash is done; one not started is not begun
+		}
 		return nil, err
 	}
 	return s, nil
