@@ -17,6 +17,12 @@ type Info struct {
 	// Params are the settings that change what the judge answers
 	// (temperature, max tokens, samples…). Never credentials.
 	Params map[string]any `json:"params,omitempty"`
+	// Definition is the judge's whole definition as a judge file (YAML)
+	// says it: a custom judge's file as written, a built-in's exported
+	// file (gavel judges NAME --save). Sessions keep it with the run, so a
+	// variant's prompt can be read back and edited; empty for judges that
+	// have none (match, imported verdicts).
+	Definition string `json:"-"`
 }
 
 // Dimension returns the named dimension and whether the judge has it.
