@@ -60,8 +60,8 @@ func canonicalParams(p map[string]any) (json.RawMessage, error) {
 
 // EnsureRun returns the session's run for info's name, model and params,
 // creating it when missing. An existing run takes info's description,
-// dimensions and per-criterion flag, so the session describes the judge as
-// it last ran.
+// definition, dimensions and per-criterion flag, so the session describes
+// the judge as it last ran.
 func (s *Store) EnsureRun(info judge.Info) (Run, error) {
 	if info.Name == "" {
 		return Run{}, fmt.Errorf("session %s: a judge run needs a judge name", s.path)
@@ -78,9 +78,9 @@ func (s *Store) EnsureRun(info judge.Info) (Run, error) {
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			run.CreatedAt = now()
-			res, err := tx.Exec(`INSERT INTO runs (key, judge, model, params, per_criterion, description, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?)`,
-				key, info.Name, info.Model, string(params), info.PerCriterion, info.Description, stamp(run.CreatedAt))
+			res, err := tx.Exec(`INSERT INTO runs (key, judge, model, params, per_criterion, description, definition, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				key, info.Name, info.Model, string(params), info.PerCriterion, info.Description, definition(info), stamp(run.CreatedAt))
 			if err != nil {
 				return err
 			}
@@ -93,8 +93,8 @@ func (s *Store) EnsureRun(info judge.Info) (Run, error) {
 			if run.CreatedAt, err = parseStamp(created); err != nil {
 				return err
 			}
-			if _, err := tx.Exec(`UPDATE runs SET per_criterion = ?, description = ? WHERE id = ?`,
-				info.PerCriterion, info.Description, run.ID); err != nil {
+			if _, err := tx.Exec(`UPDATE runs SET per_criterion = ?, description = ?, definition = ? WHERE id = ?`,
+				info.PerCriterion, info.Description, definition(info), run.ID); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(`DELETE FROM run_dimensions WHERE run_id = ?`, run.ID); err != nil {
@@ -118,11 +118,42 @@ func (s *Store) EnsureRun(info judge.Info) (Run, error) {
 	return run, nil
 }
 
+// definition is how runs.definition holds info's definition: NULL when
+// the judge has none.
+func definition(info judge.Info) any {
+	if info.Definition == "" {
+		return nil
+	}
+	return info.Definition
+}
+
 // Runs returns every run of the session, oldest first.
 func (s *Store) Runs() ([]Run, error) {
+	return s.runs("reading the judge runs", "", nil)
+}
+
+// ErrNoRun means a run looked up by its id is not in the session.
+var ErrNoRun = errors.New("no such judge run")
+
+// RunByID returns the session's run with this id, or an error wrapping
+// ErrNoRun when there is none.
+func (s *Store) RunByID(id int64) (Run, error) {
+	runs, err := s.runs("reading a judge run", "WHERE id = ?", []any{id})
+	if err != nil {
+		return Run{}, err
+	}
+	if len(runs) == 0 {
+		return Run{}, newError(ErrNoRun, nil, "session %s has no judge run %d", s.path, id)
+	}
+	return runs[0], nil
+}
+
+// runs reads the runs that where (a WHERE clause on runs' columns, with
+// args; "" for every run) keeps, oldest first, with their dimensions.
+func (s *Store) runs(doing, where string, args []any) ([]Run, error) {
 	var runs []Run
-	err := s.read("reading the judge runs", func(tx *sql.Tx) error {
-		rows, err := tx.Query(`SELECT id, key, judge, model, params, per_criterion, description, created_at FROM runs ORDER BY id`)
+	err := s.read(doing, func(tx *sql.Tx) error {
+		rows, err := tx.Query(`SELECT id, key, judge, model, params, per_criterion, description, definition, created_at FROM runs `+where+` ORDER BY id`, args...)
 		if err != nil {
 			return err
 		}
@@ -131,9 +162,11 @@ func (s *Store) Runs() ([]Run, error) {
 		for rows.Next() {
 			var r Run
 			var params, created string
-			if err := rows.Scan(&r.ID, &r.Key, &r.Info.Name, &r.Info.Model, &params, &r.Info.PerCriterion, &r.Info.Description, &created); err != nil {
+			var def sql.NullString
+			if err := rows.Scan(&r.ID, &r.Key, &r.Info.Name, &r.Info.Model, &params, &r.Info.PerCriterion, &r.Info.Description, &def, &created); err != nil {
 				return err
 			}
+			r.Info.Definition = def.String
 			if err := json.Unmarshal([]byte(params), &r.Info.Params); err != nil {
 				return fmt.Errorf("run %d has unreadable params: %w", r.ID, err)
 			}
@@ -149,7 +182,11 @@ func (s *Store) Runs() ([]Run, error) {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		dims, err := tx.Query(`SELECT run_id, dimension, scale, description FROM run_dimensions ORDER BY run_id, position`)
+		dimsWhere := ""
+		if where != "" {
+			dimsWhere = "WHERE run_id IN (SELECT id FROM runs " + where + ")"
+		}
+		dims, err := tx.Query(`SELECT run_id, dimension, scale, description FROM run_dimensions `+dimsWhere+` ORDER BY run_id, position`, args...)
 		if err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ var migrations = []migration{
 	{name: "stored current labels and segments kept on the item", sql: schemaV4},
 	{name: "items' segments indexed for statistics", sql: schemaV5},
 	{name: "the calibration / evaluation split", sql: schemaV6},
+	{name: "each run's judge definition", sql: schemaV7},
 }
 
 // schemaVersion is the newest schema this build reads and writes.
@@ -394,4 +395,13 @@ CREATE TABLE splits (
 	calibration REAL    NOT NULL CHECK (calibration > 0 AND calibration < 1),
 	created_at  TEXT    NOT NULL
 );
+`
+
+// schemaV7 keeps each run's judge definition (judge.Info.Definition: the
+// judge file's whole text, a built-in's exported file), so that a variant
+// of a judge (SPEC "Improving a judge") can be read back, edited and run
+// again from the session alone. NULL for runs without one (match, imported
+// verdicts, runs recorded before v7).
+const schemaV7 = `
+ALTER TABLE runs ADD COLUMN definition TEXT;
 `

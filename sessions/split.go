@@ -52,10 +52,16 @@ type Split struct {
 // read as a big-endian unsigned integer and divided by 2^64 (in float64,
 // correctly rounded).
 func (sp Split) Fraction(id string) float64 {
+	return sp.fraction([]byte(id))
+}
+
+// fraction is Fraction of an id's bytes, for readers that scan ids from
+// the store without making a string of each.
+func (sp Split) fraction(id []byte) float64 {
 	h := sha256.New()
 	h.Write(strconv.AppendUint(nil, sp.Seed, 10))
 	h.Write([]byte{0})
-	h.Write([]byte(id))
+	h.Write(id)
 	var sum [sha256.Size]byte
 	x := binary.BigEndian.Uint64(h.Sum(sum[:0]))
 	return float64(x) / (1 << 64)
@@ -65,7 +71,16 @@ func (sp Split) Fraction(id string) float64 {
 // Fraction u ≥ Calibration; otherwise calibration, and within it
 // validation when u < Calibration/3.
 func (sp Split) PartOf(id string) Part {
-	u := sp.Fraction(id)
+	return sp.partOf(sp.Fraction(id))
+}
+
+// partOfBytes is PartOf of an id's bytes.
+func (sp Split) partOfBytes(id []byte) Part {
+	return sp.partOf(sp.fraction(id))
+}
+
+// partOf is the part of the item whose Fraction is u.
+func (sp Split) partOf(u float64) Part {
 	switch {
 	case u >= sp.Calibration:
 		return PartEvaluation

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"cmp"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -22,19 +23,60 @@ func RunLabel(r Run) string {
 	return r.Info.Name
 }
 
-// RunNames gives every run a distinct RunLabel.
+// Variants names every run by its judge's name and its place among the
+// runs of that name: "NAME@K", K counting from 1 in the order of the run
+// ids ("docqa@1", "docqa@2" for a variant of its prompt or model). Pass
+// every run of the session: a subset numbers differently.
+func Variants(runs []Run) map[int64]string {
+	sorted := slices.Clone(runs)
+	slices.SortFunc(sorted, func(a, b Run) int { return cmp.Compare(a.ID, b.ID) })
+	seen := map[string]int{}
+	out := make(map[int64]string, len(runs))
+	for _, r := range sorted {
+		if _, dup := out[r.ID]; dup {
+			continue
+		}
+		seen[r.Info.Name]++
+		out[r.ID] = fmt.Sprintf("%s@%d", r.Info.Name, seen[r.Info.Name])
+	}
+	return out
+}
+
+// variantLabel is RunLabel with the judge's name replaced by the run's
+// variant ("docqa@2 · gpt-4o").
+func variantLabel(r Run, variant string) string {
+	if r.Info.Model != "" {
+		return variant + " · " + r.Info.Model
+	}
+	return variant
+}
+
+// RunNames gives every run a distinct name: its RunLabel, or, when runs
+// share that label, the label with the judge's name replaced by the run's
+// variant (Variants: "docqa@2 · gpt-4o"), so that gavel stats and gavel
+// compare name a variant as --judge docqa@2 finds it. Pass every run of
+// the session, as for Variants. A name that would still clash (a judge
+// named like another's variant) takes the run's id: "docqa@2 #7".
 func RunNames(runs []Run) map[int64]string {
 	count := map[string]int{}
 	for _, r := range runs {
 		count[RunLabel(r)]++
 	}
+	variants := Variants(runs)
 	names := make(map[int64]string, len(runs))
+	taken := map[string]int{}
 	for _, r := range runs {
 		n := RunLabel(r)
 		if count[n] > 1 {
-			n = fmt.Sprintf("%s #%d", n, r.ID)
+			n = variantLabel(r, variants[r.ID])
 		}
 		names[r.ID] = n
+		taken[n]++
+	}
+	for _, r := range runs {
+		if n := names[r.ID]; taken[n] > 1 {
+			names[r.ID] = fmt.Sprintf("%s #%d", n, r.ID)
+		}
 	}
 	return names
 }
@@ -46,8 +88,8 @@ func RunNames(runs []Run) map[int64]string {
 const ExtraSamples = "samples"
 
 // StatsInput gathers what the agreement statistics read from a session:
-// every run as a judge (named by RunLabel, with "#ID" added when two runs
-// would share a name), every item and rubric criterion as a unit with its
+// every run as a judge (named by RunNames: RunLabel, with the run's
+// variant "NAME@K" for the name when two runs would share a label), every item and rubric criterion as a unit with its
 // segments, every verdict oldest first (re-judges included) with the
 // samples of judges that sampled several times, and every annotator's
 // current labels with how they reached the item. It is what both the

@@ -10,14 +10,14 @@ import (
 
 // judgeCandidate is a run --judge may name: its label as `gavel stats`
 // shows it (sessions.RunNames: "docqa · gpt-4o", "imported · GPT-4",
-// "match #3"), its judge's name and its model.
+// "docqa@2 · gpt-4o"), its variant (sessions.Variants: "docqa@2"), its
+// judge's name and its model.
 type judgeCandidate struct {
-	label, name, model string
+	label, variant, name, model string
 }
 
 // afterDot is the part of a label after " · ": the model, or the column
-// of an imported run, with " #ID" when two runs share a label; "" for a
-// label without a model.
+// of an imported run; "" for a label without a model.
 func (c judgeCandidate) afterDot() string {
 	_, after, ok := strings.Cut(c.label, " · ")
 	if !ok {
@@ -30,6 +30,7 @@ func (c judgeCandidate) afterDot() string {
 // only those whose label is in allowed (every run when allowed is nil).
 func judgeCandidates(runs []sessions.Run, allowed []string) []judgeCandidate {
 	names := sessions.RunNames(runs)
+	variants := sessions.Variants(runs)
 	var out []judgeCandidate
 	for _, r := range runs {
 		label := names[r.ID]
@@ -39,16 +40,17 @@ func judgeCandidates(runs []sessions.Run, allowed []string) []judgeCandidate {
 		if slices.ContainsFunc(out, func(c judgeCandidate) bool { return c.label == label }) {
 			continue
 		}
-		out = append(out, judgeCandidate{label: label, name: r.Info.Name, model: r.Info.Model})
+		out = append(out, judgeCandidate{label: label, variant: variants[r.ID], name: r.Info.Name, model: r.Info.Model})
 	}
 	return out
 }
 
 // findJudge finds the run want names among cands: a label exactly as
-// shown wins; else a label ignoring case; else, ignoring case, the name
-// after " · " (the model, or an imported run's column: "GPT-4" finds
-// "imported · GPT-4" and not "imported · GPT-4 Turbo") or the judge's
-// name. It returns the one label found, or every label that matched when
+// shown wins; else a label ignoring case; else the run's variant ignoring
+// case ("docqa@2": the second run of docqa, sessions.Variants); else,
+// ignoring case, the name after " · " (the model, or an imported run's
+// column: "GPT-4" finds "imported · GPT-4" and not "imported · GPT-4
+// Turbo") or the judge's name. It returns the one label found, or every label that matched when
 // there are several (label is then ""), or neither.
 func findJudge(cands []judgeCandidate, want string) (label string, several []string) {
 	want = strings.TrimSpace(want)
@@ -62,6 +64,7 @@ func findJudge(cands []judgeCandidate, want string) (label string, several []str
 	}
 	tiers := []func(c judgeCandidate) bool{
 		func(c judgeCandidate) bool { return strings.EqualFold(c.label, want) },
+		func(c judgeCandidate) bool { return c.variant != "" && strings.EqualFold(c.variant, want) },
 		func(c judgeCandidate) bool {
 			return c.model != "" && strings.EqualFold(c.model, want) ||
 				c.afterDot() != "" && strings.EqualFold(c.afterDot(), want) ||
