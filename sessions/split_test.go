@@ -253,8 +253,8 @@ func TestUpgradeFromV5(t *testing.T) {
 
 	migrations, schemaVersion = saved, len(saved)
 	s = openStore(t, path, "ann")
-	if v := pragmaInt(t, db, "user_version"); v != 6 {
-		t.Fatalf("user_version %d after the upgrade, want 6", v)
+	if v := pragmaInt(t, db, "user_version"); v != int64(schemaVersion) {
+		t.Fatalf("user_version %d after the upgrade, want %d", v, schemaVersion)
 	}
 	if _, has, err := s.Split(); has || err != nil {
 		t.Fatalf("an upgraded session has a split: %v, %v", has, err)

@@ -48,8 +48,10 @@ McNemar's exact two-sided p, and the items B fixed (A wrong, B right) and
 broke (A right, B wrong). Below 30 items the figures are not yet stable.
 
 --judge takes the names gavel stats --judge takes: the label the report
-shows ("docqa · gpt-4o", "imported · GPT-4"), or, ignoring case, the part
-after " · " or the judge's name. The first --judge is A, the baseline.
+shows ("docqa · gpt-4o", "imported · GPT-4"), or, ignoring case, the run's
+variant NAME@K (the K-th run of that judge, oldest first: docqa@2 is the
+first variant of docqa's prompt, model or parameters), the part after
+" · " or the judge's name. The first --judge is A, the baseline.
 With several shared dimensions each is compared; --dimension keeps one.
 
 When the session has a calibration / evaluation split (gavel split), the
@@ -66,7 +68,7 @@ otherwise. Without a split every item counts.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&o.judges, "judge", nil, "a judge to compare, twice: A (the baseline) then B; its label as gavel stats shows it, or, ignoring case, the `NAME` after \" · \" or the judge's name")
+	f.StringArrayVar(&o.judges, "judge", nil, "a judge to compare, twice: A (the baseline) then B; its label as gavel stats shows it, or, ignoring case, its variant (\"docqa@2\"), the `NAME` after \" · \" or the judge's name")
 	f.StringVar(&o.format, "format", "text", "the `FORMAT`: text, json or markdown")
 	f.StringVar(&o.dimension, "dimension", "", "compare on this `DIMENSION` only (default: every dimension both judges rate)")
 	f.BoolVar(&o.items, "items", false, "list every item fixed and broken (text and markdown show the first few)")

@@ -238,8 +238,9 @@ func listFiles(toComplete string, exts []string) (out []cobra.Completion, dirs b
 // export SESSION --judge` with the labels of the judge runs in SESSION
 // (the demo's session when there is none), as the report shows them; when
 // no label starts with what was typed, with the names after " · " that do
-// ("GPT" completes to "GPT-4", which --judge finds). The session is only
-// read.
+// ("GPT" completes to "GPT-4", which --judge finds), and what has an "@"
+// with the runs' variants ("docqa@" completes to "docqa@1", "docqa@2").
+// The session is only read.
 func completeRunLabels(e env) cobra.CompletionFunc {
 	return func(_ *cobra.Command, a []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		none := cobra.ShellCompDirectiveNoFileComp
@@ -274,6 +275,15 @@ func completeRunLabels(e env) cobra.CompletionFunc {
 			for _, c := range cands {
 				if after := c.afterDot(); after != "" && strings.HasPrefix(strings.ToLower(after), prefix) && !slices.Contains(out, after) {
 					out = append(out, after)
+				}
+			}
+			// "docqa@" completes to the judge's variants (docqa@1,
+			// docqa@2), which --judge finds.
+			if strings.Contains(prefix, "@") {
+				for _, c := range cands {
+					if strings.HasPrefix(strings.ToLower(c.variant), prefix) && !slices.Contains(out, c.variant) {
+						out = append(out, c.variant)
+					}
 				}
 			}
 		}

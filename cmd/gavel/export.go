@@ -61,7 +61,7 @@ name; when several runs match, they are listed.`,
 	f.StringVar(&o.format, "format", "", "the `FORMAT` to write: jsonl or csv (default: from --output's extension, else jsonl)")
 	f.StringVar(&o.only, "only", sessions.OnlyReviewed, "`WHICH` items: reviewed (someone labelled them), disagreements (a judge and a person differ) or all")
 	f.StringVarP(&o.output, "output", "o", "", "the `FILE` to write (default: standard output)")
-	f.StringVar(&o.judge, "judge", "", "only this run's verdicts: its label as gavel stats shows it (e.g. \"docqa · gpt-4o\"), or, ignoring case, the `NAME` after \" · \" or the judge's name")
+	f.StringVar(&o.judge, "judge", "", "only this run's verdicts: its label as gavel stats shows it (e.g. \"docqa · gpt-4o\"), or, ignoring case, its variant (\"docqa@2\"), the `NAME` after \" · \" or the judge's name")
 	return cmd
 }
 

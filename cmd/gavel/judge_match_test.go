@@ -41,7 +41,7 @@ func TestFindJudge(t *testing.T) {
 		labels = append(labels, c.label)
 	}
 	if want := []string{"imported · GPT-4", "imported · GPT-4 Turbo", "imported · Llama-70B", "imported · Llama3-70B",
-		"docqa · gpt-4o", "docqa · llama3", "match #7", "match #8", "gpt-4o-mini", "scorer · gpt-4o-mini", "Case · x", "case · X"}; !slices.Equal(labels, want) {
+		"docqa · gpt-4o", "docqa · llama3", "match@1", "match@2", "gpt-4o-mini", "scorer · gpt-4o-mini", "Case · x", "case · X"}; !slices.Equal(labels, want) {
 		t.Fatalf("labels %q, want %q", labels, want)
 	}
 	tests := []struct {
@@ -53,7 +53,18 @@ func TestFindJudge(t *testing.T) {
 		{want: "imported · GPT-4", label: "imported · GPT-4"},
 		{want: "IMPORTED · gpt-4 turbo", label: "imported · GPT-4 Turbo"},
 		{want: "  docqa · gpt-4o ", label: "docqa · gpt-4o"},
-		{want: "match #8", label: "match #8"},
+		{want: "match@2", label: "match@2"},
+		{want: "MATCH@1", label: "match@1"},
+		// A run's variant (NAME@K, K counting the runs of that name in id
+		// order), ignoring case, also when its label has no "@".
+		{want: "docqa@2", label: "docqa · llama3"},
+		{want: "DocQA@1", label: "docqa · gpt-4o"},
+		{want: "imported@3", label: "imported · Llama-70B"},
+		{want: " scorer@1 ", label: "scorer · gpt-4o-mini"},
+		{want: "case@1", several: []string{"Case · x", "case · X"}},
+		{want: "docqa@3"},
+		{want: "docqa@0"},
+		{want: "docqa@"},
 		// The name after " · ", whole and ignoring case: no prefix match.
 		{want: "GPT-4", label: "imported · GPT-4"},
 		{want: "gpt-4", label: "imported · GPT-4"},
@@ -73,7 +84,7 @@ func TestFindJudge(t *testing.T) {
 		{want: "CASE · x", several: []string{"Case · x", "case · X"}},
 		{want: "imported", several: []string{"imported · GPT-4", "imported · GPT-4 Turbo", "imported · Llama-70B", "imported · Llama3-70B"}},
 		{want: "docqa", several: []string{"docqa · gpt-4o", "docqa · llama3"}},
-		{want: "match", several: []string{"match #7", "match #8"}},
+		{want: "match", several: []string{"match@1", "match@2"}},
 		{want: "x", several: []string{"Case · x", "case · X"}},
 		// No match: neither a prefix nor a part of a name.
 		{want: "GPT"},
@@ -100,7 +111,10 @@ func TestMatchJudgeMessages(t *testing.T) {
 	}{
 		{want: "gpt-4", label: "imported · GPT-4"},
 		{want: "docqa", msg: `--judge "docqa" matches 2 judges in s.gavel: "docqa · gpt-4o", "docqa · llama3"; pass the full label, e.g. --judge "docqa · gpt-4o"`},
-		{want: "nope", allowed: []string{"match #7", "docqa · llama3"}, msg: `no judge "nope" in s.gavel: its judges are "docqa · llama3", "match #7"`},
+		{want: "nope", allowed: []string{"match@1", "docqa · llama3"}, msg: `no judge "nope" in s.gavel: its judges are "docqa · llama3", "match@1"`},
+		// A variant names one run even when the allowed runs leave others.
+		{want: "match@2", allowed: []string{"match@2"}, label: "match@2"},
+		{want: "docqa@1", allowed: []string{"docqa · llama3"}, msg: `no judge "docqa@1" in s.gavel: its judges are "docqa · llama3"`},
 		// Only the allowed runs count: one docqa left.
 		{want: "docqa", allowed: []string{"docqa · llama3"}, label: "docqa · llama3"},
 		{want: "gpt-4", allowed: []string{}, msg: `no judge "gpt-4" in s.gavel: it has no judge yet`},

@@ -57,10 +57,11 @@ same way with the same seed. The session is only read, so this works while
 a review of it is open. With no SESSION, the demo's session is read.
 
 --judge NAME keeps one judge: its label as the report shows it, else,
-ignoring case, the name after " · " (the model, or an imported column:
---judge GPT-4 finds "imported · GPT-4", not "imported · GPT-4 Turbo") or
-the judge's name. When several judges match, they are listed: pass the
-full label.
+ignoring case, its variant NAME@K (the K-th run of that judge, oldest
+first: docqa@2 after a changed prompt or model), else the name after " · "
+(the model, or an imported column: --judge GPT-4 finds "imported · GPT-4",
+not "imported · GPT-4 Turbo") or the judge's name. When several judges
+match, they are listed: pass the full label.
 
 A parse error (an answer the judge's output parser could not read) is left
 out of agreement and pass rates and only counted (--parse-errors exclude,
@@ -95,7 +96,7 @@ Formats:
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "text", "the `FORMAT`: text, json or markdown")
-	f.StringVar(&o.judge, "judge", "", "only this judge: its label as the report shows it (e.g. \"docqa · gpt-4o\"), or, ignoring case, the `NAME` after \" · \" (\"gpt-4o\") or the judge's name")
+	f.StringVar(&o.judge, "judge", "", "only this judge: its label as the report shows it (e.g. \"docqa · gpt-4o\"), or, ignoring case, its variant (\"docqa@2\"), the `NAME` after \" · \" (\"gpt-4o\") or the judge's name")
 	f.Uint64Var(&o.seed, "seed", statsSeed, "the `SEED` of the bootstrap intervals (the statistics screen uses the default)")
 	f.IntVar(&o.resamples, "resamples", stats.DefaultResamples, "`N` bootstrap resamples per interval; 0 turns the bootstrap off")
 	f.StringVar(&o.parseErrors, "parse-errors", parseErrorsExclude, "`HOW` to count a binary judge's unreadable answers: exclude (left out of agreement and pass rates, only counted) or fail (counted as NO, the judge's score as deployed)")
