@@ -29,12 +29,32 @@ type definition struct {
 	source string
 	// prompt is the prompt as `gavel judges NAME` prints it, placeholders
 	// shown.
-	prompt   string
-	messages func(t judge.Task, cfg Config) ([]Message, error)
+	prompt string
+	// messages builds a task's prompt; ex are the few-shot examples a
+	// template's {examples} shows (Judge.WithExamples).
+	messages func(t judge.Task, cfg Config, ex []judge.Example) ([]Message, error)
 	parse    func(final string) (parsed, error)
 	// version, when set, changes when the definition's text changes, so
 	// that an edited custom judge is a new run (judge.Info.Params).
 	version string
+
+	// text is the judge file as read (judge.Info.Definition); a
+	// built-in's is its ExportBuiltin text, made when a judge is built.
+	text string
+	// instructions is what {instructions} stands for.
+	instructions string
+	// examples, when set, is how {examples} is written.
+	examples *exampleSpec
+	// parser names the built-in whose parser reads the answer
+	// (output.parser), or "".
+	parser string
+	// model, temperature and maxTokens replace the Config's when set.
+	model       string
+	temperature *float64
+	maxTokens   *int
+	// key is what the catalog finds the judge by: its name, or the path
+	// of a file named like a built-in (a variant of it).
+	key string
 }
 
 // binary reports whether the judge's answer is one YES/NO dimension, the
@@ -80,7 +100,7 @@ func docqaJudge() *definition {
 		format:      `a line "result: YES" or "result: NO" (with a "reason:" line)`,
 		source:      builtinSource,
 		prompt:      docqaPrompt + item("{question}", "{gold}", "{prediction}"),
-		messages: func(t judge.Task, _ Config) ([]Message, error) {
+		messages: func(t judge.Task, _ Config, _ []judge.Example) ([]Message, error) {
 			return []Message{{Role: "user", Content: docqaPrompt + item(t.Item.Question, t.Item.Gold, t.Item.Prediction)}}, nil
 		},
 		parse: parseDocQA,
@@ -98,7 +118,7 @@ func rubricJudge() *definition {
 		format:       `a JSON object {"score": 1.0, 0.5 or 0.0, "reason": "…"}`,
 		source:       builtinSource,
 		prompt:       rubricPrompt,
-		messages: func(t judge.Task, _ Config) ([]Message, error) {
+		messages: func(t judge.Task, _ Config, _ []judge.Example) ([]Message, error) {
 			c := t.CriterionText()
 			if c == "" {
 				return nil, errors.New("the rubric judge rates one rubric criterion at a time, and this task has none")
@@ -121,7 +141,7 @@ func sameEventJudge() *definition {
 		format:      "the bare word YES or NO",
 		source:      builtinSource,
 		prompt:      sameEventPrompt,
-		messages: func(t judge.Task, cfg Config) ([]Message, error) {
+		messages: func(t judge.Task, cfg Config, _ []judge.Example) ([]Message, error) {
 			first, second := t.Item.Gold, t.Item.Prediction
 			if cfg.SwapSnippets {
 				first, second = second, first
@@ -153,7 +173,7 @@ func bbhJudge() *definition {
 		format:      `a JSON object with "is_correct": true or false`,
 		source:      builtinSource,
 		prompt:      "[system]\n" + bbhPrompt + "\n\n[user]\n" + item("{id}", "{question}", "{prediction}", "{gold}"),
-		messages: func(t judge.Task, _ Config) ([]Message, error) {
+		messages: func(t judge.Task, _ Config, _ []judge.Example) ([]Message, error) {
 			return []Message{
 				{Role: "system", Content: bbhPrompt},
 				{Role: "user", Content: item(t.Item.ID, t.Item.Question, t.Item.Prediction, t.Item.Gold)},
@@ -176,7 +196,7 @@ func qualityJudge() *definition {
 		format: `a JSON object with "completeness_score" and "correctness_score", integers from 1 to 5`,
 		source: builtinSource,
 		prompt: qualityPrompt,
-		messages: func(t judge.Task, _ Config) ([]Message, error) {
+		messages: func(t judge.Task, _ Config, _ []judge.Example) ([]Message, error) {
 			s, err := qualityTemplate.render(func(name string) (string, error) {
 				switch name {
 				case "question":

@@ -30,10 +30,24 @@ type Entry struct {
 	NeedsModel bool `json:"needs_model"`
 	// Source is "built-in" or the custom judge's file.
 	Source string `json:"source"`
+	// Key finds the judge in the catalog again (Catalog.New, Build): its
+	// name, or the file's path for a variant of a built-in (a file with
+	// output.parser that takes the built-in's name), so that the two
+	// can run side by side.
+	Key string `json:"-"`
+}
+
+// id is what the catalog finds a judge by (Entry.Key).
+func (d *definition) id() string {
+	if d.key != "" {
+		return d.key
+	}
+	return d.name
 }
 
 func (d *definition) entry() Entry {
 	return Entry{
+		Key:          d.id(),
 		Name:         d.name,
 		Description:  d.description,
 		Inputs:       slices.Clone(d.inputs),
@@ -60,36 +74,48 @@ func NewCatalog() *Catalog {
 
 // AddFile loads a custom judge file into the catalog and returns its
 // entry. Loading the same file again replaces its judge; a name already
-// taken by another judge is an error.
+// taken by another judge is an error, except a built-in's name taken by
+// a variant of it (output.parser), which is found by its path.
 func (c *Catalog) AddFile(path string) (Entry, error) {
-	data, err := readJudgeFile(path)
+	d, err := c.addFile(path)
 	if err != nil {
 		return Entry{}, err
 	}
+	return d.entry(), nil
+}
+
+func (c *Catalog) addFile(path string) (*definition, error) {
+	data, err := readJudgeFile(path)
+	if err != nil {
+		return nil, err
+	}
 	_, d, err := parseCustom(data, path)
 	if err != nil {
-		return Entry{}, err
+		return nil, err
+	}
+	if d.parser == d.name {
+		d.key = path
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, old := range c.defs {
-		if old.name != d.name {
+		if old.id() != d.id() {
 			continue
 		}
 		if old.source != path {
-			return Entry{}, fmt.Errorf("judge file %s: the name %q is already taken by %s: rename one of them", path, d.name, old.source)
+			return nil, fmt.Errorf("judge file %s: the name %q is already taken by %s: rename one of them", path, d.name, old.source)
 		}
 		// Judges built before keep the old definition.
 		c.defs[i] = d
-		return d.entry(), nil
+		return d, nil
 	}
 	c.defs = append(c.defs, d)
-	return d.entry(), nil
+	return d, nil
 }
 
-func (c *Catalog) find(name string) *definition {
+func (c *Catalog) find(key string) *definition {
 	for _, d := range c.defs {
-		if d.name == name {
+		if d.id() == key {
 			return d
 		}
 	}
@@ -116,6 +142,20 @@ func (c *Catalog) Entry(name string) (Entry, error) {
 		return Entry{}, err
 	}
 	return d.entry(), nil
+}
+
+// Definition returns the named judge's judge file: a custom judge's text
+// as it was read, a built-in's ExportBuiltin text.
+func (c *Catalog) Definition(name string) (string, error) {
+	d, err := c.resolve(name)
+	if err != nil {
+		return "", err
+	}
+	if d.source == builtinSource {
+		b, err := ExportBuiltin(d.name)
+		return string(b), err
+	}
+	return d.text, nil
 }
 
 // Prompt returns the named judge's prompt as a template, with its
@@ -164,11 +204,7 @@ func (c *Catalog) resolve(name string) (*definition, error) {
 		return d, nil
 	}
 	if looksLikeJudgeFile(name) {
-		e, err := c.AddFile(name)
-		if err != nil {
-			return nil, err
-		}
-		return c.resolve(e.Name)
+		return c.addFile(name)
 	}
 	return nil, fmt.Errorf("unknown judge %q: the LLM judges are %s; a custom judge is a .yaml or .json file", name, strings.Join(names, ", "))
 }

@@ -88,6 +88,25 @@ type call struct {
 	logprobs bool
 	// sample numbers the samples of one task (0-based).
 	sample int
+	// over, when set, replaces the Config's model, temperature and max
+	// tokens (a judge file's own).
+	over *override
+}
+
+// override is a judge file's model, temperature and max tokens, each the
+// Config's when the file leaves it out.
+type override struct {
+	model       string
+	temperature float64
+	maxTokens   int
+}
+
+// settings returns the model, temperature and max tokens of a call.
+func (c *Client) settings(k call) (model string, temperature float64, maxTokens int) {
+	if k.over != nil {
+		return k.over.model, k.over.temperature, k.over.maxTokens
+	}
+	return c.cfg.Model, c.cfg.Temperature, c.cfg.MaxTokens
 }
 
 // answer is what the model wrote, and what it cost.
@@ -223,15 +242,20 @@ func (c *Client) request(k call) openai.ChatCompletionRequest {
 	for i, m := range k.messages {
 		msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
 	}
+	model, temperature, maxTokens := c.settings(k)
 	req := openai.ChatCompletionRequest{
-		Model:       c.cfg.Model,
+		Model:       model,
 		Messages:    msgs,
-		Temperature: float32(c.cfg.Temperature),
+		Temperature: float32(temperature),
 	}
-	if c.reasoning {
-		req.MaxCompletionTokens = c.cfg.MaxTokens
+	reasoning := c.reasoning
+	if k.over != nil {
+		reasoning = isReasoningModel(model)
+	}
+	if reasoning {
+		req.MaxCompletionTokens = maxTokens
 	} else {
-		req.MaxTokens = c.cfg.MaxTokens
+		req.MaxTokens = maxTokens
 		req.LogProbs = k.logprobs && !c.cfg.NoLogprobs
 	}
 	// OpenAI refuses json_object unless the messages mention JSON.
@@ -251,12 +275,13 @@ func mentionsJSON(msgs []Message) bool {
 }
 
 func (c *Client) cacheKey(k call, req openai.ChatCompletionRequest) cacheKey {
+	model, temperature, maxTokens := c.settings(k)
 	return cacheKey{
 		V:           cacheKeyVersion,
-		Model:       c.cfg.Model,
+		Model:       model,
 		Messages:    k.messages,
-		Temperature: c.cfg.Temperature,
-		MaxTokens:   c.cfg.MaxTokens,
+		Temperature: temperature,
+		MaxTokens:   maxTokens,
 		JSON:        req.ResponseFormat != nil,
 		Sample:      k.sample,
 	}
@@ -266,7 +291,9 @@ func (c *Client) cacheKey(k call, req openai.ChatCompletionRequest) cacheKey {
 func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest, timeout time.Duration) (answer, *failure) {
 	actx, cancel := withTimeout(ctx, c.cfg.Clock, timeout)
 	defer cancel()
-	x := &exchange{}
+	// go-openai leaves a zero temperature out: the doer puts it back,
+	// unless the model is a reasoning one, which takes only its own.
+	x := &exchange{zeroTemperature: req.Temperature == 0 && !isReasoningModel(req.Model), decided: true}
 	resp, err := c.api.CreateChatCompletion(withExchange(actx, x), req)
 	if err != nil {
 		return answer{}, c.classify(ctx, actx, err, x, timeout)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,62 +29,104 @@ const maxJudgeFileBytes = 1 << 20
 //
 //	name: helpful
 //	description: Is the answer helpful to the user?
-//	system: You are a strict grader.
+//	instructions: |            # optional: the text {instructions} stands for,
+//	  Be strict about facts.   # inserted as written (braces need no escaping);
+//	                           # gavel tune rewrites only this field
+//	system: "You are a strict grader. {instructions}"
 //	user: |
+//	  {examples}
+//
 //	  Question: {question}
 //	  Reference: {gold}
 //	  Answer: {prediction}
 //	  Reply with JSON {{"helpful": "YES" or "NO", "why": "..."}}
+//	examples:                  # optional, with {examples}: K few-shot examples
+//	  count: 3                 # from the session's calibration items (1-50)
+//	  format: |                # one example; default: the item's fields, then
+//	    Q: {question}          # "Human verdict: DIM = VALUE" and "Reason: …"
+//	    Verdict: {label}       # {label} first dimension, {label.DIM}, {reason},
+//	                           # {n}, and the item's fields
 //	output:
 //	  format: json            # json, line (key: value lines) or word
 //	  reason: why             # field or line key holding the reason
 //	  extra: [topic]          # further fields kept in Verdict.Extra
+//	  # parser: docqa         # or read the answer as a built-in judge does
+//	                          # (docqa, rubric, same-event, bbh, quality,
+//	                          # pairwise): format and dimensions then come
+//	                          # from it, and the file may take its name
 //	dimensions:
 //	  - name: helpful
 //	    scale: binary          # any judge.Scale: binary, likert, ordinal:1-10,
 //	                           # nominal:CORRECT,INCORRECT,NOT_ATTEMPTED, pairwise…
 //	    field: helpful         # JSON field (dotted path) or line key
 //	    values: {PASS: YES, FAIL: NO}
+//	model: gpt-4o-mini        # optional: this judge's model, temperature and
+//	temperature: 0            # max_tokens instead of --model, --temperature
+//	max_tokens: 512           # and --max-tokens
 //
 // Templates take {question}, {gold}, {prediction}, {response_a},
-// {response_b}, {criterion}, {id}, {rubric}, or any field of the dataset
-// row by name or dotted path ({doc.title}, {fields.question} for the row's
-// own "question"); {{ and }} are literal braces. A judge whose templates
-// use {criterion} rates each rubric criterion on its own; one whose
-// templates use {response_a} and {response_b} compares the two responses
-// of pairwise items, which --swap shows in the other order too (B in the
-// A slot): give such a judge a pairwise scale, so that its answer can be
-// mapped back to the original order.
+// {response_b}, {criterion}, {id}, {rubric}, {instructions}, {examples},
+// or any field of the dataset row by name or dotted path ({doc.title},
+// {fields.question} for the row's own "question"); {{ and }} are literal
+// braces; {#gold}…{/gold} is left out for an item whose gold is empty.
+// A judge whose templates use {criterion} rates each rubric criterion on
+// its own; one whose templates use {response_a} and {response_b}
+// compares the two responses of pairwise items, which --swap shows in the
+// other order too (B in the A slot): give such a judge a pairwise scale,
+// so that its answer can be mapped back to the original order.
 type CustomFile struct {
-	Name         string      `yaml:"name" json:"name"`
-	Description  string      `yaml:"description" json:"description"`
-	System       string      `yaml:"system" json:"system"`
-	User         string      `yaml:"user" json:"user"`
-	Output       CustomOut   `yaml:"output" json:"output"`
-	Dimensions   []CustomDim `yaml:"dimensions" json:"dimensions"`
-	PerCriterion *bool       `yaml:"per_criterion" json:"per_criterion"`
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description" json:"description,omitempty"`
+	// Instructions is the text {instructions} stands for, inserted as it
+	// is written: the part of the prompt gavel tune rewrites.
+	Instructions string          `yaml:"instructions" json:"instructions,omitempty"`
+	System       string          `yaml:"system" json:"system,omitempty"`
+	User         string          `yaml:"user" json:"user"`
+	Examples     *CustomExamples `yaml:"examples" json:"examples,omitempty"`
+	Output       CustomOut       `yaml:"output" json:"output"`
+	Dimensions   []CustomDim     `yaml:"dimensions" json:"dimensions,omitempty"`
+	PerCriterion *bool           `yaml:"per_criterion" json:"per_criterion,omitempty"`
+	// Model, Temperature and MaxTokens, when set, replace the run's
+	// --model, --temperature and --max-tokens for this judge.
+	Model       string   `yaml:"model" json:"model,omitempty"`
+	Temperature *float64 `yaml:"temperature" json:"temperature,omitempty"`
+	MaxTokens   *int     `yaml:"max_tokens" json:"max_tokens,omitempty"`
+}
+
+// CustomExamples asks for few-shot examples where a template says
+// {examples}: Count labelled calibration items, each written with Format.
+type CustomExamples struct {
+	Count int `yaml:"count" json:"count"`
+	// Format is the template of one example: the example item's fields,
+	// {label} (the first dimension's human value), {label.DIM}, {reason}
+	// (the human's note) and {n} (1-based). Empty: defaultExampleFormat.
+	Format string `yaml:"format" json:"format,omitempty"`
 }
 
 // CustomOut says how a custom judge's model writes its answer.
 type CustomOut struct {
 	// Format is json (a JSON object), line ("key: value" lines) or word
 	// (a bare word such as YES or PASS).
-	Format string `yaml:"format" json:"format"`
+	Format string `yaml:"format" json:"format,omitempty"`
 	// Reason names the JSON field or line key that holds the reason.
-	Reason string `yaml:"reason" json:"reason"`
+	Reason string `yaml:"reason" json:"reason,omitempty"`
 	// Extra names further JSON fields or line keys to keep in
 	// Verdict.Extra.
-	Extra []string `yaml:"extra" json:"extra"`
+	Extra []string `yaml:"extra" json:"extra,omitempty"`
+	// Parser names a built-in judge whose parser reads the answer (docqa,
+	// rubric, same-event, bbh, quality, pairwise); the format, dimensions
+	// and per_criterion are then the built-in's.
+	Parser string `yaml:"parser" json:"parser,omitempty"`
 }
 
 // CustomDim is one dimension of a custom judge.
 type CustomDim struct {
 	Name        string `yaml:"name" json:"name"`
 	Scale       string `yaml:"scale" json:"scale"`
-	Description string `yaml:"description" json:"description"`
+	Description string `yaml:"description" json:"description,omitempty"`
 	// Field is the JSON field (dotted path) or line key holding the
 	// value; it defaults to the dimension's name. Unused for word.
-	Field string `yaml:"field" json:"field"`
+	Field string `yaml:"field" json:"field,omitempty"`
 	// Values maps what the model writes (matched case-insensitively) to
 	// the scale's values, each written as the scale reads it
 	// (judge.Scale.Read): {PASS: YES, FAIL: NO} or {PASS: 1, FAIL: 0},
@@ -91,7 +134,7 @@ type CustomDim struct {
 	// answer itself: YES/NO, true/false or 1/0 on a binary scale, the
 	// number or its label on an ordinal one, the category's name on a
 	// nominal one, A, B or tie on a pairwise one.
-	Values map[string]ValueText `yaml:"values" json:"values"`
+	Values map[string]ValueText `yaml:"values" json:"values,omitempty"`
 }
 
 // ValueText is a scale value as a judge file writes it: a number (1,
@@ -226,9 +269,10 @@ func yamlMessage(err error) string {
 	msg = unknownFieldRE.ReplaceAllStringFunc(msg, func(m string) string {
 		sub := unknownFieldRE.FindStringSubmatch(m)
 		keys := map[string]string{
-			"CustomFile": "name, description, system, user, output, dimensions, per_criterion",
-			"CustomOut":  "format, reason, extra",
-			"CustomDim":  "name, scale, description, field, values",
+			"CustomFile":     "name, description, instructions, system, user, examples, output, dimensions, per_criterion, model, temperature, max_tokens",
+			"CustomOut":      "format, reason, extra, parser",
+			"CustomDim":      "name, scale, description, field, values",
+			"CustomExamples": "count, format",
 		}[sub[2]]
 		return fmt.Sprintf("unknown key %q (known here: %s)", sub[1], keys)
 	})
@@ -236,18 +280,38 @@ func yamlMessage(err error) string {
 	return strings.Join(strings.Fields(msg), " ")
 }
 
+// Placeholders a judge file's templates give a meaning of their own: the
+// file's instructions and its few-shot examples. A dataset field of that
+// name is {fields.instructions}.
+const (
+	instructionsName = "instructions"
+	examplesName     = "examples"
+)
+
+// maxExamples bounds examples.count: each example lengthens every prompt.
+const maxExamples = 50
+
 // definition checks the file and builds the judge it describes.
 func (cf *CustomFile) definition(source string, data []byte) (*definition, error) {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 
+	parser := strings.TrimSpace(cf.Output.Parser)
+	var base *definition
+	if parser != "" {
+		if base = builtinDef(parser); base == nil {
+			bad("output.parser %q: use a built-in judge's parser: %s", clip(parser, 40), strings.Join(builtinNames(), ", "))
+		}
+	}
 	switch {
 	case cf.Name == "":
 		bad("name is missing: give the judge a name such as my-judge")
 	case !judgeNameRE.MatchString(cf.Name):
 		bad("name %q: use lower-case letters, digits, '-' and '_' (at most 64)", clip(cf.Name, 70))
+	case cf.Name == parser && base != nil:
+		// A variant of the built-in: it keeps the built-in's name.
 	case slices.Contains(reservedNames(), cf.Name):
-		bad("name %q is a built-in judge's: choose another", cf.Name)
+		bad("name %q is a built-in judge's: choose another (or set output.parser: %s to make a variant of it)", cf.Name, cf.Name)
 	}
 	var system, user template
 	var err error
@@ -261,60 +325,120 @@ func (cf *CustomFile) definition(source string, data []byte) (*definition, error
 	} else if user, err = parseTemplate(cf.User); err != nil {
 		bad("user template: %v", err)
 	}
-	inputs := mergeNames(system.names(), user.names())
-	if len(errs) == 0 && len(inputs) == 0 {
+	names := mergeNames(system.names(), user.names())
+	inputs, optional := templateInputs(system, user)
+	if len(errs) == 0 && len(inputs)+len(optional) == 0 {
 		bad("the templates use no item field: add placeholders such as {question}, {gold} and {prediction}")
 	}
+	usesInstructions := slices.Contains(names, instructionsName)
+	switch {
+	case usesInstructions && strings.TrimSpace(cf.Instructions) == "":
+		bad("the templates use {instructions}, but instructions is missing or empty: add \"instructions: |\" with the text (a dataset field of that name is {fields.instructions})")
+	case !usesInstructions && cf.Instructions != "":
+		bad("instructions is set, but no template uses {instructions}: put {instructions} in system or user where the text goes")
+	}
+	usesExamples := slices.Contains(names, examplesName)
+	switch {
+	case usesExamples && cf.Examples == nil:
+		bad("the templates use {examples}, but examples is missing: add \"examples: {count: 3}\" (a dataset field of that name is {fields.examples})")
+	case !usesExamples && cf.Examples != nil:
+		bad("examples is set, but no template uses {examples}: put {examples} in system or user where the examples go")
+	case cf.Examples != nil && (cf.Examples.Count < 1 || cf.Examples.Count > maxExamples):
+		bad("examples.count %d: give 1 to %d examples", cf.Examples.Count, maxExamples)
+	}
 
-	format := strings.ToLower(strings.TrimSpace(cf.Output.Format))
-	switch format {
-	case formatJSON, formatLine, formatWord:
-	case "":
-		bad("output.format is missing: use json, line or word")
-	default:
-		bad("output.format %q: use json, line or word", clip(cf.Output.Format, 40))
-	}
-	if format == formatWord && (cf.Output.Reason != "" || len(cf.Output.Extra) > 0) {
-		bad("output.reason and output.extra need format json or line: a bare word has no fields")
-	}
-
-	for _, f := range append([]string{cf.Output.Reason}, cf.Output.Extra...) {
-		if f == "" {
-			continue
+	var (
+		format string
+		dims   []judge.Dimension
+		specs  []dimSpec
+	)
+	if base != nil {
+		format, dims = cf.checkParser(base, bad)
+	} else if parser == "" {
+		format = strings.ToLower(strings.TrimSpace(cf.Output.Format))
+		switch format {
+		case formatJSON, formatLine, formatWord:
+		case "":
+			bad("output.format is missing: use json, line or word (or output.parser to read the answer as a built-in judge does)")
+		default:
+			bad("output.format %q: use json, line or word", clip(cf.Output.Format, 40))
 		}
-		switch _, isKey := normalizeKey(f); {
-		case format == formatJSON && !validPlaceholder(f):
-			bad("output: field %q: use a JSON field name or dotted path", clip(f, 40))
-		case format == formatLine && !isKey:
-			bad("output: key %q: a line key is letters, digits, spaces, '-' and '_', at most 40", clip(f, 40))
+		if format == formatWord && (cf.Output.Reason != "" || len(cf.Output.Extra) > 0) {
+			bad("output.reason and output.extra need format json or line: a bare word has no fields")
 		}
+		for _, f := range append([]string{cf.Output.Reason}, cf.Output.Extra...) {
+			if f == "" {
+				continue
+			}
+			switch _, isKey := normalizeKey(f); {
+			case format == formatJSON && !validPlaceholder(f):
+				bad("output: field %q: use a JSON field name or dotted path", clip(f, 40))
+			case format == formatLine && !isKey:
+				bad("output: key %q: a line key is letters, digits, spaces, '-' and '_', at most 40", clip(f, 40))
+			}
+		}
+		dims, specs = cf.checkDims(format, bad)
 	}
-	dims, specs := cf.checkDims(format, bad)
+	var examples *exampleSpec
+	if cf.Examples != nil && usesExamples && len(dims) > 0 {
+		examples = cf.checkExamples(inputs, optional, dims, bad)
+	}
+	model := strings.TrimSpace(cf.Model)
+	if cf.Model != "" && model == "" {
+		bad("model is empty: name a model, or leave the key out to use --model")
+	}
+	if t := cf.Temperature; t != nil && (*t < 0 || *t > 2 || math.IsNaN(*t)) {
+		bad("temperature %g: use 0 to 2", *t)
+	}
+	if m := cf.MaxTokens; m != nil && *m < 0 {
+		bad("max_tokens %d: use 0 (the server's default) or more", *m)
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 
-	perCriterion := slices.Contains(inputs, "criterion")
-	if cf.PerCriterion != nil {
-		perCriterion = *cf.PerCriterion
-	}
 	sum := sha256.Sum256(data)
 	d := &definition{
 		name:         cf.Name,
 		description:  strings.TrimSpace(cf.Description),
 		inputs:       inputs,
+		optional:     optional,
 		dims:         dims,
-		perCriterion: perCriterion,
-		json:         format == formatJSON,
 		source:       source,
 		prompt:       customPrompt(cf.System, cf.User),
 		version:      hex.EncodeToString(sum[:6]),
+		text:         string(data),
+		instructions: cf.Instructions,
+		examples:     examples,
+		parser:       parser,
+		model:        model,
+		temperature:  cf.Temperature,
+		maxTokens:    cf.MaxTokens,
 	}
-	d.format = outputDescription(format, specs)
-	d.messages = func(t judge.Task, _ Config) ([]Message, error) {
-		lookup := itemLookup(t)
+	if base != nil {
+		d.perCriterion, d.json, d.format, d.parse = base.perCriterion, base.json, base.format, base.parse
+		if d.description == "" {
+			d.description = base.description
+		}
+		if exported, err := ExportBuiltin(parser); err == nil && cf.Name == parser && bytes.Equal(exported, data) {
+			// The built-in as exported: the built-in's run, not a new one.
+			d.version = ""
+		}
+	} else {
+		d.perCriterion = slices.Contains(names, "criterion")
+		if cf.PerCriterion != nil {
+			d.perCriterion = *cf.PerCriterion
+		}
+		d.json = format == formatJSON
+		d.format = outputDescription(format, specs)
+		out := customOutput{format: format, dims: specs, reason: cf.Output.Reason, extra: cf.Output.Extra}
+		d.parse = out.parse
+	}
+	hasSystem := cf.System != ""
+	d.messages = func(t judge.Task, cfg Config, ex []judge.Example) ([]Message, error) {
+		lookup := d.lookup(t, cfg, ex)
 		var msgs []Message
-		if cf.System != "" {
+		if hasSystem {
 			s, err := system.render(lookup)
 			if err != nil {
 				return nil, err
@@ -327,9 +451,126 @@ func (cf *CustomFile) definition(source string, data []byte) (*definition, error
 		}
 		return append(msgs, Message{Role: "user", Content: u}), nil
 	}
-	out := customOutput{format: format, dims: specs, reason: cf.Output.Reason, extra: cf.Output.Extra}
-	d.parse = out.parse
 	return d, nil
+}
+
+// templateInputs lists the item fields the templates use: inputs, which
+// every item needs, and optional, used only inside {#…} sections.
+// {instructions} and {examples} are the file's, not the item's.
+func templateInputs(system, user template) (inputs, optional []string) {
+	opt := mergeNames(system.optionalNames(), user.optionalNames())
+	for _, n := range mergeNames(system.names(), user.names()) {
+		switch {
+		case n == instructionsName || n == examplesName:
+		case slices.Contains(opt, n) && (!slices.Contains(system.names(), n) || slices.Contains(system.optionalNames(), n)) &&
+			(!slices.Contains(user.names(), n) || slices.Contains(user.optionalNames(), n)):
+			optional = append(optional, n)
+		default:
+			inputs = append(inputs, n)
+		}
+	}
+	return inputs, optional
+}
+
+// lookup is the value of each placeholder for a task: the item's fields,
+// the file's instructions, the examples.
+func (d *definition) lookup(t judge.Task, cfg Config, ex []judge.Example) func(string) (string, error) {
+	item := itemLookup(t)
+	swap := d.parser == "same-event" && cfg.SwapSnippets
+	return func(name string) (string, error) {
+		switch name {
+		case instructionsName:
+			return d.instructions, nil
+		case examplesName:
+			return d.renderExamples(t, ex)
+		case "gold":
+			if swap {
+				return t.Item.Prediction, nil
+			}
+		case "prediction":
+			if swap {
+				return t.Item.Gold, nil
+			}
+		}
+		return item(name)
+	}
+}
+
+// checkParser checks a file whose output.parser names a built-in: what
+// it says of the output must agree with the built-in, which reads it.
+func (cf *CustomFile) checkParser(base *definition, bad func(string, ...any)) (string, []judge.Dimension) {
+	p := base.name
+	want := builtinFormat(p)
+	if f := strings.ToLower(strings.TrimSpace(cf.Output.Format)); f != "" && f != want {
+		if want == "" {
+			bad("output.format %q: the %s parser reads its own format (%s): leave output.format out", clip(cf.Output.Format, 40), p, base.format)
+		} else {
+			bad("output.format %q: the %s parser reads %s (%s): leave output.format out or write %s", clip(cf.Output.Format, 40), p, want, base.format, want)
+		}
+	}
+	if cf.Output.Reason != "" || len(cf.Output.Extra) > 0 {
+		bad("output.reason and output.extra: the %s parser reads the reason and extra fields itself: leave them out", p)
+	}
+	if cf.PerCriterion != nil && *cf.PerCriterion != base.perCriterion {
+		bad("per_criterion %t: the %s parser's judge rates %s: leave per_criterion out", *cf.PerCriterion, p, map[bool]string{true: "one rubric criterion at a time", false: "whole items"}[base.perCriterion])
+	}
+	dims := slices.Clone(base.dims)
+	if len(cf.Dimensions) == 0 {
+		return want, dims
+	}
+	var names []string
+	for _, d := range base.dims {
+		names = append(names, d.Name+" ("+string(d.Scale)+")")
+	}
+	if len(cf.Dimensions) != len(base.dims) {
+		bad("dimensions: the %s parser gives %s: list them so, or leave dimensions out", p, strings.Join(names, ", "))
+		return want, dims
+	}
+	for i, cd := range cf.Dimensions {
+		s, err := judge.ParseScale(cd.Scale)
+		switch {
+		case cd.Name != base.dims[i].Name || err != nil || s != base.dims[i].Scale:
+			bad("dimensions[%d]: the %s parser gives %s: list them so, or leave dimensions out", i, p, strings.Join(names, ", "))
+			return want, dims
+		case cd.Field != "" || len(cd.Values) > 0:
+			bad("dimensions[%d] (%s): field and values: the %s parser reads the answer itself: leave them out", i, cd.Name, p)
+		}
+		if desc := strings.TrimSpace(cd.Description); desc != "" {
+			dims[i].Description = desc
+		}
+	}
+	return want, dims
+}
+
+// builtinFormat is the output.format a built-in's answer is in, or ""
+// when it is none of json, line and word (pairwise's [[A]]).
+func builtinFormat(name string) string {
+	switch name {
+	case "docqa":
+		return formatLine
+	case "same-event":
+		return formatWord
+	case "rubric", "bbh", "quality":
+		return formatJSON
+	}
+	return ""
+}
+
+func builtinDef(name string) *definition {
+	for _, d := range builtins() {
+		if d.name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+func builtinNames() []string {
+	var out []string
+	for _, d := range builtins() {
+		out = append(out, d.name)
+	}
+	return out
 }
 
 // checkDims validates the dimensions and returns them with their specs.

@@ -29,7 +29,7 @@ func TestLoadCustomYAML(t *testing.T) {
 	d, _ := cat.resolve("helpful")
 	it := testItem("1")
 	it.Fields = json.RawMessage(`{"doc": {"title": "Space"}}`)
-	msgs, err := d.messages(judge.Task{Item: it}, Config{})
+	msgs, err := d.messages(judge.Task{Item: it}, Config{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestCustomErrors(t *testing.T) {
 		{"duplicate dimension", map[string]string{"dimensions": "dimensions: [{name: ok, scale: binary}, {name: ok, scale: likert}]"}, "used twice"},
 		{"shared field", map[string]string{"dimensions": "dimensions: [{name: a, scale: binary, field: x}, {name: b, scale: likert, field: x}]"}, `field "x" is read by another`},
 		{"word with two dimensions", map[string]string{"output": "output: {format: word}", "dimensions": "dimensions: [{name: a, scale: binary}, {name: b, scale: binary}]"}, "format word allows one dimension"},
-		{"unknown key", map[string]string{"extra": "temperature: 0"}, `line 5: unknown key "temperature" (known here: name,`},
+		{"unknown key", map[string]string{"extra": "temprature: 0"}, `line 5: unknown key "temprature" (known here: name,`},
 		{"not yaml", map[string]string{"extra": "\t- ["}, "not a valid judge definition"},
 	}
 	for _, tc := range tests {
@@ -239,7 +239,7 @@ func FuzzParseCustom(f *testing.F) {
 			}
 		}
 		for _, swapped := range []bool{false, true} {
-			if _, err := d.messages(judge.Task{Item: testItem("f"), Swapped: swapped}, Config{}); err != nil && !strings.Contains(err.Error(), "has no field") {
+			if _, err := d.messages(judge.Task{Item: testItem("f"), Swapped: swapped}, Config{}, nil); err != nil && !strings.Contains(err.Error(), "has no field") {
 				t.Fatalf("messages: %v", err)
 			}
 		}

@@ -53,16 +53,41 @@ type Judge struct {
 	def    *definition
 	client *Client
 	info   judge.Info
+	// over holds the judge file's model, temperature and max_tokens,
+	// when it sets any.
+	over *override
+	// examples are what {examples} shows (WithExamples).
+	examples []judge.Example
 }
 
 func newJudge(def *definition, c *Client) *Judge {
+	cfg := c.cfg
+	var over *override
+	if def.model != "" || def.temperature != nil || def.maxTokens != nil {
+		if def.model != "" {
+			cfg.Model = def.model
+		}
+		if def.temperature != nil {
+			cfg.Temperature = *def.temperature
+		}
+		if def.maxTokens != nil {
+			cfg.MaxTokens = *def.maxTokens
+		}
+		over = &override{model: cfg.Model, temperature: cfg.Temperature, maxTokens: cfg.MaxTokens}
+	}
 	info := judge.Info{
 		Name:         def.name,
 		Description:  def.description,
 		Dimensions:   def.dims,
 		PerCriterion: def.perCriterion,
-		Model:        c.cfg.Model,
-		Params:       c.cfg.params(),
+		Model:        cfg.Model,
+		Params:       cfg.params(),
+		Definition:   def.text,
+	}
+	if def.source == builtinSource {
+		if text, err := ExportBuiltin(def.name); err == nil {
+			info.Definition = string(text)
+		}
 	}
 	if def.json && c.cfg.NoResponseFormat {
 		info.Params["response_format"] = "off"
@@ -73,7 +98,7 @@ func newJudge(def *definition, c *Client) *Judge {
 	if def.version != "" {
 		info.Params["definition"] = def.version
 	}
-	return &Judge{def: def, client: c, info: info}
+	return &Judge{def: def, client: c, info: info, over: over}
 }
 
 // Info describes the judge; Params hold the settings that change its
@@ -89,7 +114,7 @@ func (j *Judge) Client() *Client { return j.client }
 
 // Messages returns the prompt the judge sends for a task.
 func (j *Judge) Messages(t judge.Task) ([]Message, error) {
-	return j.def.messages(t, j.client.cfg)
+	return j.def.messages(t, j.client.cfg, j.examples)
 }
 
 // Judge rates one task. It never fails: an unreadable output gives a
@@ -118,7 +143,7 @@ func (j *Judge) judge(ctx context.Context, t judge.Task) judge.Verdict {
 	if missing := j.def.missingInput(t); missing != "" {
 		return j.def.skipped(missing)
 	}
-	msgs, err := j.def.messages(t, j.client.cfg)
+	msgs, err := j.def.messages(t, j.client.cfg, j.examples)
 	if err != nil {
 		return judge.Verdict{Status: judge.StatusAPIError, Error: "cannot build the prompt: " + err.Error()}
 	}
@@ -145,7 +170,7 @@ func (j *Judge) judge(ctx context.Context, t judge.Task) judge.Verdict {
 
 // sample judges once; stop is set when no further sample should be tried.
 func (j *Judge) sample(ctx context.Context, msgs []Message, k int) (v judge.Verdict, stop bool) {
-	c := call{messages: msgs, json: j.def.json, logprobs: j.def.binary(), sample: k}
+	c := call{messages: msgs, json: j.def.json, logprobs: j.def.binary(), sample: k, over: j.over}
 	var (
 		a                  answer
 		err                error

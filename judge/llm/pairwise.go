@@ -57,7 +57,7 @@ func pairwiseJudge() *definition {
 		source:      builtinSource,
 		prompt: "[system]\n" + strings.TrimRight(pairwisePrompt, "\n") + "\n\n[user]\n" + strings.TrimRight(pairwiseUserPrompt, "\n") +
 			"\n\n(The reference block is sent only when the item has a gold answer.)",
-		messages: func(t judge.Task, _ Config) ([]Message, error) {
+		messages: func(t judge.Task, _ Config, _ []judge.Example) ([]Message, error) {
 			tpl := pairwiseUserTemplate
 			if strings.TrimSpace(t.Item.Gold) == "" {
 				tpl = pairwiseNoRefTemplate

@@ -37,7 +37,7 @@ func TestPairwiseMessages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			msgs, err := d.messages(tc.task, Config{})
+			msgs, err := d.messages(tc.task, Config{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

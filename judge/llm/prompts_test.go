@@ -96,7 +96,7 @@ func TestBuiltinMessages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			msgs, err := d.messages(tc.task, tc.cfg)
+			msgs, err := d.messages(tc.task, tc.cfg, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,13 +127,13 @@ func TestBuiltinMessages(t *testing.T) {
 			}
 		})
 	}
-	if msgs, _ := mustDef(t, "bbh").messages(judge.Task{Item: it}, Config{}); msgs[0].Content != bbhPrompt {
+	if msgs, _ := mustDef(t, "bbh").messages(judge.Task{Item: it}, Config{}, nil); msgs[0].Content != bbhPrompt {
 		t.Error("bbh's system message is not seed 002 verbatim")
 	}
 }
 
 func TestRubricNeedsACriterion(t *testing.T) {
-	_, err := mustDef(t, "rubric").messages(judge.Task{Item: testItem("x")}, Config{})
+	_, err := mustDef(t, "rubric").messages(judge.Task{Item: testItem("x")}, Config{}, nil)
 	if err == nil || !strings.Contains(err.Error(), "criterion") {
 		t.Errorf("err = %v, want a message about the missing criterion", err)
 	}

@@ -40,7 +40,7 @@ func TestRealBBHPrompts(t *testing.T) {
 		}
 		for i, o := range file.Outputs {
 			it := judge.Item{ID: fmt.Sprint(i + 1), Question: o.Input, Gold: o.Target, Prediction: o.Prediction}
-			msgs, err := d.messages(judge.Task{Item: it}, Config{})
+			msgs, err := d.messages(judge.Task{Item: it}, Config{}, nil)
 			if err != nil {
 				t.Fatalf("%s, item %d: %v", name, i+1, err)
 			}

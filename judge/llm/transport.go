@@ -25,6 +25,11 @@ type exchange struct {
 	status     int
 	retryAfter time.Duration
 	hasRetry   bool
+	// zeroTemperature, when decided, says whether this request's body
+	// gets "temperature":0 (a judge file may set its own temperature and
+	// model), instead of the doer's setting.
+	zeroTemperature bool
+	decided         bool
 }
 
 type exchangeKey struct{}
@@ -60,7 +65,11 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	if x != nil {
 		x.sent = true
 	}
-	if d.zeroTemperature && req.Body != nil {
+	zero := d.zeroTemperature
+	if x != nil && x.decided {
+		zero = x.zeroTemperature
+	}
+	if zero && req.Body != nil {
 		if err := addZeroTemperature(req); err != nil {
 			return nil, err
 		}
