@@ -103,6 +103,7 @@ func (w *workspace) filters() []filter {
 			out = append(out, f)
 		}
 	}
+	out = append(out, w.variantFilters()...)
 	values := map[string]map[string]bool{}
 	for _, it := range w.items {
 		for k, v := range it.Segments {

@@ -22,6 +22,9 @@ func (m *Model) applyBatch(msg batchMsg) tea.Cmd {
 	if msg.closed {
 		delete(r.streams, msg.stream)
 		m.judgingEnded(r, st)
+		if v := m.variantOf(r); v != nil && !r.judging() {
+			return m.variantFinished(v)
+		}
 		return nil
 	}
 	b := msg.batch

@@ -77,6 +77,17 @@ type Options struct {
 	// Store is then nil, and labels made meanwhile are queued, shown as
 	// not yet saved, and written once it returns.
 	StoreReady func() (Recorder, error)
+	// Variant, when set, makes a variant of a judge from its edited judge
+	// file (E on the review screen): it parses the file (an error of the
+	// file itself wrapped in *JudgeFileError), gives it its few-shot
+	// examples when it takes some, and returns it ready to Start. It is
+	// called off the screen's goroutine. nil: E says judges cannot be
+	// edited here.
+	Variant func(VariantRequest) (Variant, error)
+	// Compare compares two runs of the session by id (A the baseline) on
+	// the human-labelled items, on the evaluation part of the split when
+	// the session has one. It is called off the screen's goroutine.
+	Compare func(a, b int64) (Compared, error)
 }
 
 // screenID names the screens the root routes between.
@@ -86,6 +97,7 @@ const (
 	screenReview screenID = iota
 	screenList
 	screenStats
+	screenCompare
 )
 
 // Model is the root model. It owns the terminal's size, routes each
@@ -101,7 +113,10 @@ type Model struct {
 	review  *reviewScreen
 	list    *listScreen
 	stats   *statsScreen
+	compare *compareScreen
 	dialogs []dialog
+	// exec runs the editor (tea.ExecProcess; tests run it plainly).
+	exec execEditor
 }
 
 // New builds the review screen. It opens on the first unreviewed item.
@@ -122,6 +137,8 @@ func New(o Options) *Model {
 		healthFn:  o.ServerHealth,
 		checks:    o.Checks,
 		waitStore: o.StoreReady,
+		variantFn: o.Variant,
+		compareFn: o.Compare,
 	}
 	if o.MoreItems != nil {
 		w.load = itemLoad{more: o.MoreItems, total: o.ItemCount}
@@ -165,6 +182,8 @@ func New(o Options) *Model {
 		review:    newReviewScreen(w),
 		list:      &listScreen{workspace: w, keys: defaultListKeys()},
 		stats:     &statsScreen{workspace: w, keys: defaultStatsKeys()},
+		compare:   &compareScreen{workspace: w, keys: defaultCompareKeys()},
+		exec:      tea.ExecProcess,
 	}
 	m.review.follow()
 	return m
@@ -210,6 +229,8 @@ func (m *Model) current() screen {
 		return m.list
 	case screenStats:
 		return m.stats
+	case screenCompare:
+		return m.compare
 	}
 	return m.review
 }

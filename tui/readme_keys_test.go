@@ -20,6 +20,7 @@ func keysTable() string {
 		{"Review screen", &reviewScreen{workspace: w, keys: defaultReviewKeys()}},
 		{"List screen (`L`)", &listScreen{workspace: w, keys: defaultListKeys()}},
 		{"Statistics screen (`s`)", &statsScreen{workspace: w, keys: defaultStatsKeys()}},
+		{"Comparison screen (`C`: a variant made with `E` beside its judge)", &compareScreen{workspace: w, keys: defaultCompareKeys()}},
 	}
 	var b strings.Builder
 	row := func(k key.Binding) {

@@ -26,6 +26,8 @@ type reviewKeys struct {
 	Rejudge    key.Binding
 	RejudgeAll key.Binding
 	Switch     key.Binding
+	Edit       key.Binding
+	Compare    key.Binding
 	// Moving between items.
 	Next      key.Binding
 	Prev      key.Binding
@@ -66,6 +68,8 @@ func defaultReviewKeys() reviewKeys {
 		Rejudge:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-judge this item (asks the model again)")),
 		RejudgeAll: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "re-judge every item of the filter (asks first)")),
 		Switch:     key.NewBinding(key.WithKeys("J"), key.WithHelp("J", "switch to the next judge")),
+		Edit:       key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit the judge in $EDITOR; the variant judges labelled items")),
+		Compare:    key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "compare a variant with the judge it was made from")),
 
 		Next:      key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "next item")),
 		Prev:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "previous item")),
@@ -150,6 +154,9 @@ func (s *reviewScreen) ShortHelp() []key.Binding {
 	if !s.hidden(s.cur) {
 		out = append(out, relabel(k.Accept, "a", "accept"))
 	}
+	if len(s.variants) > 0 {
+		out = append(out, short(k.Compare, "compare"))
+	}
 	return append(out, relabel(k.Next, "→", "next"), relabel(k.Prev, "←", "prev"),
 		short(k.Undo, "undo"), short(k.Note, "note"), short(k.Skip, "skip"), short(k.Filter, "filter"),
 		short(k.List, "list"), short(k.Stats, "stats"), short(k.Focus, "pane"), short(k.Zoom, "zoom"))
@@ -170,7 +177,7 @@ func (s *reviewScreen) FullHelp() [][]key.Binding {
 		}
 	}
 	return [][]key.Binding{
-		append(label, accept, k.Note, k.Undo, k.Rejudge, k.RejudgeAll, k.Switch),
+		append(label, accept, k.Note, k.Undo, k.Rejudge, k.RejudgeAll, k.Switch, k.Edit, k.Compare),
 		{k.Next, k.Prev, k.Skip, k.First, k.FirstItem, k.LastItem, k.NextRow, k.PrevRow},
 		{k.List, k.Filter, k.FilterBack, k.Order, k.Search, k.Blind, k.Stats},
 		{k.Focus, k.FocusBack, k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom, k.Zoom, k.Think},

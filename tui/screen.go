@@ -38,6 +38,7 @@ const (
 	showReview
 	showList
 	showStats
+	showCompare
 )
 
 // act wraps a command as an action.

@@ -27,6 +27,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		m.review.resize(msg.Width, body)
 		m.list.resize(msg.Width, body)
 		m.stats.resize(msg.Width, body)
+		m.compare.resize(msg.Width, body)
 		m.review.cache.clear()
 		return nil
 	case tea.BackgroundColorMsg:
@@ -47,6 +48,9 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		cmd := m.saved(msg)
 		if m.screen == screenStats && len(msg.done) > 0 {
 			cmd = tea.Batch(cmd, m.computeStats())
+		}
+		if len(msg.done) > 0 {
+			cmd = tea.Batch(cmd, m.labelsChanged())
 		}
 		return cmd
 	case retrySaveMsg:
@@ -82,6 +86,25 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.searchResult(msg)
 	case selectStepMsg:
 		return m.selectStep(msg.gen)
+	case editFileMsg:
+		return m.gotEditFile(msg)
+	case editorDoneMsg:
+		return m.editorDone(msg)
+	case editReadMsg:
+		return m.editRead(msg)
+	case variantMsg:
+		return m.gotVariant(msg)
+	case editAgainMsg:
+		return m.editAgain()
+	case discardEditMsg:
+		m.discardEdit()
+		return nil
+	case variantStartMsg:
+		return m.startVariant(msg)
+	case variantStartedMsg:
+		return m.variantStarted(msg)
+	case compareMsg:
+		return m.gotCompare(msg)
 	case selectOrderedMsg:
 		cmd := m.selectOrdered(msg)
 		m.list.cursor = m.sel.pos
@@ -136,6 +159,12 @@ func (m *Model) do(a action) tea.Cmd {
 		m.screen = screenStats
 		m.stats.scroll = 0
 		cmd = m.computeStats()
+	case showCompare:
+		m.screen = screenCompare
+		m.compare.scroll = 0
+		if v := m.compare.variant(); v != nil && v.finished {
+			cmd = m.computeCompare(v)
+		}
 	}
 	return tea.Batch(a.cmd, cmd)
 }

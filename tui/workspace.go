@@ -50,6 +50,13 @@ type workspace struct {
 
 	statsFn func() (stats.Report, error)
 
+	// Variants of a judge (E) and their comparisons (C): see variant.go.
+	variantFn func(VariantRequest) (Variant, error)
+	compareFn func(a, b int64) (Compared, error)
+	edit      *judgeEdit // the judge file being edited, nil when none
+	variants  []*variantView
+	cmpShown  int // the variant the comparison screen shows
+
 	healthFn func() string
 	health   string // what healthFn said last: "" while the server answers
 

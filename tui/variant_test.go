@@ -1,0 +1,366 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/dataset"
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// promptJudge is a fake LLM judge whose answers depend on its judge file,
+// as a model's depend on the prompt: "lenient" says YES to everything,
+// "strict" says YES when the prediction is the gold answer, except on
+// the items named after "break:" (it says NO there).
+type promptJudge struct{ info judge.Info }
+
+func newPromptJudge(def string) *promptJudge {
+	return &promptJudge{info: judge.Info{
+		Name: "fake", Model: "m", Definition: def,
+		Dimensions: []judge.Dimension{{Name: "correct", Scale: judge.Binary}},
+		Params:     map[string]any{"definition": fmt.Sprintf("%x", len(def)*7919+strings.Count(def, "strict"))},
+	}}
+}
+
+func (j *promptJudge) Info() judge.Info { return j.info }
+
+func (j *promptJudge) Judge(_ context.Context, t judge.Task) judge.Verdict {
+	def := j.info.Definition
+	yes := true
+	if strings.Contains(def, "strict") {
+		yes = t.Item.Prediction == t.Item.Gold
+		if strings.Contains(def, "break:"+t.Item.ID+"\n") {
+			yes = !yes
+		}
+	}
+	v := 0.0
+	if yes {
+		v = 1
+	}
+	return judge.Verdict{ItemID: t.Item.ID, Criterion: t.Criterion, Status: judge.StatusOK, Values: map[string]float64{"correct": v}, Reason: "fake", Model: "m"}
+}
+
+// variantSession is a session of 10 items judged by the lenient judge,
+// with the humans' labels on the first 8: YES on q1–q4 (the prediction is
+// the gold answer), NO on q5–q8.
+type variantSession struct {
+	rv    *sessions.Review
+	m     *Model
+	base  sessions.Run
+	stops []*sessions.Judging
+}
+
+func newVariantSession(t *testing.T, w, h int) *variantSession {
+	t.Helper()
+	var b strings.Builder
+	for i := 1; i <= 10; i++ {
+		pred := "paris"
+		if i > 4 {
+			pred = "lyon"
+		}
+		fmt.Fprintf(&b, `{"id":"q%d","question":"Capital of France, take %d?","gold":"paris","prediction":%q}`+"\n", i, i, pred)
+	}
+	ds, err := dataset.LoadBytes("capitals.jsonl", []byte(b.String()), dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, err := sessions.OpenReview(filepath.Join(t.TempDir(), "v.gavel"), "tester", ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := &variantSession{rv: rv}
+	t.Cleanup(func() {
+		for _, j := range vs.stops {
+			j.Stop()
+		}
+		rv.Store.Close()
+	})
+	base := newPromptJudge("name: fake\nprompt: lenient\n")
+	st, err := rv.StartRun(context.Background(), base, judge.PoolOptions{Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Judging != nil {
+		for range st.Judging.Batches() {
+		}
+	}
+	vs.base = st.Run
+	for i := 1; i <= 8; i++ {
+		v := 1.0
+		if i > 4 {
+			v = 0
+		}
+		if _, err := rv.Store.Record([]sessions.Action{{Kind: sessions.KindLabel, ItemID: fmt.Sprintf("q%d", i), Dimension: "correct", Value: v, Via: "order"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err = rv.ResumeRun(context.Background(), st.Run, nil, judge.PoolOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	history, err := rv.Store.Actions("tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := rv.Store.Runs()
+	vs.m = New(Options{
+		Store: rv.Store, Annotator: "tester", Dataset: "capitals.jsonl", Items: rv.Items, History: history,
+		Runs:    []Run{{Info: st.Run.Info, Key: sessions.RunNames(runs)[st.Run.ID], Verdicts: st.Verdicts}},
+		Variant: vs.variant,
+		Compare: vs.compare,
+	})
+	// The editor runs as a plain process: no terminal to hand over.
+	vs.m.exec = func(c *exec.Cmd, done tea.ExecCallback) tea.Cmd {
+		return func() tea.Msg { return done(c.Run()) }
+	}
+	vs.m = update(t, vs.m, tea.WindowSizeMsg{Width: w, Height: h})
+	return vs
+}
+
+// variant is what cmd/gavel gives Options.Variant, on the fake judge: a
+// file holding "BROKEN" does not parse.
+func (vs *variantSession) variant(req VariantRequest) (Variant, error) {
+	def := string(req.Definition)
+	if strings.Contains(def, "BROKEN") {
+		return Variant{}, &JudgeFileError{Err: errors.New("line 2: did not find expected key \x1b[31m(red)\x1b[0m")}
+	}
+	j := newPromptJudge(def)
+	var tasks []judge.Task
+	for _, it := range req.Items {
+		tasks = append(tasks, judge.Tasks(j.Info(), it)...)
+	}
+	return Variant{Name: "fake@2", BaseName: "fake@1", Info: j.Info(), Tasks: len(tasks), Start: func() (VariantRun, error) {
+		before, _ := vs.rv.Store.Runs()
+		run, err := vs.rv.Store.EnsureRun(j.Info())
+		if err != nil {
+			return VariantRun{}, err
+		}
+		after, _ := vs.rv.Store.Runs()
+		was, now := sessions.RunNames(before), sessions.RunNames(after)
+		renamed := map[string]string{}
+		for id, k := range was {
+			if now[id] != k {
+				renamed[k] = now[id]
+			}
+		}
+		jg := sessions.StartJudging(context.Background(), vs.rv.Store, run, j, tasks, judge.PoolOptions{Concurrency: 2})
+		vs.stops = append(vs.stops, jg)
+		return VariantRun{Run: Run{Info: run.Info, Key: now[run.ID], Judging: jg, Pending: len(tasks)}, BaseID: vs.base.ID, ID: run.ID, Renamed: renamed}, nil
+	}}, nil
+}
+
+func (vs *variantSession) compare(a, b int64) (Compared, error) {
+	in, err := vs.rv.Store.StatsInput()
+	if err != nil {
+		return Compared{}, err
+	}
+	runs, _ := vs.rv.Store.Runs()
+	names := sessions.RunNames(runs)
+	c, err := stats.Compare(in, names[a], names[b], "", stats.Options{Seed: 1})
+	return Compared{Figures: c, Items: "On every labelled item: the session has no split."}, err
+}
+
+// editorScript writes an editor that runs body (sh) on its file "$1" and
+// makes it $EDITOR.
+func editorScript(t *testing.T, body string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "editor.sh")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("VISUAL", "")
+	t.Setenv("EDITOR", path)
+}
+
+func TestEditJudgeUnchanged(t *testing.T) {
+	editorScript(t, "exit 0")
+	vs := newVariantSession(t, 100, 30)
+	m := press(t, vs.m, "E")
+	if !strings.Contains(logText(m), "The judge file of fake · m is unchanged: no variant made.") {
+		t.Errorf("log:\n%s", logText(m))
+	}
+	if m.edit != nil || m.top() != nil || len(m.runs) != 1 {
+		t.Errorf("edit %v, dialog %T, %d runs: want none, none, 1", m.edit, m.top(), len(m.runs))
+	}
+}
+
+func TestEditJudgeRefusals(t *testing.T) {
+	items := testItems(3)
+	tests := []struct {
+		name string
+		info judge.Info
+		opts func(*Options)
+		want string
+	}{
+		{"no definition", matchInfo, func(o *Options) {}, "match has no judge file to edit"},
+		{"no factory", judge.Info{Name: "fake", Definition: "x: 1\n", Dimensions: matchInfo.Dimensions}, func(o *Options) { o.Variant = nil }, "Editing the judge needs"},
+		{"nothing labelled", judge.Info{Name: "fake", Definition: "x: 1\n", Dimensions: matchInfo.Dimensions}, func(o *Options) {}, "Label some items first"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Options{Store: &fakeStore{}, Annotator: "tester", Items: items,
+				Runs:    []Run{{Info: tc.info, Key: tc.info.Name, Verdicts: verdictsFor(items)}},
+				Variant: func(VariantRequest) (Variant, error) { return Variant{}, errors.New("not called") }}
+			tc.opts(&o)
+			m := update(t, New(o), tea.WindowSizeMsg{Width: 100, Height: 30})
+			m = press(t, m, "E")
+			if !strings.Contains(m.log.flash, tc.want) {
+				t.Errorf("hint %q, want %q", m.log.flash, tc.want)
+			}
+		})
+	}
+}
+
+func TestEditJudgeParseError(t *testing.T) {
+	editorScript(t, `printf 'name: fake\nBROKEN: [\n' > "$1"`)
+	vs := newVariantSession(t, 100, 30)
+	m := press(t, vs.m, "E")
+	if _, ok := m.top().(*editErrorDialog); !ok {
+		t.Fatalf("dialog %T, want the judge file's error; log:\n%s", m.top(), logText(m))
+	}
+	screen := plain(m)
+	if !strings.Contains(screen, "did not find expected key") || strings.Contains(m.View().Content, "\x1b[31m(red)") {
+		t.Errorf("the error is not shown, or not sanitised:\n%s", screen)
+	}
+	checkFits(t, screen, 100, 30)
+
+	// d discards: nothing made, and E works again.
+	m = press(t, m, "d")
+	if m.top() != nil || m.edit != nil || !strings.Contains(logText(m), "discarded") {
+		t.Fatalf("after d: dialog %T, edit %v; log:\n%s", m.top(), m.edit, logText(m))
+	}
+
+	// e edits the text as saved, not the judge's: the second editor only
+	// fixes a file that still holds the error.
+	m = press(t, m, "E")
+	editorScript(t, `grep -q BROKEN "$1" && printf 'name: fake\nprompt: strict\n' > "$1"`)
+	m = press(t, m, "e")
+	d, ok := m.top().(*confirmDialog)
+	if !ok {
+		t.Fatalf("dialog %T after the fix, want the confirmation; log:\n%s", m.top(), logText(m))
+	}
+	if !strings.Contains(d.question, "fake@2") || !strings.Contains(d.question, "8 tasks") {
+		t.Errorf("question %q", d.question)
+	}
+	// n: nothing is recorded.
+	m = press(t, m, "n")
+	if runs, _ := vs.rv.Store.Runs(); len(runs) != 1 || len(m.runs) != 1 {
+		t.Errorf("declined, yet %d runs in the session, %d on screen", len(runs), len(m.runs))
+	}
+}
+
+// The variant judges the labelled items in the background, is compared
+// with its judge when done, and the filters select exactly the items it
+// fixed and broke.
+func TestVariantRunCompareAndFilters(t *testing.T) {
+	editorScript(t, `printf 'name: fake\nprompt: strict\nbreak:q1\n' > "$1"`)
+	vs := newVariantSession(t, 100, 30)
+	m := press(t, vs.m, "E", "y")
+	for range 50 {
+		if len(m.variants) == 1 && m.variants[0].cmp != nil {
+			break
+		}
+		// Batches that came after runCmd stopped waiting.
+		m = update(t, m, nil)
+	}
+	if len(m.variants) != 1 || m.variants[0].cmp == nil {
+		t.Fatalf("no comparison; log:\n%s", logText(m))
+	}
+	v := m.variants[0]
+	// Labelled q1–q8: the base (YES to all) is right on q1–q4, the
+	// variant on q2–q8 (q1 broken on purpose).
+	if got := len(v.run.verdicts[9]); got != 0 {
+		t.Errorf("the variant judged an unlabelled item")
+	}
+	p := v.cmp.Figures.Dimensions[0].Paired
+	if p.N != 8 || p.BothRight != 3 || p.OnlyA != 1 || p.OnlyB != 4 || p.BothWrong != 0 {
+		t.Errorf("paired table %+v", p)
+	}
+	// McNemar: 2·P(X ≤ 1), X ~ Binom(5, ½) = 2·6/32.
+	if !p.McNemarP.Defined() || math.Abs(p.McNemarP.Value-0.375) > 1e-12 {
+		t.Errorf("McNemar p %v, want 0.375", p.McNemarP)
+	}
+	if m.runs[0].key != "fake@1 · m" || m.runs[1].key != "fake@2 · m" {
+		t.Errorf("keys %q, %q: want the runs told apart by their variant", m.runs[0].key, m.runs[1].key)
+	}
+	if !strings.Contains(logText(m), "fake@2 finished on the labelled items: right on 7 of 8 items against 4 for fake@1, fixed 4, broke 1 (McNemar p = 0.375)") {
+		t.Errorf("log:\n%s", logText(m))
+	}
+
+	ids := func(m *Model) []string {
+		var out []string
+		for _, i := range m.sel.items {
+			out = append(out, m.items[i].ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		filter string
+		want   []string
+	}{
+		{"fixed by fake@2", []string{"q5", "q6", "q7", "q8"}},
+		{"broken by fake@2", []string{"q1"}},
+	} {
+		var found bool
+		for range len(m.filters()) + 1 {
+			m = press(t, m, "f")
+			if m.sel.filter.name == tc.filter {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Fatalf("f never offers %q", tc.filter)
+		}
+		if got := ids(m); !slices.Equal(got, tc.want) {
+			t.Errorf("%s selects %v, want %v", tc.filter, got, tc.want)
+		}
+	}
+
+	// The comparison screen, at both sizes.
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		m = update(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		m = press(t, m, "C")
+		if m.screen != screenCompare {
+			t.Fatalf("C shows screen %d", m.screen)
+		}
+		screen := plain(m)
+		checkFits(t, screen, size[0], size[1])
+		for _, want := range []string{"fake@1 → fake@2", "On every labelled item", "Paired, on the 8 items"} {
+			if !strings.Contains(screen, want) {
+				t.Errorf("%dx%d: no %q in\n%s", size[0], size[1], want, screen)
+			}
+		}
+		full := strings.Join(func() []string {
+			var out []string
+			for _, l := range m.compare.content(size[0] - 4) {
+				out = append(out, l.Plain())
+			}
+			return out
+		}(), "\n")
+		for _, want := range []string{"McNemar exact p     0.375", "fixed by B          4: q5, q6, q7, q8", "broken by B         1: q1", "accuracy A          50.0%", "accuracy B          87.5%"} {
+			if !strings.Contains(strings.Join(strings.Fields(full), " "), strings.Join(strings.Fields(want), " ")) {
+				t.Errorf("%dx%d: no %q in\n%s", size[0], size[1], want, full)
+			}
+		}
+		m = press(t, m, "esc")
+	}
+
+	// x on the comparison reviews the fixed items with the variant on.
+	m = press(t, m, "C", "x")
+	if m.screen != screenReview || m.run() != v.run || !slices.Equal(ids(m), []string{"q5", "q6", "q7", "q8"}) {
+		t.Errorf("x: screen %d, judge %q, items %v", m.screen, m.run().key, ids(m))
+	}
+}
