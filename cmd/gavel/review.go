@@ -191,7 +191,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 	if client != nil {
 		health = func() string { return client.Health().String() }
 	}
-	m := tui.New(tui.Options{
+	opts := tui.Options{
 		Store:        rv.Store,
 		Annotator:    o.annotator,
 		Dataset:      filepath.Base(ds.Name),
@@ -208,8 +208,10 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 		MoreItems:    moreItems(rv),
 		ItemCount:    rv.Info.Items,
 		Checks:       fileChecks(rv, ds),
-	})
-	final, err := e.runTUI(ctx, m)
+	}
+	vs := &variants{ctx: ctx, open: func() (*sessions.Review, error) { return rv, nil }, cfg: cfg, running: &running, client: client}
+	vs.options(&opts)
+	final, err := e.runTUI(ctx, tui.New(opts))
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("the review screen could not run (%w): it needs a terminal; `gavel run` judges without one, and your session is in %s", err, o.session)
 	}

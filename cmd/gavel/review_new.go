@@ -222,7 +222,7 @@ func reviewNew(ctx context.Context, e env, nd newDataset, o reviewFlags, js judg
 		}
 		return items, done, nil
 	}
-	m := tui.New(tui.Options{
+	opts := tui.Options{
 		Annotator:    o.annotator,
 		Dataset:      filepath.Base(ds.Name),
 		Items:        nd.first,
@@ -236,8 +236,10 @@ func reviewNew(ctx context.Context, e env, nd newDataset, o reviewFlags, js judg
 		Blind:        o.blind,
 		Swap:         o.swap,
 		StoreReady:   b.recorder,
-	})
-	final, err := e.runTUI(ctx, m)
+	}
+	vs := &variants{ctx: ctx, open: b.wait, cfg: cfg, running: &running, client: client}
+	vs.options(&opts)
+	final, err := e.runTUI(ctx, tui.New(opts))
 	cancel()
 	running.stop()
 	if !b.written() {
