@@ -48,17 +48,25 @@ func (s *Store) FewShot(dims []judge.Dimension, k int) ([]judge.Example, error) 
 	if k < 1 {
 		return nil, nil
 	}
-	sp, ok, err := s.Split()
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, newError(ErrNoSplit, nil,
-			"session %s has no calibration / evaluation split, so no item may be a few-shot example yet: record one with `gavel split %s`, then label calibration items",
-			s.path, s.path)
-	}
 	var out []judge.Example
-	err = s.read("reading few-shot examples", func(tx *sql.Tx) error {
+	noSplit := false
+	// The split and the labels are read in one transaction, so a split
+	// replaced meanwhile cannot mix with labels read under the old one.
+	err := s.read("reading few-shot examples", func(tx *sql.Tx) error {
+		var seed, at string
+		var share float64
+		err := tx.QueryRow(`SELECT seed, calibration, created_at FROM splits ORDER BY id DESC LIMIT 1`).Scan(&seed, &share, &at)
+		if errors.Is(err, sql.ErrNoRows) {
+			noSplit = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		sp, err := readSplit(seed, share, at)
+		if err != nil {
+			return damaged(s.path, err)
+		}
 		cands, err := fewShotCandidates(tx, sp, dims)
 		if err != nil {
 			return err
@@ -85,6 +93,11 @@ func (s *Store) FewShot(dims []judge.Dimension, k int) ([]judge.Example, error) 
 	if err != nil {
 		return nil, err
 	}
+	if noSplit {
+		return nil, newError(ErrNoSplit, nil,
+			"session %s has no calibration / evaluation split, so no item may be a few-shot example yet: record one with `gavel split %s`, then label calibration items",
+			s.path, s.path)
+	}
 	return out, nil
 }
 
@@ -96,86 +109,107 @@ type fewShotCandidate struct {
 	values   []float64 // per wanted dimension, in its order
 }
 
-// tally counts one item's current labels per wanted dimension and value.
-type tally [](map[float64]int)
+// valueCount is how many annotators gave a value.
+type valueCount struct {
+	v float64
+	n int
+}
+
+// fewShotTally gathers the labels of the calibration items on the wanted
+// dimensions as they are read.
+type fewShotTally struct {
+	sp    Split
+	dims  int
+	index map[string]int // item id → its row in items
+	items []tallyItem
+	// The part of the last id met: an item's labels come together in
+	// the order the store reads them, so its id is hashed once.
+	lastID   string
+	lastPart Part
+	lastFrac float64
+}
+
+type tallyItem struct {
+	id       string
+	fraction float64
+	counts   [][]valueCount // per wanted dimension
+}
+
+// add counts annotator's label v of item id on wanted dimension dim.
+func (t *fewShotTally) add(id string, dim int, v float64) {
+	if id != t.lastID || t.lastPart == "" {
+		t.lastID = id
+		t.lastFrac = t.sp.Fraction(id)
+		t.lastPart = t.sp.partOf(t.lastFrac)
+	}
+	if t.lastPart != PartCalibration {
+		return // never an example: validation and evaluation stay unseen
+	}
+	i, ok := t.index[id]
+	if !ok {
+		i = len(t.items)
+		t.index[id] = i
+		t.items = append(t.items, tallyItem{id: id, fraction: t.lastFrac, counts: make([][]valueCount, t.dims)})
+	}
+	c := t.items[i].counts[dim]
+	for k := range c {
+		if c[k].v == v {
+			c[k].n++
+			return
+		}
+	}
+	t.items[i].counts[dim] = append(c, valueCount{v, 1})
+}
 
 // fewShotCandidates reads the current whole-item labels on dims and keeps
 // the items of the calibration part (PartCalibration only) whose every
-// dimension has a majority label, ordered by their fraction.
+// dimension has a majority label, ordered by their fraction. Labels are
+// read packed where they can be (stats_input_packed.go): a million rows
+// handed over one by one cost seconds in the driver.
 func fewShotCandidates(tx *sql.Tx, sp Split, dims []judge.Dimension) ([]fewShotCandidate, error) {
 	codec, err := loadCodec(tx)
 	if err != nil {
 		return nil, err
 	}
-	pos := make(map[string]int, len(dims))
-	args := make([]any, 0, len(dims))
-	for i, d := range dims {
-		if _, dup := pos[d.Name]; dup {
+	seen := make(map[string]bool, len(dims))
+	for _, d := range dims {
+		if seen[d.Name] {
 			return nil, fmt.Errorf("dimension %q is named twice", d.Name)
 		}
-		pos[d.Name] = i
-		args = append(args, d.Name)
+		seen[d.Name] = true
 	}
-	// current_label_rows is in (annotator, item_id, criterion, dimension)
-	// order: an item's rows for one annotator come together, so the part
-	// of the last item read is kept and not hashed again for each
-	// dimension.
-	rows, err := tx.Query(`SELECT item_id, dimension, value FROM current_labels
-		WHERE criterion = 0 AND dimension IN (?`+strings.Repeat(", ?", len(dims)-1)+`)`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	tallies := map[string]tally{}
-	var (
-		lastID   []byte
-		lastPart Part
-		id       sql.RawBytes
-		dim      string
-		raw      any
-	)
-	for rows.Next() {
-		if err := rows.Scan(&id, &dim, &raw); err != nil {
+	t := &fewShotTally{sp: sp, dims: len(dims), index: map[string]int{}}
+	for i, d := range dims {
+		where := `criterion = 0 AND dimension = ?1`
+		if _, named := codec.scales[d.Name]; packedReads && !named {
+			ok, slow, err := readFewShotPacked(tx, codec, t, i, d.Name)
+			if err != nil {
+				return nil, err
+			}
+			if ok && slow == 0 {
+				continue
+			}
+			if ok {
+				// The rows the packed list marked: values that are not
+				// whole numbers (ternary's 0.5).
+				where += ` AND ` + slowRows(wholeValue)
+			}
+		}
+		if err := readFewShotRows(tx, codec, t, i, d.Name, where); err != nil {
 			return nil, err
 		}
-		if lastID == nil || string(id) != string(lastID) {
-			lastID = append(lastID[:0], id...)
-			lastPart = sp.partOfBytes(id)
-		}
-		if lastPart != PartCalibration {
-			continue
-		}
-		v, ok := codec.decode(dim, raw)
-		if !ok {
-			continue // a value its scale cannot read is no label
-		}
-		t, ok := tallies[string(id)]
-		if !ok {
-			t = make(tally, len(dims))
-			tallies[string(id)] = t
-		}
-		i := pos[dim]
-		if t[i] == nil {
-			t[i] = map[float64]int{}
-		}
-		t[i][v]++
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	cands := make([]fewShotCandidate, 0, len(tallies))
-	for id, t := range tallies {
+	cands := make([]fewShotCandidate, 0, len(t.items))
+	for _, it := range t.items {
 		values := make([]float64, len(dims))
 		ok := true
-		for i, counts := range t {
-			var v float64
-			if v, ok = majority(counts); !ok {
+		for i, counts := range it.counts {
+			if values[i], ok = majority(counts); !ok {
 				break
 			}
-			values[i] = v
 		}
 		if ok {
-			cands = append(cands, fewShotCandidate{id: id, fraction: sp.Fraction(id), values: values})
+			cands = append(cands, fewShotCandidate{id: it.id, fraction: it.fraction, values: values})
 		}
 	}
 	slices.SortFunc(cands, func(a, b fewShotCandidate) int {
@@ -184,15 +218,76 @@ func fewShotCandidates(tx *sql.Tx, sp Split, dims []judge.Dimension) ([]fewShotC
 	return cands, nil
 }
 
+// readFewShotPacked adds the whole-number labels on dimension dim (the
+// wanted dimension i) to t from one packed row, and counts the labels it
+// left to the row reader (slow); ok is false when the lists cannot be
+// read, and then nothing was added.
+func readFewShotPacked(tx *sql.Tx, codec *valueCodec, t *fewShotTally, i int, dim string) (ok bool, slow int, err error) {
+	var n int64
+	var itemList, valueList sql.NullString
+	err = tx.QueryRow(`SELECT count(*), group_concat(item_id, char(30)), `+packedInt(wholeValue, castValue)+`
+		FROM current_labels WHERE criterion = 0 AND dimension = ?1`, dim).Scan(&n, &itemList, &valueList)
+	if err != nil {
+		return false, 0, ignore(err, unpackable)
+	}
+	items, ok1 := splitPacked(itemList, packSep, n)
+	values, ok2 := splitPacked(valueList, ',', n)
+	if !ok1 || !ok2 {
+		return false, 0, nil
+	}
+	// Check every element before adding any, so that a failed read
+	// leaves t as it was for the row reader.
+	check := values
+	for range n {
+		if v := check.next(); v == packSlow {
+			slow++
+		} else if _, ok := packedNumber(v); !ok {
+			return false, 0, nil
+		}
+	}
+	for range n {
+		id, v := items.next(), values.next()
+		if v == packSlow {
+			continue
+		}
+		x, _ := packedNumber(v)
+		if f, ok := codec.decode(dim, float64(x)); ok {
+			t.add(id, i, f)
+		}
+	}
+	return true, slow, nil
+}
+
+// readFewShotRows adds the labels on dimension dim (the wanted dimension
+// i) that where selects to t, a row at a time.
+func readFewShotRows(tx *sql.Tx, codec *valueCodec, t *fewShotTally, i int, dim, where string) error {
+	rows, err := tx.Query(`SELECT item_id, value FROM current_labels WHERE `+where, dim)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var raw any
+		if err := rows.Scan(&id, &raw); err != nil {
+			return err
+		}
+		if v, ok := codec.decode(dim, raw); ok {
+			t.add(id, i, v)
+		}
+	}
+	return rows.Err()
+}
+
 // majority is the value most annotators gave; false when none did (no
 // label) or two values tie for the most.
-func majority(counts map[float64]int) (float64, bool) {
+func majority(counts []valueCount) (float64, bool) {
 	best, n, tie := 0.0, 0, false
-	for v, c := range counts {
+	for _, c := range counts {
 		switch {
-		case c > n:
-			best, n, tie = v, c, false
-		case c == n:
+		case c.n > n:
+			best, n, tie = c.v, c.n, false
+		case c.n == n:
 			tie = true
 		}
 	}
@@ -207,14 +302,21 @@ func stratify(cands []fewShotCandidate, n int) []fewShotCandidate {
 	var values []float64
 	for _, c := range cands {
 		v := c.values[0]
-		if _, ok := groups[v]; !ok {
+		g, ok := groups[v]
+		if !ok {
 			values = append(values, v)
 		}
-		groups[v] = append(groups[v], c)
+		if len(g) < n { // no round takes more than n of one value
+			groups[v] = append(g, c)
+		}
 	}
 	slices.Sort(values)
-	out := make([]fewShotCandidate, 0, min(n, len(cands)))
-	for round := 0; len(out) < n && len(out) < len(cands); round++ {
+	kept := 0
+	for _, g := range groups {
+		kept += len(g)
+	}
+	out := make([]fewShotCandidate, 0, min(n, kept))
+	for round := 0; len(out) < n && len(out) < kept; round++ {
 		for _, v := range values {
 			if g := groups[v]; round < len(g) && len(out) < n {
 				out = append(out, g[round])

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -136,15 +137,18 @@ func TestFewShot(t *testing.T) {
 		{"none asked", correct, 0, nil},
 		{"an unlabelled dimension", []judge.Dimension{{Name: "other", Scale: judge.Binary}}, 3, nil},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ex, err := s.FewShot(tc.dims, tc.k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := exampleIDs(ex); !slices.Equal(got, tc.want) {
-				t.Errorf("FewShot(k=%d) = %q\nwant %q", tc.k, got, tc.want)
-			}
-		})
+		for _, packed := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s packed=%v", tc.name, packed), func(t *testing.T) {
+				setPacked(t, packed)
+				ex, err := s.FewShot(tc.dims, tc.k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := exampleIDs(ex); !slices.Equal(got, tc.want) {
+					t.Errorf("FewShot(k=%d) = %q\nwant %q", tc.k, got, tc.want)
+				}
+			})
+		}
 	}
 
 	ex, err := s.FewShot(both, 5)
@@ -181,6 +185,60 @@ func TestFewShot(t *testing.T) {
 
 	if _, err := s.FewShot(nil, 3); err == nil {
 		t.Error("FewShot without dimensions gave no error")
+	}
+}
+
+// setPacked sets packedReads for the test.
+func setPacked(t *testing.T, on bool) {
+	saved := packedReads
+	packedReads = on
+	t.Cleanup(func() { packedReads = saved })
+}
+
+// TestFewShotScales: labels of every kind of scale are read, packed or
+// not: ternary's 0.5 (not a whole number), nominal and pairwise names,
+// Likert points; values the scale cannot read are no label.
+func TestFewShotScales(t *testing.T) {
+	s, _, parts := fewShotSession(t, 120, 11, 0.6)
+	cal := parts[PartCalibration]
+	nominal := judge.Scale("nominal:CORRECT,INCORRECT,NOT_ATTEMPTED")
+	if _, err := s.EnsureRun(judge.Info{Name: "multi", Dimensions: []judge.Dimension{
+		{Name: "grade", Scale: nominal}, {Name: "pref", Scale: judge.Pairwise}}}); err != nil {
+		t.Fatal(err)
+	}
+	dims := []judge.Dimension{
+		{Name: "tern", Scale: judge.Ternary}, {Name: "likert", Scale: judge.Likert},
+		{Name: "grade", Scale: nominal}, {Name: "pref", Scale: judge.Pairwise},
+	}
+	var acts []Action
+	want := map[string][4]float64{}
+	for i, id := range cal[:9] {
+		v := [4]float64{float64(i%3) / 2, float64(1 + i%5), float64(i % 3), []float64{judge.PreferA, judge.PreferB, judge.PreferTie}[i%3]}
+		want[id] = v
+		for k, d := range dims {
+			acts = append(acts, label(id, d.Name, v[k]))
+		}
+	}
+	if _, err := s.Record(acts); err != nil {
+		t.Fatal(err)
+	}
+	for _, packed := range []bool{true, false} {
+		setPacked(t, packed)
+		ex, err := s.FewShot(dims, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ex) != len(want) {
+			t.Errorf("packed=%v: %d examples, want %d", packed, len(ex), len(want))
+		}
+		// Ternary values in turn: 0, 0.5, 1, 0, …
+		for j, e := range ex {
+			w := want[e.Item.ID]
+			got := [4]float64{e.Labels["tern"], e.Labels["likert"], e.Labels["grade"], e.Labels["pref"]}
+			if got != w || got[0] != float64(j%3)/2 {
+				t.Errorf("packed=%v: example %d (%s) has %v, want %v", packed, j, e.Item.ID, got, w)
+			}
+		}
 	}
 }
 
@@ -225,7 +283,7 @@ func TestFewShotNeverLeavesCalibration(t *testing.T) {
 				counts[c]++
 			}
 		}
-		if m, ok := majority(counts); ok {
+		if m, ok := mapMajority(counts); ok {
 			majorities[it.ID] = m
 		}
 	}
@@ -287,3 +345,50 @@ func TestFewShotNeverLeavesCalibration(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFewShot measures choosing 8 examples in a session of 100,000
+// items, every one labelled: it reads the labels and the chosen items,
+// never every item's text.
+func BenchmarkFewShot(b *testing.B) {
+	s, err := Open(sessionPathB(b), Options{Annotator: "ann"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	const n = 100_000
+	if err := s.InitDataset(DatasetInfo{}, benchItems(n)); err != nil {
+		b.Fatal(err)
+	}
+	acts := make([]Action, n)
+	for i := range acts {
+		acts[i] = Action{Kind: KindLabel, ItemID: fmt.Sprintf("item-%06d", i), Dimension: "correct", Value: float64(i % 2), Via: "order"}
+	}
+	if _, err := s.Record(acts); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.RecordSplit(Split{Seed: 1, Calibration: 0.5}, false); err != nil {
+		b.Fatal(err)
+	}
+	dims := []judge.Dimension{{Name: "correct", Scale: judge.Binary}}
+	for b.Loop() {
+		if ex, err := s.FewShot(dims, 8); err != nil || len(ex) != 9 {
+			b.Fatal(len(ex), err)
+		}
+	}
+}
+
+// mapMajority is the most frequent value of counts, false on a tie.
+func mapMajority(counts map[float64]int) (float64, bool) {
+	best, n, tie := 0.0, 0, false
+	for v, c := range counts {
+		switch {
+		case c > n:
+			best, n, tie = v, c, false
+		case c == n:
+			tie = true
+		}
+	}
+	return best, n > 0 && !tie
+}
+
+func sessionPathB(b *testing.B) string { return filepath.Join(b.TempDir(), "b.gavel") }

@@ -52,18 +52,14 @@ type Split struct {
 // read as a big-endian unsigned integer and divided by 2^64 (in float64,
 // correctly rounded).
 func (sp Split) Fraction(id string) float64 {
-	return sp.fraction([]byte(id))
-}
-
-// fraction is Fraction of an id's bytes, for readers that scan ids from
-// the store without making a string of each.
-func (sp Split) fraction(id []byte) float64 {
-	h := sha256.New()
-	h.Write(strconv.AppendUint(nil, sp.Seed, 10))
-	h.Write([]byte{0})
-	h.Write(id)
-	var sum [sha256.Size]byte
-	x := binary.BigEndian.Uint64(h.Sum(sum[:0]))
+	// One buffer on the stack for the usual id, and sha256.Sum256 rather
+	// than a hash.Hash: FewShot hashes every labelled item's id.
+	var buf [128]byte
+	b := strconv.AppendUint(buf[:0], sp.Seed, 10)
+	b = append(b, 0)
+	b = append(b, id...)
+	sum := sha256.Sum256(b)
+	x := binary.BigEndian.Uint64(sum[:8])
 	return float64(x) / (1 << 64)
 }
 
@@ -72,11 +68,6 @@ func (sp Split) fraction(id []byte) float64 {
 // validation when u < Calibration/3.
 func (sp Split) PartOf(id string) Part {
 	return sp.partOf(sp.Fraction(id))
-}
-
-// partOfBytes is PartOf of an id's bytes.
-func (sp Split) partOfBytes(id []byte) Part {
-	return sp.partOf(sp.fraction(id))
 }
 
 // partOf is the part of the item whose Fraction is u.
