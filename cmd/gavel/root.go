@@ -54,7 +54,7 @@ kept in your state directory.`,
 	root.Flags().StringVar(&o.annotator, "annotator", "", "your `NAME` in the session (default: your OS user name)")
 	root.Flags().StringVar(&o.session, "session", "", "the demo's session `FILE` (default: in your state directory)")
 	root.Flags().BoolVar(&o.blind, "blind", false, "hide each verdict until you have labelled the item (b toggles)")
-	root.AddCommand(newReviewCmd(e), newRunCmd(e), newJudgesCmd(e), newStatsCmd(e), newCompareCmd(e), newSplitCmd(e),
+	root.AddCommand(newReviewCmd(e), newRunCmd(e), newJudgesCmd(e), newStatsCmd(e), newCompareCmd(e), newSplitCmd(e), newTuneCmd(e),
 		newImportCmd(e), newExportCmd(e), newMergeCmd(e), newSampleCmd(e),
 		newCompletionCmd(e), newVersionCmd(e))
 	root.AddCommand(newConfigCmd(e))

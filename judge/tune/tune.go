@@ -245,9 +245,10 @@ type tuner struct {
 	o   Options
 	ctx context.Context
 	res *Result
-	// reserve is what the final evaluation may need: the original's
-	// count (probed) plus the winner's worst case.
-	origEvalNeed int
+	// origEvalNeed and bestEvalNeed are what judging the original and
+	// the best candidate (0 while it is the original) on the evaluation
+	// part needs (probed): requests kept back from the rounds for it.
+	origEvalNeed, bestEvalNeed int
 }
 
 // Run tunes. It returns the result so far with a nil error when it is
@@ -277,7 +278,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.Interrupted = true
 		return res, nil
 	}
-	least := need0 + t.roundWorst() + t.reserve()
+	// When anything must be sent, the budget must cover the original and
+	// one round at worst (every task uncached), or it would be spent on
+	// the original alone; when the original costs nothing, the rounds'
+	// own checks decide, as a cached proposal costs nothing either.
+	least := need0 + t.origEvalNeed
+	if least > 0 {
+		least += t.roundWorst() + len(o.Evaluation)*o.Samples
+	}
 	if least > o.Budget.Left() {
 		return nil, &BudgetError{Need: least, Have: o.Budget.Left()}
 	}
@@ -298,8 +306,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			if ctx.Err() != nil {
 				break
 			}
-			if need+t.roundWorst()+t.reserve() > o.Budget.Left() {
-				res.Stopped = t.spent(fmt.Sprintf("round %d needs up to %d requests (the best's %d calibration items, a proposal and %d validation items) and %d stay kept for the evaluation part", round, need+t.roundWorst(), len(o.Calibration), len(o.Validation), t.reserve()))
+			if need+t.reserve(0) > o.Budget.Left() {
+				res.Stopped = t.spent(fmt.Sprintf("round %d needs %d requests for the best's %d calibration items and %d stay kept for the evaluation part", round, need, len(o.Calibration), t.reserve(0)))
 				break
 			}
 			if !t.judgePhase(best, o.Calibration, fmt.Sprintf("round %d · the best's calibration items", round), round, need) {
@@ -314,8 +322,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			break
 		}
 		msgs := proposalPrompt(o.Dimension, best.Instructions, ds, lastN(tried, 2))
-		if !t.cached(msgs) && t.roundWorst()+t.reserve() > o.Budget.Left() {
-			res.Stopped = t.spent(fmt.Sprintf("round %d needs up to %d requests (a proposal and %d validation items) and %d stay kept for the evaluation part", round, t.roundWorst(), len(o.Validation), t.reserve()))
+		if worst := t.reserve(len(o.Evaluation) * o.Samples); !t.cached(msgs) && t.roundWorst()+worst > o.Budget.Left() {
+			res.Stopped = t.spent(fmt.Sprintf("round %d needs up to %d requests (a proposal and %d validation items) and %d stay kept for the evaluation part", round, t.roundWorst(), len(o.Validation), worst))
 			break
 		}
 		t.event(Event{Kind: Proposing, Round: round})
@@ -342,11 +350,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			continue
 		}
 		need := t.probe(c, o.Validation)
+		evalNeed := t.probe(c, o.Evaluation)
 		if ctx.Err() != nil {
 			break
 		}
-		if need+t.reserve() > o.Budget.Left() {
-			c.Problem = fmt.Sprintf("not scored: its %d validation items need %d requests, and only %d are left with %d kept for the evaluation part", len(o.Validation), need, o.Budget.Left(), t.reserve())
+		if need+t.reserve(evalNeed) > o.Budget.Left() {
+			c.Problem = fmt.Sprintf("not scored: its %d validation items need %d requests, and only %d are left with %d kept for the evaluation part", len(o.Validation), need, o.Budget.Left(), t.reserve(evalNeed))
 			t.event(Event{Kind: Scored, Round: round, Candidate: c, Best: res.Best})
 			res.Stopped = t.spent(fmt.Sprintf("round %d's candidate", round))
 			break
@@ -362,6 +371,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		c.Validation = t.score(c, o.Validation)
 		if c.Validation.Right > res.Best.Validation.Right {
 			res.Best = c
+			t.bestEvalNeed = evalNeed
 		} else {
 			// Shown to later proposals as tried and not better.
 			tried = append(tried, c.Instructions)
@@ -441,8 +451,9 @@ func (t *tuner) fatal() error {
 func (t *tuner) roundWorst() int { return 1 + len(t.o.Validation)*t.o.Samples }
 
 // reserve is what the final evaluation may need, kept from the rounds:
-// the original's (probed) and a winner's, every task uncached.
-func (t *tuner) reserve() int { return t.origEvalNeed + len(t.o.Evaluation)*t.o.Samples }
+// the original's and the winner's, which is the best so far or a
+// candidate whose evaluation needs cand requests.
+func (t *tuner) reserve(cand int) int { return t.origEvalNeed + max(t.bestEvalNeed, cand) }
 
 func (t *tuner) spent(what string) string {
 	return fmt.Sprintf("the budget stops the rounds: %s, and %d of %d requests are left", what, t.o.Budget.Left(), t.o.Budget.Limit())

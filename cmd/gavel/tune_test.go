@@ -1,0 +1,285 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gavel-dev/gavel/judge/llm"
+	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// The tuning world: an item's prediction is its gold answer, or the word
+// tuneWrong; people label the first YES and the second NO. The scripted
+// judge says YES to everything unless its prompt holds tuneRule; with it,
+// it says NO to a wrong prediction and so agrees with people. A proposal
+// request (its prompt holds the markers) is answered with instructions
+// holding the rule.
+const (
+	tuneRule  = "A prediction that is not the gold answer is wrong."
+	tuneWrong = "zzwrongzz"
+)
+
+type tuneServer struct {
+	*httptest.Server
+	hits atomic.Int64
+	// failEvery makes every n-th request a 500 (0: none).
+	failEvery int64
+	mu        sync.Mutex
+	proposals []string
+}
+
+func newTuneServer(t *testing.T, failEvery int64) *tuneServer {
+	t.Helper()
+	ts := &tuneServer{failEvery: failEvery}
+	ts.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := ts.hits.Add(1)
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		if ts.failEvery > 0 && n%ts.failEvery == 0 {
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, `{"error":{"message":"scripted failure","type":"server_error"}}`)
+			return
+		}
+		// The body as OpenAI's clients send it.
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct {
+				Role    string `json:"role"`
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model == "" || len(req.Messages) == 0 {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"error":{"message":"bad request body"}}`)
+			return
+		}
+		var all strings.Builder
+		for _, m := range req.Messages {
+			all.WriteString(m.Content + "\n")
+		}
+		prompt := all.String()
+		var content string
+		switch {
+		case strings.Contains(prompt, "BEGIN INSTRUCTIONS") && strings.Contains(prompt, "disagreed"):
+			ts.mu.Lock()
+			ts.proposals = append(ts.proposals, prompt)
+			ts.mu.Unlock()
+			content = "Here are revised instructions.\nBEGIN INSTRUCTIONS\nSay whether the prediction answers the question as the gold answer does. " + tuneRule + "\nEND INSTRUCTIONS\n"
+		case strings.Contains(prompt, tuneRule) && strings.Contains(prompt, tuneWrong):
+			content = "reason: the prediction is not the gold answer.\nresult: NO"
+		default:
+			content = "reason: looks fine.\nresult: YES"
+		}
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": fmt.Sprint("cmpl-", n), "object": "chat.completion", "created": 1, "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": content}}},
+			"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+		})
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// tuneSession imports n labelled items (every third one wrong, labelled
+// NO), records a split with seed 7 and returns the session's path.
+func tuneSession(t *testing.T, dir string, n int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("id,question,answer,prediction,human_label\n")
+	for i := range n {
+		id := fmt.Sprintf("item-%03d", i)
+		pred, label := "gold of "+id, "yes"
+		if i%3 == 0 {
+			pred, label = tuneWrong, "no"
+		}
+		fmt.Fprintf(&b, "%s,question of %s,gold of %s,%s,%s\n", id, id, id, pred, label)
+	}
+	session := importCSV(t, dir, "tune", b.String())
+	if code, _, errs := run(t, "split", session, "--seed", "7"); code != 0 {
+		t.Fatalf("split: exit %d: %s", code, errs)
+	}
+	return session
+}
+
+// partCounts returns, for the split of seed 7, the labelled items of each
+// part and how many of them people labelled YES.
+func partCounts(n int) (ids map[sessions.Part][]string, yes map[sessions.Part]int) {
+	sp := sessions.Split{Seed: 7, Calibration: sessions.DefaultCalibrationShare}
+	ids, yes = map[sessions.Part][]string{}, map[sessions.Part]int{}
+	for i := range n {
+		id := fmt.Sprintf("item-%03d", i)
+		p := sp.PartOf(id)
+		ids[p] = append(ids[p], id)
+		if i%3 != 0 {
+			yes[p]++
+		}
+	}
+	return ids, yes
+}
+
+func withFastRetries(t *testing.T) {
+	old := tuneRetry
+	tuneRetry = llm.RetryPolicy{Attempts: 6, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
+	t.Cleanup(func() { tuneRetry = old })
+}
+
+// gavel tune against the scripted server takes docqa from its start
+// agreement on the evaluation part (YES to all: right on the YES items)
+// to every item right, within the budget; the session then compares the
+// two as docqa@1 and docqa@2 with the same figures; every candidate is
+// saved; no proposal shows a validation or evaluation item.
+func TestTuneEndToEnd(t *testing.T) {
+	withFastRetries(t)
+	const n = 120
+	dir := t.TempDir()
+	session := tuneSession(t, dir, n)
+	srv := newTuneServer(t, 0)
+	out := filepath.Join(dir, "cands")
+	const budget = 400
+	code, stdout, stderr := run(t, "tune", session, "--judge", "docqa", "--model", "judge-model", "--base-url", srv.URL+"/v1",
+		"--api-key", testKey, "--rounds", "3", "--budget", fmt.Sprint(budget), "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	ids, yes := partCounts(n)
+	e := len(ids[sessions.PartEvaluation])
+	ey := yes[sessions.PartEvaluation]
+	for _, want := range []string{
+		fmt.Sprintf("original     %d/%d right", ey, e),
+		fmt.Sprintf("round 1      %d/%d right", e, e),
+		fmt.Sprintf("McNemar's exact p = %.4g", stats.McNemarExact(0, e-ey)),
+		"gavel compare " + session + " --judge docqa@1 --judge docqa@2 --format markdown",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if hits := srv.hits.Load(); hits > budget || !strings.Contains(stdout, fmt.Sprintf("%d of %d requests used", hits, budget)) {
+		t.Errorf("server hits %d, budget %d:\n%s", hits, budget, stdout)
+	}
+	// The numbers gavel compare gives on the recorded runs are the same.
+	cmp := compareJSON(t, "compare", session, "--judge", "docqa@1", "--judge", "docqa@2", "--format", "json")
+	p := cmp.Dimensions[0].Paired
+	if p.N != e || p.BothRight != ey || p.OnlyB != e-ey || p.OnlyA != 0 || p.McNemarP.Value != stats.McNemarExact(0, e-ey) {
+		t.Errorf("gavel compare: %+v, want N %d, both right %d, only B %d", p, e, ey, e-ey)
+	}
+	// Every candidate saved, the winner with its scores and the rule.
+	for _, f := range []string{"docqa-tune-0.yaml", "docqa-tune-1.yaml"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(b), "# gavel tune: ") || !strings.Contains(string(b), "# Validation part: ") {
+			t.Errorf("%s has no score header:\n%s", f, b)
+		}
+		if _, err := llm.ParseCustom(b, f); err != nil {
+			t.Errorf("%s does not load: %v", f, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "docqa-tune-1.yaml")); !strings.Contains(string(b), tuneRule) || !strings.Contains(string(b), "# Evaluation part: ") {
+		t.Errorf("the winner's file:\n%s", b)
+	}
+	// No proposal prompt holds a held-out item.
+	if len(srv.proposals) == 0 {
+		t.Fatal("no proposal was asked")
+	}
+	for _, prompt := range srv.proposals {
+		for _, part := range []sessions.Part{sessions.PartValidation, sessions.PartEvaluation} {
+			for _, id := range ids[part] {
+				if strings.Contains(prompt, id) {
+					t.Errorf("a proposal prompt shows %s item %s", part, id)
+				}
+			}
+		}
+	}
+	// Run again: everything is cached, so it costs nothing.
+	before := srv.hits.Load()
+	code, stdout, stderr = run(t, "tune", session, "--judge", "docqa", "--model", "judge-model", "--base-url", srv.URL+"/v1",
+		"--api-key", testKey, "--rounds", "3", "--budget", "50", "--out", out)
+	if code != 0 || srv.hits.Load() != before {
+		t.Errorf("second tune: exit %d, %d more hits\n%s\n%s", code, srv.hits.Load()-before, stdout, stderr)
+	}
+}
+
+// The budget is never passed, however many requests fail and are
+// retried: the server's count of requests is the limit at most.
+func TestTuneBudgetUnderRetries(t *testing.T) {
+	withFastRetries(t)
+	const n = 90
+	for _, tc := range []struct {
+		budget    int
+		failEvery int64
+	}{{200, 3}, {160, 2}, {140, 5}} {
+		t.Run(fmt.Sprint(tc.budget, "-", tc.failEvery), func(t *testing.T) {
+			dir := t.TempDir()
+			session := tuneSession(t, dir, n)
+			srv := newTuneServer(t, tc.failEvery)
+			code, stdout, stderr := run(t, "tune", session, "--judge", "docqa", "--model", "m", "--base-url", srv.URL+"/v1",
+				"--rounds", "4", "--budget", fmt.Sprint(tc.budget), "--out", filepath.Join(dir, "c"))
+			if code != 0 && code != exitUsage {
+				t.Logf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			if hits := srv.hits.Load(); hits > int64(tc.budget) {
+				t.Errorf("server hits %d > budget %d\n%s\n%s", hits, tc.budget, stdout, stderr)
+			}
+		})
+	}
+}
+
+func TestTuneMistakes(t *testing.T) {
+	withFastRetries(t)
+	dir := t.TempDir()
+	session := tuneSession(t, dir, 120)
+	small := tuneSession(t, t.TempDir(), 30)
+	unsplit := importCSV(t, dir, "unsplit", "id,question,answer,prediction,human_label\na,q,g,p,yes\n")
+	noInstr := writeFile(t, dir, "plain.yaml", "name: plain\nuser: \"Q: {question} A: {prediction}. YES or NO?\"\noutput: {format: word}\ndimensions: [{name: correct, scale: binary}]\n")
+	srv := newTuneServer(t, 0)
+	server := []string{"--model", "m", "--base-url", srv.URL + "/v1"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"no judge", []string{"tune", session, "--budget", "10"}, exitUsage, []string{"--judge NAME"}},
+		{"no budget", []string{"tune", session, "--judge", "docqa"}, exitUsage, []string{"--budget N"}},
+		{"no model", []string{"tune", session, "--judge", "docqa", "--budget", "10"}, exitUsage, []string{"--model"}},
+		{"no split", append([]string{"tune", unsplit, "--judge", "docqa", "--budget", "100"}, server...), exitUsage, []string{"gavel split " + unsplit}},
+		{"no session", append([]string{"tune", filepath.Join(dir, "none.gavel"), "--judge", "docqa", "--budget", "100"}, server...), exitUsage, []string{"no session"}},
+		{"offline judge", append([]string{"tune", session, "--judge", "match", "--budget", "100"}, server...), exitUsage, []string{"offline judge"}},
+		{"no instructions", append([]string{"tune", session, "--judge", noInstr, "--budget", "100"}, server...), exitUsage, []string{"no instructions field"}},
+		{"zero rounds", append([]string{"tune", session, "--judge", "docqa", "--budget", "100", "--rounds", "0"}, server...), exitUsage, []string{"--rounds 0"}},
+		{"budget too small", append([]string{"tune", session, "--judge", "docqa", "--budget", "20"}, server...), exitUsage, []string{"--budget 20 is too small", "or more"}},
+		{"few labels warn", append([]string{"tune", small, "--judge", "docqa", "--budget", "5"}, server...), exitUsage, []string{"Warning: only 30 labelled items", "is too small"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := srv.hits.Load()
+			code, stdout, stderr := run(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if srv.hits.Load() != before {
+				t.Errorf("%d requests sent by a command that should send none", srv.hits.Load()-before)
+			}
+		})
+	}
+}
