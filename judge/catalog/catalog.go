@@ -63,7 +63,21 @@ func (c *Catalog) Prompt(name string) (string, error) {
 	return p, nil
 }
 
-// Build makes the named judge. LLM judges call the server cfg describes;
+// Definition returns a judge's judge file, what `gavel judges NAME --save`
+// writes: a built-in LLM judge's exported file (llm.ExportBuiltin), a
+// custom judge's text as read. The match judge has none.
+func (c *Catalog) Definition(name string) (string, error) {
+	if isMatch(name) {
+		return "", fmt.Errorf("the match judge is rules, not a prompt: it has no judge file to save; the LLM judges have (see `gavel judges`)")
+	}
+	d, err := c.llm.Definition(name)
+	if err != nil {
+		return "", c.unknown(name, err)
+	}
+	return d, nil
+}
+
+// Build makes the named judge (Entry.Key names it too). LLM judges call the server cfg describes;
 // client, when not nil, is shared instead (several judges of one run then
 // share its connections, pacing and fatal state). match ignores both.
 func (c *Catalog) Build(name string, cfg llm.Config, client *llm.Client) (judge.Judge, error) {

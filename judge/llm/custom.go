@@ -435,7 +435,11 @@ func (cf *CustomFile) definition(source string, data []byte) (*definition, error
 		d.parse = out.parse
 	}
 	hasSystem := cf.System != ""
+	oneCriterion := d.perCriterion && slices.Contains(inputs, "criterion")
 	d.messages = func(t judge.Task, cfg Config, ex []judge.Example) ([]Message, error) {
+		if oneCriterion && t.CriterionText() == "" {
+			return nil, fmt.Errorf("the %s judge rates one rubric criterion at a time, and this task has none", d.name)
+		}
 		lookup := d.lookup(t, cfg, ex)
 		var msgs []Message
 		if hasSystem {

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -215,6 +216,16 @@ func FuzzParseCustom(f *testing.F) {
 	f.Add([]byte("name: p\nuser: '{response_a} {response_b}'\noutput: {format: line}\ndimensions: [{name: w, scale: pairwise, values: {'1': A}}]"), ".yaml")
 	f.Add([]byte("name: n\nuser: '{prediction}'\noutput: {format: word}\ndimensions: [{name: g, scale: 'nominal:CORRECT,INCORRECT'}]"), ".yaml")
 	f.Add([]byte("name: [\n"), ".yaml")
+	f.Add([]byte("name: e\ninstructions: 'be {fair}'\nsystem: '{instructions}'\nuser: '{examples}{#gold} G {gold}{/gold} {prediction}'\nexamples: {count: 2, format: '{n} {label} {label.ok} {reason} {question}'}\noutput: {format: word}\ndimensions: [{name: ok, scale: binary}]\nmodel: m\ntemperature: 0.5\nmax_tokens: 9\n"), ".yaml")
+	f.Add([]byte("name: docqa\nuser: '{question} {gold} {prediction}'\noutput: {parser: docqa}\n"), ".yaml")
+	f.Add([]byte(`{"name": "p", "user": "{response_a} {response_b}", "output": {"parser": "pairwise"}, "examples": {"count": 1}}`), ".json")
+	for _, name := range builtinNames() {
+		data, err := ExportBuiltin(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, ".yaml")
+	}
 	f.Add([]byte(`{"name": "x", "dimensions": [{"name": "a", "scale": "likert", "values": {"": 9}}]}`), ".json")
 	f.Fuzz(func(t *testing.T, data []byte, ext string) {
 		cf, d, err := parseCustom(data, "fuzz"+ext)
@@ -238,9 +249,30 @@ func FuzzParseCustom(f *testing.F) {
 				checkParsed(t, d.dims, p, out)
 			}
 		}
+		ex := []judge.Example{{Item: testItem("e"), Labels: map[string]float64{}}}
+		for _, dim := range d.dims {
+			ex[0].Labels[dim.Name] = dim.Scale.Values()[0]
+		}
 		for _, swapped := range []bool{false, true} {
-			if _, err := d.messages(judge.Task{Item: testItem("f"), Swapped: swapped}, Config{}, nil); err != nil && !strings.Contains(err.Error(), "has no field") {
-				t.Fatalf("messages: %v", err)
+			for criterion := range 2 {
+				task := judge.Task{Item: testItem("f"), Swapped: swapped, Criterion: criterion}
+				for _, examples := range [][]judge.Example{nil, ex} {
+					_, err := d.messages(task, Config{SwapSnippets: swapped}, examples)
+					if err != nil && !strings.Contains(err.Error(), "has no field") && !strings.Contains(err.Error(), "one rubric criterion at a time") &&
+						!(examples == nil && errors.Is(err, ErrNoExamples)) {
+						t.Fatalf("messages: %v", err)
+					}
+				}
+			}
+		}
+		// A file that loads can have its instructions replaced.
+		if cf.Instructions != "" {
+			out, err := ReplaceInstructions(data, "fuzz"+ext, "new\n  {text}  \n")
+			if err != nil {
+				t.Fatalf("ReplaceInstructions: %v", err)
+			}
+			if got, err := ParseCustom(out, "fuzz"+ext); err != nil || got.Instructions != "new\n  {text}  \n" {
+				t.Fatalf("replaced file: %v\n%s", err, out)
 			}
 		}
 	})

@@ -132,7 +132,7 @@ func ExportBuiltin(name string) ([]byte, error) {
 		if kv[1] == "" {
 			continue
 		}
-		b.WriteString(kv[0] + ": " + yamlString(kv[1]))
+		b.WriteString(kv[0] + ": " + yamlString(kv[1], false))
 	}
 	b.WriteString("output:\n  parser: " + name + "\n")
 	exportCache.Store(name, bytes.Clone(b.Bytes()))
@@ -140,11 +140,11 @@ func ExportBuiltin(name string) ([]byte, error) {
 }
 
 // yamlString writes a string as a YAML value, ending with a line break:
-// multi-line text as a literal block, readable and exact (yaml.v3 would
-// quote a text with a space at the end of a line), else as yaml.v3 writes
-// it. Each form is read back before it is used.
-func yamlString(s string) string {
-	if strings.Contains(s, "\n") {
+// multi-line text (any text, with block) as a literal block, readable and
+// exact (yaml.v3 would quote a text with a space at the end of a line),
+// else as yaml.v3 writes it. Each form is read back before it is used.
+func yamlString(s string, block bool) string {
+	if block || strings.Contains(s, "\n") {
 		if lit, ok := literalBlock(s); ok && readsBack(lit, s) {
 			return lit
 		}

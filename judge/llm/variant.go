@@ -185,7 +185,7 @@ func spliceValue(data []byte, m *yaml.Node, i int, value string) ([]byte, bool) 
 	for _, l := range lines[:start] {
 		b.WriteString(l)
 	}
-	b.WriteString(instructionsName + ": " + yamlString(value))
+	b.WriteString(instructionsName + ": " + yamlString(value, true))
 	for _, l := range lines[end:] {
 		b.WriteString(l)
 	}
