@@ -1,7 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -15,14 +20,21 @@ import (
 )
 
 func newJudgesCmd(e env) *cobra.Command {
-	var data string
+	var data, save string
+	var force bool
 	var df datasetFlags
 	cmd := &cobra.Command{
-		Use:   "judges [NAME | FILE] [--dataset DATA]",
+		Use:   "judges [NAME | FILE] [--dataset DATA | --save PATH [--force]]",
 		Short: "List the judges, or show one judge's prompt, inputs and scale",
 		Long: `With no argument, list every judge Gavel knows. With a judge's name, or the
 path of a custom judge file (YAML or JSON), show its inputs, output format,
 scale and prompt.
+
+With --save PATH, write the judge as a judge file instead (- is standard
+output): a built-in's file names its parser (output.parser) and keeps its
+prompt in instructions, system and user, so that an edited copy runs beside
+the built-in as a variant of it; a custom judge's file is copied. An
+existing PATH is kept unless --force.
 
 A judge file's placeholders other than {id}, {question}, {gold},
 {prediction}, {response_a}, {response_b}, {criterion} and {rubric} name
@@ -32,6 +44,7 @@ With --dataset, each is checked against the dataset as ` + "`gavel run`" + ` and
 (exit 2), a field some rows lack is a warning.`,
 		Example: `  gavel judges
   gavel judges docqa
+  gavel judges docqa --save judges/docqa.yaml
   gavel judges pairwise
   gavel judges ./judges/polite.yaml
   gavel judges ./judges/polite.yaml --dataset evals.jsonl`,
@@ -42,7 +55,22 @@ With --dataset, each is checked against the dataset as ` + "`gavel run`" + ` and
 				if data != "" {
 					return usagef("--dataset checks a judge's fields against a dataset: name the judge or judge file too, e.g. gavel judges ./judges/polite.yaml --dataset %s", data)
 				}
+				if save != "" {
+					return usagef("--save writes one judge's file: name the judge too, e.g. gavel judges docqa --save %s", save)
+				}
+				if force {
+					return usagef("--force goes with --save PATH: it lets the file replace an existing PATH")
+				}
 				return listJudges(e, cat.List())
+			}
+			if save != "" {
+				if data != "" {
+					return usagef("--save writes the judge's file and --dataset checks its fields: run them one at a time")
+				}
+				return saveJudge(e, cat, a[0], save, force)
+			}
+			if force {
+				return usagef("--force goes with --save PATH: it lets the file replace an existing PATH")
 			}
 			entry, err := cat.Find(a[0])
 			if err != nil {
@@ -78,8 +106,50 @@ With --dataset, each is checked against the dataset as ` + "`gavel run`" + ` and
 	}
 	f := cmd.Flags()
 	f.StringVar(&data, "dataset", "", "check the judge's template fields against the dataset `DATA`, as gavel run does before any request")
+	f.StringVar(&save, "save", "", "write the judge as a judge file to `PATH` (- for standard output) instead of showing it")
+	f.BoolVar(&force, "force", false, "with --save, replace PATH when it exists")
 	df.add(f)
 	return cmd
+}
+
+// saveJudge writes a judge's judge file to path ("-": standard output),
+// refusing to replace an existing file unless force.
+func saveJudge(e env, cat *catalog.Catalog, name, path string, force bool) error {
+	text, err := cat.Definition(name)
+	if err != nil {
+		return usageError{err}
+	}
+	if path == "-" {
+		_, err := io.WriteString(e.stdout, text)
+		return err
+	}
+	// The file must load where it goes: a .json path is read as JSON.
+	if _, err := llm.ParseCustom([]byte(text), path); err != nil {
+		if _, errHere := llm.ParseCustom([]byte(text), "judge.yaml"); errHere == nil && strings.EqualFold(filepath.Ext(path), ".json") {
+			return usagef("%s: a .json judge file is read as JSON, and %s's file is YAML: save it with a .yaml extension", path, name)
+		}
+		return fmt.Errorf("%s: the judge file would not load there: %w", path, err)
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return usagef("%s exists: choose another path, or add --force to replace it", path)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot write the judge file: %w", err)
+	}
+	if _, err := io.WriteString(f, text); err != nil {
+		f.Close()
+		return fmt.Errorf("cannot write the judge file %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("cannot write the judge file %s: %w", path, err)
+	}
+	fmt.Fprintf(e.stderr, "Saved %s to %s: edit it, then run it with --judge %s\n", name, path, path)
+	return nil
 }
 
 func listJudges(e env, entries []catalog.Entry) error {

@@ -123,6 +123,7 @@ func isMatch(name string) bool { return name == match.Name }
 func matchEntry() Entry {
 	info := match.New().Info()
 	return Entry{
+		Key:         info.Name,
 		Name:        info.Name,
 		Description: info.Description,
 		Inputs:      []string{"question", "gold", "prediction"},

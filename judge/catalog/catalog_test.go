@@ -84,3 +84,21 @@ func TestParseOutput(t *testing.T) {
 		t.Error("match parsed a swapped judge output")
 	}
 }
+
+// Every entry's Key builds its judge again (gavel run builds by Key).
+func TestEveryEntryBuildsByKey(t *testing.T) {
+	c := New()
+	for _, e := range c.List() {
+		if e.Key == "" {
+			t.Errorf("%s has no Key", e.Name)
+			continue
+		}
+		j, err := c.Build(e.Key, llm.Config{Model: "m"}, nil)
+		if err != nil || j.Info().Name != e.Name {
+			t.Errorf("Build(%q) = %v, %v", e.Key, j, err)
+		}
+		if d, err := c.Definition(e.Key); e.NeedsModel && (err != nil || d == "") {
+			t.Errorf("Definition(%q): %v", e.Key, err)
+		}
+	}
+}
