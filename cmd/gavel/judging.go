@@ -31,10 +31,12 @@ func resolveJudges(names []string, cfg llm.Config) (judgeSet, error) {
 		if err != nil {
 			return js, usageError{err}
 		}
-		if seen[e.Name] {
+		// Key, not Name: a variant file of a built-in (output.parser:
+		// docqa, name: docqa) is another judge than the built-in.
+		if seen[e.Key] {
 			continue
 		}
-		seen[e.Name] = true
+		seen[e.Key] = true
 		if e.NeedsModel && strings.TrimSpace(cfg.Model) == "" {
 			return js, usagef("%s calls a model: name it with --model (and the server with --base-url, or OPENAI_BASE_URL, unless it is OpenAI)", e.Name)
 		}
@@ -78,13 +80,49 @@ func (js judgeSet) build(cache llm.Cache) ([]judge.Judge, *llm.Client, error) {
 	}
 	var out []judge.Judge
 	for _, e := range js.entries {
-		j, err := js.cat.Build(e.Name, js.cfg, client)
+		j, err := js.cat.Build(e.Key, js.cfg, client)
 		if err != nil {
 			return nil, nil, err
 		}
 		out = append(out, j)
 	}
 	return out, client, nil
+}
+
+// withFewShot gives each judge whose templates use {examples} its
+// few-shot examples from the session: sessions.Store.FewShot reads only the
+// calibration part of the split, so no item the judge is scored on is ever
+// shown to it as an example. A judge without {examples} is returned as it
+// is; one with it and no example to show is an error that says what to do.
+func withFewShot(s *sessions.Store, judges []judge.Judge) ([]judge.Judge, error) {
+	out := make([]judge.Judge, len(judges))
+	for i, j := range judges {
+		out[i] = j
+		lj, ok := j.(*llm.Judge)
+		if !ok || lj.NeedsExamples() == 0 {
+			continue
+		}
+		info := lj.Info()
+		ex, err := s.FewShot(info.Dimensions, lj.NeedsExamples())
+		if err != nil {
+			return nil, fmt.Errorf("%s takes few-shot examples ({examples}): %w", info.Name, err)
+		}
+		if len(ex) == 0 {
+			return nil, fmt.Errorf("%s takes few-shot examples ({examples}), and no item of the calibration part of %s's split has a label on every dimension it rates: label some (gavel review %s), then run it again", info.Name, s.Path(), s.Path())
+		}
+		out[i] = lj.WithExamples(ex)
+	}
+	return out, nil
+}
+
+// needsFewShot names the first judge that takes few-shot examples, "" when none does.
+func needsFewShot(judges []judge.Judge) string {
+	for _, j := range judges {
+		if lj, ok := j.(*llm.Judge); ok && lj.NeedsExamples() > 0 {
+			return lj.Info().Name
+		}
+	}
+	return ""
 }
 
 // poolOptions is how many tasks a judge works on at once: LLM judges as

@@ -168,6 +168,9 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 	if err != nil {
 		return err
 	}
+	if judges, err = withFewShot(rv.Store, judges); err != nil {
+		return err
+	}
 	rv.Swap = o.swap
 	ds.Warnings = append(ds.Warnings, swapNotes(o.swap, judges, rv.Items, ds.Name)...)
 

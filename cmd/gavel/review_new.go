@@ -193,6 +193,9 @@ func reviewNew(ctx context.Context, e env, nd newDataset, o reviewFlags, js judg
 	if err != nil {
 		return err
 	}
+	if name := needsFewShot(judges); name != "" {
+		return usagef("%s takes few-shot examples ({examples}) from the labelled calibration items of a session, and %s has no session yet: review it with another judge first, label some items, record a split (gavel split %s), then run %s", name, nd.head.Name, o.session, name)
+	}
 	ds := nd.head
 	notices := datasetNotices(ds)
 	if nd.late == nil {

@@ -98,6 +98,9 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 	if err != nil {
 		return err
 	}
+	if judges, err = withFewShot(rv.Store, judges); err != nil {
+		return err
+	}
 	rv.Swap = o.swap
 	for _, n := range swapNotes(o.swap, judges, rv.Items, ds.Name) {
 		fmt.Fprintln(e.stderr, n)
