@@ -317,6 +317,10 @@ func runTune(ctx context.Context, e env, path string, o tuneFlags) error {
 		}
 		return usageError{err}
 	}
+	if res.Fatal != nil && !res.Original().Scored {
+		// Nothing was learnt: the error alone says what to fix.
+		return fmt.Errorf("tuning stopped: %w", res.Fatal)
+	}
 	// The original and the winner are saved again with their evaluation
 	// scores.
 	if err := saver.save(res.Original(), res.Best, res); err != nil {
@@ -467,7 +471,8 @@ func recordTune(s *sessions.Store, res *tune.Result) (names [2]string, err error
 		}
 		var add []judge.Verdict
 		for _, v := range vs {
-			if !held[v.ItemID] && v.Status != "" {
+			// An api_error is no answer: the run keeps the task to do.
+			if !held[v.ItemID] && v.Status != "" && v.Status != judge.StatusAPIError {
 				add = append(add, v)
 			}
 		}
@@ -661,6 +666,8 @@ func printTune(w io.Writer, path, name string, dim judge.Dimension, res *tune.Re
 		}
 	case res.Interrupted:
 		fmt.Fprintln(w, "Interrupted before the evaluation part: the best so far is not yet scored on items no proposal saw.")
+	case res.Fatal != nil:
+		fmt.Fprintln(w, "The server stopped the tuning before the evaluation part (the error follows).")
 	default:
 		fmt.Fprintf(w, "The evaluation part was not judged: %s.\n", safetext.SanitizeLine(res.EvalSkipped))
 	}
@@ -668,7 +675,10 @@ func printTune(w io.Writer, path, name string, dim judge.Dimension, res *tune.Re
 	if len(cs.saved) > 0 {
 		fmt.Fprintf(w, "Candidates saved in %s (%s).\n", cs.dir, count(len(cs.saved), "file"))
 	}
-	if win != res.Original() && names[0] != "" && names[1] != "" {
+	if win != res.Original() && res.Evaluation == nil {
+		fmt.Fprintf(w, "The best so far is %s. It is not yet judged on the evaluation part: run the same command again (cached answers cost nothing) to finish.\n", cs.path(win.Round))
+	}
+	if win != res.Original() && res.Evaluation != nil && names[0] != "" && names[1] != "" {
 		fmt.Fprintf(w, "The winner is %s; use it with --judge %s.\n", cs.path(win.Round), cs.path(win.Round))
 		fmt.Fprintf(w, "In the session, the original is %s and the winner %s:\n  gavel compare %s --judge %s --judge %s --format markdown\n",
 			names[0], names[1], path, names[0], names[1])

@@ -249,6 +249,7 @@ func TestTuneMistakes(t *testing.T) {
 	noInstr := writeFile(t, dir, "plain.yaml", "name: plain\nuser: \"Q: {question} A: {prediction}. YES or NO?\"\noutput: {format: word}\ndimensions: [{name: correct, scale: binary}]\n")
 	srv := newTuneServer(t, 0)
 	server := []string{"--model", "m", "--base-url", srv.URL + "/v1"}
+	keyed, _ := fakeServer(t)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -264,11 +265,13 @@ func TestTuneMistakes(t *testing.T) {
 		{"no instructions", append([]string{"tune", session, "--judge", noInstr, "--budget", "100"}, server...), exitUsage, []string{"no instructions field"}},
 		{"zero rounds", append([]string{"tune", session, "--judge", "docqa", "--budget", "100", "--rounds", "0"}, server...), exitUsage, []string{"--rounds 0"}},
 		{"budget too small", append([]string{"tune", session, "--judge", "docqa", "--budget", "20"}, server...), exitUsage, []string{"--budget 20 is too small", "or more"}},
+		{"refused key", []string{"tune", session, "--judge", "docqa", "--budget", "400", "--model", "m", "--base-url", keyed.URL + "/v1", "--api-key", "sk-wrong-key-000000000"}, exitRuntime, []string{"refused the API key"}},
 		{"few labels warn", append([]string{"tune", small, "--judge", "docqa", "--budget", "5"}, server...), exitUsage, []string{"Warning: only 30 labelled items", "is too small"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := srv.hits.Load()
 			code, stdout, stderr := run(t, tc.args...)
+			t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
 			}

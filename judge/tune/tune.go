@@ -361,8 +361,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			break
 		}
 		if !t.judgePhase(c, o.Validation, fmt.Sprintf("round %d · validation", round), round, need) {
-			if !res.Interrupted {
-				c.Problem = "not scored: " + res.Stopped
+			c.Problem = "not scored: " + res.Stopped
+			if res.Interrupted {
+				c.Problem = "not scored: interrupted"
 			}
 			t.event(Event{Kind: Scored, Round: round, Candidate: c, Best: res.Best})
 			break
