@@ -114,7 +114,7 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 		if err != nil {
 			return err
 		}
-		name := sessions.RunLabel(st.Run)
+		name := runName(rv.Store, st.Run)
 		if st.Judging == nil {
 			fmt.Fprintf(e.stderr, "%s: every item already has a verdict in %s.\n", name, o.session)
 			continue
@@ -199,4 +199,19 @@ func apiErrorSummary(st *sessions.Store, runID int64, name string, n, pending in
 		return msg
 	}
 	return fmt.Sprintf("%s; the most common error (%d of %d): %s", msg, most, total, strings.TrimRight(top, ". "))
+}
+
+// runName is how the session's reports name a run: its label, or, when
+// another run shares the label (a variant of a judge on the same model),
+// its variant's (docqa@2 · gpt-4o), so that the two lines of a run of a
+// judge and its variant can be told apart.
+func runName(s *sessions.Store, r sessions.Run) string {
+	runs, err := s.Runs()
+	if err != nil {
+		return sessions.RunLabel(r)
+	}
+	if n, ok := sessions.RunNames(runs)[r.ID]; ok {
+		return n
+	}
+	return sessions.RunLabel(r)
 }
