@@ -165,7 +165,7 @@ func listJudges(e env, entries []catalog.Entry) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, "\n`gavel judges NAME` shows a judge's prompt; a YAML or JSON judge file can be given wherever a name can.")
+	fmt.Fprintln(e.stdout, "\n`gavel judges NAME` shows a judge's prompt, `gavel judges NAME --save FILE` writes it as a judge file to edit; a YAML or JSON judge file can be given wherever a name can.")
 	return nil
 }
 

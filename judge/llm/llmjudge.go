@@ -92,7 +92,7 @@ func newJudge(def *definition, c *Client) *Judge {
 	if def.json && c.cfg.NoResponseFormat {
 		info.Params["response_format"] = "off"
 	}
-	if def.name == "same-event" && c.cfg.SwapSnippets {
+	if (def.name == "same-event" || def.parser == "same-event") && c.cfg.SwapSnippets {
 		info.Params["swap_snippets"] = true
 	}
 	if def.version != "" {

@@ -83,7 +83,7 @@ func parseTemplate(s string) (template, error) {
 				open = ""
 			}
 			if !validPlaceholder(name) {
-				return template{}, fmt.Errorf("line %d: {%s} is not a placeholder: use {question}, {gold}, {prediction}, {response_a}, {response_b}, {criterion}, {id} or a field name, and write {{ and }} for literal braces", lineOf(s, i), clip(s[i+1:i+end], 40))
+				return template{}, fmt.Errorf("line %d: {%s} is not a placeholder: use {question}, {gold}, {prediction}, {response_a}, {response_b}, {criterion}, {id}, {instructions}, {examples} or a field name, and write {{ and }} for literal braces", lineOf(s, i), clip(s[i+1:i+end], 40))
 			}
 			if lit.Len() > 0 {
 				t.parts = append(t.parts, tplPart{text: lit.String()})

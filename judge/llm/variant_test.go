@@ -281,12 +281,13 @@ func TestJudgeFileOverrides(t *testing.T) {
 	if v := j.Judge(context.Background(), judge.Task{Item: testItem("1")}); v.Status != judge.StatusOK || v.Model != "other-model" {
 		t.Errorf("verdict %+v", v)
 	}
-	body := fs.lastBody()
-	for _, want := range []string{`"model":"other-model"`, `"temperature":0`, `"max_tokens":64`} {
-		if !strings.Contains(body, want) {
-			t.Errorf("body %s lacks %s", body, want)
-		}
+	fs.mu.Lock()
+	req := fs.reqs[len(fs.reqs)-1]
+	fs.mu.Unlock()
+	if req.Model != "other-model" || req.Temperature == nil || *req.Temperature != 0 || req.MaxTokens != 64 {
+		t.Errorf("request %+v (temperature %s): want other-model at 0 with 64 tokens", req, fmtPtr(req.Temperature))
 	}
+	body := fs.lastBody()
 	// Only the temperature set: the rest is the run's.
 	j2, _ := NewVariant([]byte(judgeFile("temperature: 1.5")), "o.yaml", cl)
 	j2.Judge(context.Background(), judge.Task{Item: testItem("1")})
@@ -396,5 +397,30 @@ func TestCatalogKeepsVariantsApart(t *testing.T) {
 	}
 	if _, err := cat.AddFile(path2); err != nil {
 		t.Errorf("second variant: %v", err)
+	}
+}
+
+// A same-event variant swaps the snippets as the built-in does, and says
+// so in its parameters.
+func TestSameEventVariantSwaps(t *testing.T) {
+	cl, err := NewClient(Config{Model: "m", BaseURL: "http://127.0.0.1:1/v1", SwapSnippets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := ExportBuiltin("same-event")
+	edited, err := ReplaceInstructions(data, "se.yaml", "Same event? YES or NO.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := NewVariant(edited, "se.yaml", cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Info().Params["swap_snippets"] != true {
+		t.Errorf("params = %v", v.Info().Params)
+	}
+	msgs, _ := v.Messages(judge.Task{Item: testItem("1")})
+	if want := "Same event? YES or NO.\n\nFirst snippet: " + testItem("1").Prediction + "\n\nSecond snippet: " + testItem("1").Gold; msgs[0].Content != want {
+		t.Errorf("user = %q, want %q", msgs[0].Content, want)
 	}
 }
