@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,7 +80,7 @@ func newTuneServer(t *testing.T, failEvery int64) *tuneServer {
 			ts.proposals = append(ts.proposals, prompt)
 			ts.mu.Unlock()
 			content = "Here are revised instructions.\nBEGIN INSTRUCTIONS\nSay whether the prediction answers the question as the gold answer does. " + tuneRule + "\nEND INSTRUCTIONS\n"
-		case strings.Contains(prompt, tuneRule) && strings.Contains(prompt, tuneWrong):
+		case strings.Contains(prompt, tuneRule) && strings.Contains(judged(prompt), tuneWrong):
 			content = "reason: the prediction is not the gold answer.\nresult: NO"
 		default:
 			content = "reason: looks fine.\nresult: YES"
@@ -91,6 +94,15 @@ func newTuneServer(t *testing.T, failEvery int64) *tuneServer {
 	}))
 	t.Cleanup(ts.Close)
 	return ts
+}
+
+// judged is the part of a judge prompt about the judged item: after the
+// few-shot examples, when it shows some.
+func judged(prompt string) string {
+	if i := strings.LastIndex(prompt, "END OF EXAMPLES"); i >= 0 {
+		return prompt[i:]
+	}
+	return prompt
 }
 
 // tuneSession imports n labelled items (every third one wrong, labelled
@@ -230,9 +242,7 @@ func TestTuneBudgetUnderRetries(t *testing.T) {
 			srv := newTuneServer(t, tc.failEvery)
 			code, stdout, stderr := run(t, "tune", session, "--judge", "docqa", "--model", "m", "--base-url", srv.URL+"/v1",
 				"--rounds", "4", "--budget", fmt.Sprint(tc.budget), "--out", filepath.Join(dir, "c"))
-			if code != 0 && code != exitUsage {
-				t.Logf("exit %d\n%s\n%s", code, stdout, stderr)
-			}
+			t.Logf("exit %d, %d hits\n%s\n%s", code, srv.hits.Load(), stdout, stderr)
 			if hits := srv.hits.Load(); hits > int64(tc.budget) {
 				t.Errorf("server hits %d > budget %d\n%s\n%s", hits, tc.budget, stdout, stderr)
 			}
@@ -285,4 +295,86 @@ func TestTuneMistakes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A judge file that shows few-shot examples is tuned with the session's
+// calibration examples: every example any judge request shows is a
+// calibration item (never a validation or evaluation one), and the
+// tuning still goes from its start to its end agreement.
+func TestTuneFewShotJudge(t *testing.T) {
+	withFastRetries(t)
+	const n = 120
+	dir := t.TempDir()
+	session := tuneSession(t, dir, n)
+	file := writeFile(t, dir, "fewshot.yaml", `name: fewshot
+instructions: |
+  Say whether the prediction answers the question as the gold answer does.
+system: "{instructions}"
+user: |
+  Examples:
+  {examples}
+  END OF EXAMPLES
+  Question: {question}
+  Gold answer: {gold}
+  Prediction: {prediction}
+  Write a line "reason: ..." and then a line "result: YES" or "result: NO".
+examples:
+  count: 3
+output:
+  parser: docqa
+`)
+	srv := newTuneServer(t, 0)
+	var seen sync.Map // every example id shown
+	srv.Config.Handler = exampleSpy(srv.Config.Handler, &seen)
+	code, stdout, stderr := run(t, "tune", session, "--judge", file, "--model", "m", "--base-url", srv.URL+"/v1",
+		"--rounds", "2", "--budget", "400", "--out", filepath.Join(dir, "c"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	ids, yes := partCounts(n)
+	e, ey := len(ids[sessions.PartEvaluation]), yes[sessions.PartEvaluation]
+	for _, want := range []string{fmt.Sprintf("original     %d/%d right", ey, e), fmt.Sprintf("round 1      %d/%d right", e, e),
+		"--judge fewshot@1 --judge fewshot@2"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	sp := sessions.Split{Seed: 7, Calibration: sessions.DefaultCalibrationShare}
+	shown := 0
+	seen.Range(func(k, _ any) bool {
+		shown++
+		if p := sp.PartOf(k.(string)); p != sessions.PartCalibration {
+			t.Errorf("item %s of the %s part was shown as an example", k, p)
+		}
+		return true
+	})
+	if shown == 0 {
+		t.Error("no example was shown")
+	}
+}
+
+// exampleSpy records the ids of the items a judge request shows between
+// "Examples:" and "END OF EXAMPLES", then serves the request.
+func exampleSpy(next http.Handler, seen *sync.Map) http.Handler {
+	re := regexp.MustCompile(`question of (item-\d+)`)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var req struct {
+			Messages []struct{ Content string } `json:"messages"`
+		}
+		if json.Unmarshal(body, &req) == nil {
+			for _, m := range req.Messages {
+				start := strings.Index(m.Content, "Examples:")
+				end := strings.Index(m.Content, "END OF EXAMPLES")
+				if start < 0 || end < start {
+					continue
+				}
+				for _, sub := range re.FindAllStringSubmatch(m.Content[start:end], -1) {
+					seen.Store(sub[1], true)
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
