@@ -165,7 +165,7 @@ func (m *Model) statusLine() string {
 	for k, r := range m.runs {
 		name := ""
 		if len(m.runs) > 1 {
-			name = ansi.Truncate(SanitizeLine(r.info.Name), 12, "…") + " "
+			name = ansi.Truncate(SanitizeLine(r.shortName()), 12, "…") + " "
 			if k == m.act {
 				name = st.Strong.Render(name)
 			}

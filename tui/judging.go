@@ -56,7 +56,7 @@ func (m *Model) judgingEnded(r *runView, st *stream) {
 		m.fail(fmt.Sprintf("%s stopped judging after %d of %s: %s", SanitizeLine(r.name()), b.Done, plural(b.Total, "task", "tasks"), SanitizeLine(stopped.Error())))
 		return
 	}
-	if b.Total == 0 {
+	if b.Total == 0 || (st.quiet && b.Errors == 0) {
 		return
 	}
 	msg := fmt.Sprintf("%s finished judging: %d of %s done", SanitizeLine(r.name()), b.Done, plural(b.Total, "task", "tasks"))
@@ -119,6 +119,7 @@ func (m *Model) rejudgeStarted(msg rejudgeMsg) tea.Cmd {
 	}
 	r := m.runs[msg.run]
 	id := r.add(msg.judging, msg.tasks)
+	r.streams[id].quiet = msg.quiet
 	return waitBatch(msg.run, id, r.streams[id].ch)
 }
 

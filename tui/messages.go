@@ -29,4 +29,7 @@ type rejudgeMsg struct {
 	judging *sessions.Judging
 	tasks   int
 	err     error
+	// quiet: a variant judging items labelled since it ran, which the
+	// log does not report unless it fails.
+	quiet bool
 }

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -70,6 +72,7 @@ type stream struct {
 	judging *sessions.Judging // nil in tests that feed batches by hand
 	ch      <-chan sessions.Batch
 	last    sessions.Batch
+	quiet   bool // its end is not logged unless it failed
 }
 
 // row is one thing a person labels on an item: a dimension of the active
@@ -349,10 +352,31 @@ func (r *runView) judgeValue(item int, rw row) (float64, bool) {
 	return x, ok
 }
 
-// name is how the header and messages call the run.
+// name is how the header and messages call the run: the judge's name
+// and model, or, when the session holds several runs of them, the key
+// that tells it from the others by its variant ("docqa@2 · gpt-4o").
 func (r *runView) name() string {
+	if r.variantKey() {
+		return Clip(r.key, 256)
+	}
 	if r.info.Model != "" {
 		return Clip(r.info.Name, 128) + " · " + Clip(r.info.Model, 128)
 	}
 	return Clip(r.info.Name, 128)
+}
+
+// variantKey reports whether the run's key names it by its variant
+// (sessions.RunNames: "NAME@K", when runs share a name and model).
+func (r *runView) variantKey() bool {
+	return r.info.Name != "" && strings.HasPrefix(r.key, r.info.Name+"@")
+}
+
+// shortName is the judge's name, or its variant's ("docqa@2") when the
+// session holds several runs of it, for the status line.
+func (r *runView) shortName() string {
+	if r.variantKey() {
+		name, _, _ := strings.Cut(r.key, " · ")
+		return name
+	}
+	return r.info.Name
 }

@@ -50,7 +50,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 			cmd = tea.Batch(cmd, m.computeStats())
 		}
 		if len(msg.done) > 0 {
-			cmd = tea.Batch(cmd, m.labelsChanged())
+			cmd = tea.Batch(cmd, m.labelsChanged(), m.judgeNewLabels(msg.done))
 		}
 		return cmd
 	case retrySaveMsg:

@@ -75,8 +75,10 @@ type Compared struct {
 	Figures stats.Comparison
 	// Items says which items were compared ("On the evaluation split
 	// (seed 7): 40 items."), since a session with a split compares on
-	// its evaluation part only.
+	// its evaluation part only; Part names the part ("evaluation"), ""
+	// when the session has no split.
 	Items string
+	Part  string
 }
 
 // judgeEdit is the judge file open in the editor (or waiting for the
@@ -101,6 +103,9 @@ type variantView struct {
 	cmpErr    error
 	computing bool
 	stale     bool // labels changed while computing: compute again
+	// asked holds the items labelled after it ran that it was asked to
+	// judge (judgeNewLabels), so that each is asked once.
+	asked map[int]bool
 	// fixed and broken are the items of the comparison the variant
 	// fixed (the base wrong, it right) and broke (the base right, it
 	// wrong), by item index.
@@ -326,14 +331,15 @@ func (m *Model) gotVariant(msg variantMsg) tea.Cmd {
 	}
 	m.edit = nil
 	v := msg.v
+	// Short: the hint line holds it after the answer keys, 66 cells at 80.
 	what := plural(v.Tasks, "task", "tasks")
 	if v.Info.Model != "" {
-		what += ", asking " + SanitizeLine(Clip(v.Info.Model, 64))
+		what += " · " + SanitizeLine(Clip(v.Info.Model, 32))
 	}
 	if v.Examples > 0 {
-		what += ", " + plural(v.Examples, "few-shot example", "few-shot examples") + " from the calibration part"
+		what += " · " + plural(v.Examples, "example", "examples")
 	}
-	q := fmt.Sprintf("Judge the labelled items with the variant %s (%s)?", SanitizeLine(Clip(v.Name, 64)), what)
+	q := fmt.Sprintf("Run %s on the labelled items (%s)?", SanitizeLine(Clip(v.Name, 32)), what)
 	m.openDialog(newConfirmDialog(q, variantStartMsg{base: msg.base, v: v}))
 	return nil
 }
@@ -500,6 +506,9 @@ func (m *Model) gotCompare(msg compareMsg) tea.Cmd {
 func (m *Model) compareHeadline(v *variantView) string {
 	name, base := SanitizeLine(Clip(v.name, 64)), SanitizeLine(Clip(v.baseName, 64))
 	s := fmt.Sprintf("%s finished on the labelled items", name)
+	if v.cmp != nil && v.cmp.Part != "" {
+		s += " (compared on the " + SanitizeLine(Clip(v.cmp.Part, 32)) + " part of the split)"
+	}
 	if v.cmp != nil && len(v.cmp.Figures.Dimensions) > 0 {
 		p := v.cmp.Figures.Dimensions[0].Paired
 		if p.N > 0 {
@@ -508,9 +517,6 @@ func (m *Model) compareHeadline(v *variantView) string {
 			if p.McNemarP.Defined() {
 				s += fmt.Sprintf(" (McNemar p = %s)", stats.FormatNumber(p.McNemarP.Value, 3))
 			}
-		}
-		if v.cmp.Items != "" {
-			s += " · " + strings.TrimSuffix(SanitizeLine(v.cmp.Items), ".")
 		}
 	}
 	return s + fmt.Sprintf(". C shows the comparison; f offers the filters \"fixed by %s\" and \"broken by %s\".", name, name)
@@ -550,6 +556,39 @@ func (m *Model) labelsChanged() tea.Cmd {
 		if (m.screen == screenCompare && i == m.cmpShown) || f == "fixed:"+v.name || f == "broken:"+v.name {
 			cmds = append(cmds, m.computeCompare(v))
 		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// judgeNewLabels has each variant judge the items labelled since it ran:
+// its comparison counts an item it has not judged as wrong for it.
+func (m *Model) judgeNewLabels(done []saveOp) tea.Cmd {
+	var cmds []tea.Cmd
+	for idx, r := range m.runs {
+		v := m.variantOf(r)
+		if v == nil || r.rejudge == nil {
+			continue
+		}
+		var tasks []judge.Task
+		for _, op := range done {
+			i := op.item
+			if i < 0 || i >= len(m.items) || v.asked[i] || len(r.verdicts[i]) > 0 || !m.labelledOn(i, v.base) {
+				continue
+			}
+			if v.asked == nil {
+				v.asked = map[int]bool{}
+			}
+			v.asked[i] = true
+			tasks = append(tasks, judge.Tasks(r.info, m.items[i])...)
+		}
+		if len(tasks) == 0 {
+			continue
+		}
+		rejudge, run := r.rejudge, idx
+		cmds = append(cmds, func() tea.Msg {
+			j, err := rejudge(tasks)
+			return rejudgeMsg{run: run, judging: j, tasks: len(tasks), err: err, quiet: true}
+		})
 	}
 	return tea.Batch(cmds...)
 }

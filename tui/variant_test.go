@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -121,12 +122,52 @@ func newVariantSession(t *testing.T, w, h int) *variantSession {
 		Variant: vs.variant,
 		Compare: vs.compare,
 	})
-	// The editor runs as a plain process: no terminal to hand over.
+	// The editor runs as a plain process (no terminal to hand over), at
+	// once, as tea.ExecProcess runs it before any other message.
 	vs.m.exec = func(c *exec.Cmd, done tea.ExecCallback) tea.Cmd {
-		return func() tea.Msg { return done(c.Run()) }
+		msg := done(c.Run())
+		return func() tea.Msg { return msg }
 	}
 	vs.m = update(t, vs.m, tea.WindowSizeMsg{Width: w, Height: h})
 	return vs
+}
+
+// pressWait sends keys as press does, but waits for every command to
+// answer (session writes and judging may take a while on a loaded
+// machine): the commands here all end.
+func pressWait(t *testing.T, m *Model, keys ...string) *Model {
+	t.Helper()
+	for _, k := range keys {
+		next, cmd := m.Update(keyMsg(k))
+		m = runWait(t, next.(*Model), cmd)
+	}
+	return m
+}
+
+func runWait(t *testing.T, m *Model, cmd tea.Cmd) *Model {
+	t.Helper()
+	if cmd == nil {
+		return m
+	}
+	ch := make(chan tea.Msg, 1)
+	go func() { ch <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-ch:
+	case <-time.After(20 * time.Second):
+		t.Fatal("a command did not answer in 20 s")
+	}
+	switch msg := msg.(type) {
+	case nil, tea.QuitMsg:
+		return m
+	case tea.BatchMsg:
+		for _, c := range msg {
+			m = runWait(t, m, c)
+		}
+		return m
+	}
+	next, c := m.Update(msg)
+	return runWait(t, next.(*Model), c)
 }
 
 // variant is what cmd/gavel gives Options.Variant, on the fake judge: a
@@ -157,7 +198,12 @@ func (vs *variantSession) variant(req VariantRequest) (Variant, error) {
 		}
 		jg := sessions.StartJudging(context.Background(), vs.rv.Store, run, j, tasks, judge.PoolOptions{Concurrency: 2})
 		vs.stops = append(vs.stops, jg)
-		return VariantRun{Run: Run{Info: run.Info, Key: now[run.ID], Judging: jg, Pending: len(tasks)}, BaseID: vs.base.ID, ID: run.ID, Renamed: renamed}, nil
+		rejudge := func(tasks []judge.Task) (*sessions.Judging, error) {
+			jg := sessions.StartJudging(context.Background(), vs.rv.Store, run, j, tasks, judge.PoolOptions{Concurrency: 2})
+			vs.stops = append(vs.stops, jg)
+			return jg, nil
+		}
+		return VariantRun{Run: Run{Info: run.Info, Key: now[run.ID], Judging: jg, Pending: len(tasks), Rejudge: rejudge}, BaseID: vs.base.ID, ID: run.ID, Renamed: renamed}, nil
 	}}, nil
 }
 
@@ -187,7 +233,7 @@ func editorScript(t *testing.T, body string) {
 func TestEditJudgeUnchanged(t *testing.T) {
 	editorScript(t, "exit 0")
 	vs := newVariantSession(t, 100, 30)
-	m := press(t, vs.m, "E")
+	m := pressWait(t, vs.m, "E")
 	if !strings.Contains(logText(m), "The judge file of fake · m is unchanged: no variant made.") {
 		t.Errorf("log:\n%s", logText(m))
 	}
@@ -226,7 +272,7 @@ func TestEditJudgeRefusals(t *testing.T) {
 func TestEditJudgeParseError(t *testing.T) {
 	editorScript(t, `printf 'name: fake\nBROKEN: [\n' > "$1"`)
 	vs := newVariantSession(t, 100, 30)
-	m := press(t, vs.m, "E")
+	m := pressWait(t, vs.m, "E")
 	if _, ok := m.top().(*editErrorDialog); !ok {
 		t.Fatalf("dialog %T, want the judge file's error; log:\n%s", m.top(), logText(m))
 	}
@@ -237,25 +283,25 @@ func TestEditJudgeParseError(t *testing.T) {
 	checkFits(t, screen, 100, 30)
 
 	// d discards: nothing made, and E works again.
-	m = press(t, m, "d")
+	m = pressWait(t, m, "d")
 	if m.top() != nil || m.edit != nil || !strings.Contains(logText(m), "discarded") {
 		t.Fatalf("after d: dialog %T, edit %v; log:\n%s", m.top(), m.edit, logText(m))
 	}
 
 	// e edits the text as saved, not the judge's: the second editor only
 	// fixes a file that still holds the error.
-	m = press(t, m, "E")
+	m = pressWait(t, m, "E")
 	editorScript(t, `grep -q BROKEN "$1" && printf 'name: fake\nprompt: strict\n' > "$1"`)
-	m = press(t, m, "e")
+	m = pressWait(t, m, "e")
 	d, ok := m.top().(*confirmDialog)
 	if !ok {
 		t.Fatalf("dialog %T after the fix, want the confirmation; log:\n%s", m.top(), logText(m))
 	}
-	if !strings.Contains(d.question, "fake@2") || !strings.Contains(d.question, "8 tasks") {
+	if d.question != "Run fake@2 on the labelled items (8 tasks · m)?" {
 		t.Errorf("question %q", d.question)
 	}
 	// n: nothing is recorded.
-	m = press(t, m, "n")
+	m = pressWait(t, m, "n")
 	if runs, _ := vs.rv.Store.Runs(); len(runs) != 1 || len(m.runs) != 1 {
 		t.Errorf("declined, yet %d runs in the session, %d on screen", len(runs), len(m.runs))
 	}
@@ -267,14 +313,7 @@ func TestEditJudgeParseError(t *testing.T) {
 func TestVariantRunCompareAndFilters(t *testing.T) {
 	editorScript(t, `printf 'name: fake\nprompt: strict\nbreak:q1\n' > "$1"`)
 	vs := newVariantSession(t, 100, 30)
-	m := press(t, vs.m, "E", "y")
-	for range 50 {
-		if len(m.variants) == 1 && m.variants[0].cmp != nil {
-			break
-		}
-		// Batches that came after runCmd stopped waiting.
-		m = update(t, m, nil)
-	}
+	m := pressWait(t, vs.m, "E", "y")
 	if len(m.variants) != 1 || m.variants[0].cmp == nil {
 		t.Fatalf("no comparison; log:\n%s", logText(m))
 	}
@@ -299,6 +338,17 @@ func TestVariantRunCompareAndFilters(t *testing.T) {
 		t.Errorf("log:\n%s", logText(m))
 	}
 
+	// An item labelled now is judged by the variant too, and compared:
+	// q9 (Lyon, NO) is one more the variant fixed.
+	m.show(8)
+	m = pressWait(t, m, "n")
+	if len(v.run.verdicts[8]) != 1 || v.cmp.Figures.Dimensions[0].Paired.N != 9 || v.cmp.Figures.Dimensions[0].Paired.OnlyB != 5 {
+		t.Errorf("after labelling q9: %d verdicts of the variant on it, comparison %+v", len(v.run.verdicts[8]), v.cmp.Figures.Dimensions[0].Paired)
+	}
+	if strings.Count(logText(m), "finished") != 2 {
+		t.Errorf("judging one newly labelled item is logged:\n%s", logText(m))
+	}
+
 	ids := func(m *Model) []string {
 		var out []string
 		for _, i := range m.sel.items {
@@ -310,7 +360,7 @@ func TestVariantRunCompareAndFilters(t *testing.T) {
 		filter string
 		want   []string
 	}{
-		{"fixed by fake@2", []string{"q5", "q6", "q7", "q8"}},
+		{"fixed by fake@2", []string{"q5", "q6", "q7", "q8", "q9"}},
 		{"broken by fake@2", []string{"q1"}},
 	} {
 		var found bool
@@ -332,13 +382,13 @@ func TestVariantRunCompareAndFilters(t *testing.T) {
 	// The comparison screen, at both sizes.
 	for _, size := range [][2]int{{80, 24}, {200, 50}} {
 		m = update(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-		m = press(t, m, "C")
+		m = pressWait(t, m, "C")
 		if m.screen != screenCompare {
 			t.Fatalf("C shows screen %d", m.screen)
 		}
 		screen := plain(m)
 		checkFits(t, screen, size[0], size[1])
-		for _, want := range []string{"fake@1 → fake@2", "On every labelled item", "Paired, on the 8 items"} {
+		for _, want := range []string{"fake@1 → fake@2", "On every labelled item", "Paired, on the 9 items"} {
 			if !strings.Contains(screen, want) {
 				t.Errorf("%dx%d: no %q in\n%s", size[0], size[1], want, screen)
 			}
@@ -350,7 +400,7 @@ func TestVariantRunCompareAndFilters(t *testing.T) {
 			}
 			return out
 		}(), "\n")
-		for _, want := range []string{"McNemar exact p     0.375", "fixed by B          4: q5, q6, q7, q8", "broken by B         1: q1", "accuracy A          50.0%", "accuracy B          87.5%"} {
+		for _, want := range []string{"McNemar exact p     0.219", "fixed by B          5: q5, q6, q7, q8, q9", "broken by B         1: q1", "accuracy A          44.4%", "accuracy B          88.9%"} {
 			if !strings.Contains(strings.Join(strings.Fields(full), " "), strings.Join(strings.Fields(want), " ")) {
 				t.Errorf("%dx%d: no %q in\n%s", size[0], size[1], want, full)
 			}
@@ -359,8 +409,8 @@ func TestVariantRunCompareAndFilters(t *testing.T) {
 	}
 
 	// x on the comparison reviews the fixed items with the variant on.
-	m = press(t, m, "C", "x")
-	if m.screen != screenReview || m.run() != v.run || !slices.Equal(ids(m), []string{"q5", "q6", "q7", "q8"}) {
+	m = pressWait(t, m, "C", "x")
+	if m.screen != screenReview || m.run() != v.run || !slices.Equal(ids(m), []string{"q5", "q6", "q7", "q8", "q9"}) {
 		t.Errorf("x: screen %d, judge %q, items %v", m.screen, m.run().key, ids(m))
 	}
 }

@@ -66,7 +66,7 @@ func (vs *variants) variant(req tui.VariantRequest) (tui.Variant, error) {
 	if err != nil {
 		return tui.Variant{}, err
 	}
-	lj, err := llm.NewVariant(req.Definition, "the edited judge file", cl)
+	lj, err := llm.NewVariant(req.Definition, req.Base.Name+" (edited)", cl)
 	if err != nil {
 		return tui.Variant{}, &tui.JudgeFileError{Err: err}
 	}
@@ -228,7 +228,11 @@ func (vs *variants) compare(a, b int64) (tui.Compared, error) {
 	if items == "" {
 		items = fmt.Sprintf("On every labelled item: the session has no calibration / evaluation split (gavel split %s records one; few-shot examples need it).", s.Path())
 	}
-	return tui.Compared{Figures: cmp, Items: items}, nil
+	part := ""
+	if used.Seed != nil {
+		part = used.Part
+	}
+	return tui.Compared{Figures: cmp, Items: items, Part: part}, nil
 }
 
 // dimNames lists dimensions' names for a message.

@@ -180,7 +180,7 @@ func TestReviewVariantAndCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := cmp.Figures.Dimensions[0].Paired.N; n != want || !strings.Contains(cmp.Items, "evaluation split (seed 3)") {
+	if n := cmp.Figures.Dimensions[0].Paired.N; n != want || !strings.Contains(cmp.Items, "evaluation split (seed 3)") || cmp.Part != "evaluation" {
 		t.Errorf("with a split: %d items (want %d), %q", n, want, cmp.Items)
 	}
 
