@@ -383,6 +383,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.Interrupted = true
 		return t.finish(), nil
 	}
+	if res.Fatal != nil {
+		res.EvalSkipped = "the server stopped the tuning"
+		return t.finish(), nil
+	}
 	t.evaluate()
 	return t.finish(), nil
 }

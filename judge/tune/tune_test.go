@@ -391,3 +391,26 @@ func TestExtractInstructions(t *testing.T) {
 		}
 	}
 }
+
+// A fatal client error (a refused key) stops the tuning with the error,
+// keeping what was done, and the evaluation part is not judged.
+func TestFatalStops(t *testing.T) {
+	w, o := newWorld(t, 1000, 0)
+	refused := errors.New("the server refused the API key")
+	o.Fatal = func() error {
+		if w.srv.hits.Load() > 35 {
+			return refused
+		}
+		return nil
+	}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(res.Fatal, refused) || res.Evaluation != nil || res.Best.Round != 0 || !res.Original().Scored {
+		t.Errorf("fatal %v, evaluation %+v, best %d, stopped %q", res.Fatal, res.Evaluation, res.Best.Round, res.Stopped)
+	}
+	if hits := w.srv.hits.Load(); hits > 30+11 {
+		t.Errorf("%d requests: the evaluation part was judged after the fatal error", hits)
+	}
+}
