@@ -41,7 +41,8 @@ const maxJudgeFileBytes = 1 << 20
 //	  Answer: {prediction}
 //	  Reply with JSON {{"helpful": "YES" or "NO", "why": "..."}}
 //	examples:                  # optional, with {examples}: K few-shot examples
-//	  count: 3                 # from the session's calibration items (1-50)
+//	  count: 3                 # from the session's calibration items (1-50;
+//	                           # "examples: 3" is short for this)
 //	  format: |                # one example; default: the item's fields, then
 //	    Q: {question}          # "Human verdict: DIM = VALUE" and "Reason: …"
 //	    Verdict: {label}       # {label} first dimension, {label.DIM}, {reason},

@@ -1,14 +1,18 @@
 package llm
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -19,6 +23,41 @@ type exampleSpec struct {
 	count  int
 	format template
 	dims   []judge.Dimension
+}
+
+// UnmarshalYAML also takes a bare count: "examples: 3".
+func (e *CustomExamples) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		c, err := strconv.Atoi(n.Value)
+		if err != nil {
+			return fmt.Errorf("line %d: examples is a count (examples: 3) or {count: 3, format: …}, not %q", n.Line, clip(n.Value, 40))
+		}
+		e.Count = c
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: examples is a count (examples: 3) or {count: 3, format: …}", n.Line)
+	}
+	// Decoding a node forgets KnownFields: the keys are checked here.
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Value != "count" && k.Value != "format" {
+			return fmt.Errorf("line %d: unknown key %q (known here: count, format)", k.Line, clip(k.Value, 40))
+		}
+	}
+	type plain CustomExamples
+	return n.Decode((*plain)(e))
+}
+
+// UnmarshalJSON also takes a bare count: "examples": 3.
+func (e *CustomExamples) UnmarshalJSON(b []byte) error {
+	if c, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+		e.Count = c
+		return nil
+	}
+	type plain CustomExamples
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode((*plain)(e))
 }
 
 // Placeholders only an example's format has.

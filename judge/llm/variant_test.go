@@ -75,7 +75,8 @@ func TestJudgeFileNewKeysErrors(t *testing.T) {
 		{"examples too many", "name: j\nuser: '{examples} {prediction}'\nexamples: {count: 51}\noutput: {format: word}\ndimensions: [{name: ok, scale: binary}]\n", "examples.count 51"},
 		{"examples bad label", "name: j\nuser: '{examples} {prediction}'\nexamples: {count: 1, format: '{label.nope}'}\noutput: {format: word}\ndimensions: [{name: ok, scale: binary}]\n", `{label.nope}: the judge has no dimension "nope" (its dimensions: ok)`},
 		{"examples in format", "name: j\nuser: '{examples} {prediction}'\nexamples: {count: 1, format: '{examples}'}\noutput: {format: word}\ndimensions: [{name: ok, scale: binary}]\n", "{examples} is the judge's, not an example's"},
-		{"examples key typo", "name: j\nuser: '{examples} {prediction}'\nexamples: {cout: 1}\noutput: {format: word}\ndimensions: [{name: ok, scale: binary}]\n", `unknown key "cout" (known here: count, format)`},
+		{"examples key typo", "name: j\nuser: '{examples} {prediction}'\nexamples: {cout: 1}\noutput: {format: word}\ndimensions: [{name: ok, scale: binary}]\n", `line 3: unknown key "cout" (known here: count, format)`},
+		{"examples not a count", "name: j\nuser: '{examples} {prediction}'\nexamples: some\noutput: {format: word}\ndimensions: [{name: ok, scale: binary}]\n", `examples is a count (examples: 3) or {count: 3, format: …}, not "some"`},
 		{"unknown parser", "name: j\nuser: '{prediction}'\noutput: {parser: docq}\n", `output.parser "docq": use a built-in judge's parser: docqa, rubric, same-event, bbh, quality, pairwise`},
 		{"parser format differs", "name: j\nuser: '{prediction}'\noutput: {parser: docqa, format: json}\n", `the docqa parser reads line`},
 		{"pairwise parser format", "name: j\nuser: '{response_a} {response_b}'\noutput: {parser: pairwise, format: word}\n", "reads its own format"},
@@ -105,6 +106,24 @@ func TestJudgeFileNewKeysErrors(t *testing.T) {
 				t.Errorf("error does not name the file: %v", err)
 			}
 		})
+	}
+}
+
+// examples: 3 is short for examples: {count: 3}, in YAML and JSON.
+func TestExamplesBareCount(t *testing.T) {
+	for _, tc := range []struct{ file, source string }{
+		{"name: j\nuser: '{examples} {prediction}'\nexamples: 3\noutput: {format: word}\ndimensions: [{name: ok, scale: binary}]\n", "j.yaml"},
+		{`{"name": "j", "user": "{examples} {prediction}", "examples": 3, "output": {"format": "word"}, "dimensions": [{"name": "ok", "scale": "binary"}]}`, "j.json"},
+		{`{"name": "j", "user": "{examples} {prediction}", "examples": {"count": 3}, "output": {"format": "word"}, "dimensions": [{"name": "ok", "scale": "binary"}]}`, "j.json"},
+	} {
+		_, d, err := parseCustom([]byte(tc.file), tc.source)
+		if err != nil || d.examples == nil || d.examples.count != 3 {
+			t.Errorf("%s: %v", tc.file, err)
+		}
+	}
+	_, err := ParseCustom([]byte(`{"name": "j", "user": "{examples} {prediction}", "examples": {"cont": 3}, "output": {"format": "word"}, "dimensions": [{"name": "ok", "scale": "binary"}]}`), "j.json")
+	if err == nil || !strings.Contains(err.Error(), `unknown field "cont"`) {
+		t.Errorf("json typo: %v", err)
 	}
 }
 
