@@ -106,6 +106,10 @@ verdicts received, and a report of the best so far.`,
 	f.StringVar(&o.dimension, "dimension", "", "the `DIMENSION` to tune on (default: the judge's first)")
 	o.runner.add(f)
 	cmd.ValidArgsFunction = first(completeExts(sessionExts))
+	for _, name := range []string{"rounds", "budget", "seed", "dimension"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
+	}
+	_ = cmd.RegisterFlagCompletionFunc("out", cobra.FixedCompletions(nil, cobra.ShellCompDirectiveFilterDirs))
 	return cmd
 }
 
