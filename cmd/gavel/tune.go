@@ -66,8 +66,9 @@ McNemar's exact test. Their verdicts are recorded in the session as two
 runs, so that gavel compare shows the whole comparison; the command says
 which names to give it.
 
-The judge is a built-in (exported as gavel judges NAME --save writes it) or
-a judge file with an instructions field: tuning rewrites only that field.
+The judge is a built-in (tuning starts from the file gavel judges NAME
+--save writes) or a judge file with an instructions field: tuning rewrites
+only that field. Proposals are asked of the judge's own model and server.
 Every candidate is saved as a judge file, DIR/NAME-tune-R.yaml (the
 original as round 0), its scores in a comment at its top.
 
@@ -99,7 +100,7 @@ verdicts received, and a report of the best so far.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.judge, "judge", "", "the judge to tune: a built-in LLM judge's `NAME` or a judge file with an instructions field")
-	f.IntVar(&o.rounds, "rounds", 5, "the number of candidates to propose (`N`)")
+	f.IntVar(&o.rounds, "rounds", 5, "how many candidates to propose, `N`, one per round")
 	f.IntVar(&o.budget, "budget", 0, "the most HTTP `REQUESTS` to send, retries and proposals included (required)")
 	f.Uint64Var(&o.seed, "seed", 1, "the `SEED` choosing which disagreements each proposal shows when there are more than 10")
 	f.StringVar(&o.out, "out", "", "the `DIR` the candidates are saved in (default: SESSION's name with -tune, beside it)")
