@@ -246,6 +246,9 @@ func runTune(ctx context.Context, e env, path string, o tuneFlags) error {
 		return err
 	}
 	labelled := len(parts.cal) + len(parts.val) + len(parts.eval)
+	if labelled == 0 {
+		return fmt.Errorf("no item of %s has a human label on %q (%s), which %s rates: label some (gavel review %s), or name another dimension with --dimension", path, dim.Name, dim.Scale, tj.name, path)
+	}
 	fmt.Fprintf(e.stderr, "%s: %d labelled items on %q: %d to learn from (calibration), %d to choose on (validation), %d to report on (evaluation).\n",
 		path, labelled, dim.Name, len(parts.cal), len(parts.val), len(parts.eval))
 	if labelled < tuneWarnBelow {

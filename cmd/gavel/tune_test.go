@@ -256,6 +256,10 @@ func TestTuneMistakes(t *testing.T) {
 	session := tuneSession(t, dir, 120)
 	small := tuneSession(t, t.TempDir(), 30)
 	unsplit := importCSV(t, dir, "unsplit", "id,question,answer,prediction,human_label\na,q,g,p,yes\n")
+	unlabelled := importCSV(t, dir, "unlabelled", "id,question,answer,prediction\na,q,g,p\nb,q,g,p\n")
+	if code, _, errs := run(t, "split", unlabelled); code != 0 {
+		t.Fatal(errs)
+	}
 	noInstr := writeFile(t, dir, "plain.yaml", "name: plain\nuser: \"Q: {question} A: {prediction}. YES or NO?\"\noutput: {format: word}\ndimensions: [{name: correct, scale: binary}]\n")
 	srv := newTuneServer(t, 0)
 	server := []string{"--model", "m", "--base-url", srv.URL + "/v1"}
@@ -271,6 +275,8 @@ func TestTuneMistakes(t *testing.T) {
 		{"no model", []string{"tune", session, "--judge", "docqa", "--budget", "10"}, exitUsage, []string{"--model"}},
 		{"no split", append([]string{"tune", unsplit, "--judge", "docqa", "--budget", "100"}, server...), exitUsage, []string{"gavel split " + unsplit}},
 		{"no session", append([]string{"tune", filepath.Join(dir, "none.gavel"), "--judge", "docqa", "--budget", "100"}, server...), exitUsage, []string{"no session"}},
+		{"no labels", append([]string{"tune", unlabelled, "--judge", "docqa", "--budget", "100"}, server...), exitRuntime, []string{"no item of " + unlabelled + " has a human label on \"correct\""}},
+		{"unknown dimension", append([]string{"tune", session, "--judge", "docqa", "--budget", "100", "--dimension", "tone"}, server...), exitUsage, []string{"--dimension \"tone\": docqa rates correct"}},
 		{"offline judge", append([]string{"tune", session, "--judge", "match", "--budget", "100"}, server...), exitUsage, []string{"offline judge"}},
 		{"no instructions", append([]string{"tune", session, "--judge", noInstr, "--budget", "100"}, server...), exitUsage, []string{"no instructions field"}},
 		{"zero rounds", append([]string{"tune", session, "--judge", "docqa", "--budget", "100", "--rounds", "0"}, server...), exitUsage, []string{"--rounds 0"}},
