@@ -66,9 +66,11 @@ func proposalPrompt(dim judge.Dimension, current string, ds []disagreement, trie
 }
 
 func writeItem(b *strings.Builder, it judge.Item) {
+	wrote := false
 	field := func(name, text string) {
 		if strings.TrimSpace(text) != "" {
 			fmt.Fprintf(b, "%s: %s\n", name, judge.CutText(text, fieldHead, fieldTail))
+			wrote = true
 		}
 	}
 	field("Question", it.Question)
@@ -76,6 +78,10 @@ func writeItem(b *strings.Builder, it judge.Item) {
 	field("Prediction", it.Prediction)
 	field("Response A", it.ResponseA)
 	field("Response B", it.ResponseB)
+	if !wrote {
+		// A judge of the row's own fields ({doc.title}…): show the row.
+		field("Item", string(it.Fields))
+	}
 }
 
 // verdictText is the judge's answer as the prompt shows it.

@@ -414,3 +414,15 @@ func TestFatalStops(t *testing.T) {
 		t.Errorf("%d requests: the evaluation part was judged after the fatal error", hits)
 	}
 }
+
+func TestProposalPromptShowsTheRowWhenNoStandardField(t *testing.T) {
+	ds := []disagreement{{item: Labelled{Item: judge.Item{ID: "x", Fields: []byte(`{"doc":{"title":"Tides"}}`)}, Label: 1, Note: "the title is right"},
+		verdict: judge.Verdict{Status: judge.StatusOK, Values: map[string]float64{dim.Name: 0}, Reason: "looks off"}}}
+	p := proposalPrompt(dim, "Rate the title.", ds, []string{"tried before"})[1].Content
+	for _, want := range []string{`Item: {"doc":{"title":"Tides"}}`, "Judge's answer: NO — looks off", "Human's label: YES", "Human's note: the title is right",
+		"tried before", beginMarker + "\nRate the title.\n" + endMarker} {
+		if !strings.Contains(p, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, p)
+		}
+	}
+}
