@@ -247,7 +247,7 @@ func runTune(ctx context.Context, e env, path string, o tuneFlags) error {
 	}
 	labelled := len(parts.cal) + len(parts.val) + len(parts.eval)
 	if labelled == 0 {
-		return fmt.Errorf("no item of %s has a human label on %q (%s), which %s rates: label some (gavel review %s), or name another dimension with --dimension", path, dim.Name, dim.Scale, tj.name, path)
+		return fmt.Errorf("no item of %s has a human label on %q (%s), which %s rates: label some (gavel review %s), or name another dimension with --dimension", path, dim.Name, dim.Scale, safetext.SanitizeLine(tj.name), path)
 	}
 	fmt.Fprintf(e.stderr, "%s: %d labelled items on %q: %d to learn from (calibration), %d to choose on (validation), %d to report on (evaluation).\n",
 		path, labelled, dim.Name, len(parts.cal), len(parts.val), len(parts.eval))
@@ -635,7 +635,8 @@ func candidateName(c *tune.Candidate) string {
 
 // printTune writes the tuning's report.
 func printTune(w io.Writer, path, name string, dim judge.Dimension, res *tune.Result, b *tune.Budget, names [2]string, cs *candidateSaver) {
-	fmt.Fprintf(w, "Tuning %s on %q (%s).\n\n", name, dim.Name, path)
+	// The judge's and the dimension's names come from a judge file.
+	fmt.Fprintf(w, "Tuning %s on %q (%s).\n\n", safetext.SanitizeLine(name), dim.Name, path)
 	fmt.Fprintln(w, "Validation part (candidates chosen on it):")
 	for _, c := range res.Candidates {
 		mark := "  "
