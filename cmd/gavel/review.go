@@ -115,7 +115,9 @@ func runDemo(ctx context.Context, e env, o reviewFlags) error {
 		}
 		o.session = filepath.Join(dir, "demo.gavel")
 	}
-	o.judges = []string{match.Name}
+	if len(o.judges) == 0 {
+		o.judges = []string{match.Name}
+	}
 	return review(ctx, e, ds, o, nil)
 }
 
@@ -180,6 +182,9 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 	defer running.stop()
 	runs, err := screenRuns(ctx, rv, judges, client, cfg, &running)
 	if err != nil {
+		return err
+	}
+	if err := setRunIDs(rv.Store, runs); err != nil {
 		return err
 	}
 	history, err := rv.Store.Actions(o.annotator)

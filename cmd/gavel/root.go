@@ -38,6 +38,7 @@ With no command, gavel opens its built-in demo: document QA, BIG-Bench-Hard,
 rubric and open-ended items judged by the offline "match" judge, its session
 kept in your state directory.`,
 		Example: `  gavel                                   # the demo
+  gavel --judge docqa --base-url http://localhost:8080/v1 --model m   # the demo with an LLM judge
   gavel review evals.jsonl                # review a file with the match judge
   gavel review evals.jsonl --map gold=target,prediction=output
   gavel run evals.jsonl --judge docqa --model gpt-4o-mini   # judge without a screen
@@ -47,6 +48,14 @@ kept in your state directory.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// The server and model may come from the environment or the
+			// config file, as for gavel review; the judges only from
+			// --judge, so that a configured judge list does not turn the
+			// offline demo into one that needs a server.
+			var configured []string
+			if err := applyConfig(e, cmd.Flags(), &configured, &o.runner); err != nil {
+				return err
+			}
 			return runDemo(cmd.Context(), e, o)
 		},
 	}
@@ -54,6 +63,8 @@ kept in your state directory.`,
 	root.Flags().StringVar(&o.annotator, "annotator", "", "your `NAME` in the session (default: your OS user name)")
 	root.Flags().StringVar(&o.session, "session", "", "the demo's session `FILE` (default: in your state directory)")
 	root.Flags().BoolVar(&o.blind, "blind", false, "hide each verdict until you have labelled the item (b toggles)")
+	root.Flags().StringArrayVar(&o.judges, "judge", nil, "judge the demo with this `NAME` or judge file instead of the offline match judge (an LLM judge needs --model and a server: try E on it to edit its prompt); repeat for several")
+	o.runner.add(root.Flags())
 	root.AddCommand(newReviewCmd(e), newRunCmd(e), newJudgesCmd(e), newStatsCmd(e), newCompareCmd(e), newSplitCmd(e), newTuneCmd(e),
 		newImportCmd(e), newExportCmd(e), newMergeCmd(e), newSampleCmd(e),
 		newCompletionCmd(e), newVersionCmd(e))
