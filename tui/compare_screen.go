@@ -228,6 +228,7 @@ func (s *compareScreen) draw(v *variantView, width int) []render.Line {
 // variant, else of the latest variant made from it, else of the latest
 // variant.
 func (s *reviewScreen) openCompare() action {
+	s.addSiblings()
 	if len(s.variants) == 0 {
 		s.refuse("No variant to compare yet: E edits the judge's file, and the variant is judged on the labelled items.")
 		return action{}
@@ -246,4 +247,30 @@ func (s *reviewScreen) openCompare() action {
 	}
 	s.cmpShown = pick
 	return action{show: showCompare}
+}
+
+// addSiblings offers for comparison the session's other runs of the
+// active judge (variants made before this screen opened, "docqa@2"), each
+// against the active run, unless already compared with it.
+func (w *workspace) addSiblings() {
+	a := w.run()
+	if a == nil || a.id == 0 || w.compareFn == nil {
+		return
+	}
+	for _, r := range w.runs {
+		if r == a || r.id == 0 || r.info.Name != a.info.Name {
+			continue
+		}
+		known := false
+		for _, v := range w.variants {
+			known = known || (v.run == r && v.base == a) || (v.run == a && v.base == r)
+		}
+		if known {
+			continue
+		}
+		w.variants = append(w.variants, &variantView{
+			name: r.shortName(), baseName: a.shortName(), run: r, base: a,
+			id: r.id, baseID: a.id, finished: true, sibling: true,
+		})
+	}
 }

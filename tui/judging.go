@@ -23,6 +23,7 @@ func (m *Model) applyBatch(msg batchMsg) tea.Cmd {
 		delete(r.streams, msg.stream)
 		m.judgingEnded(r, st)
 		if v := m.variantOf(r); v != nil && !r.judging() {
+			v.stopped = st.last.Stopped != nil || (r.stopped != nil && r.stopped() != nil)
 			return m.variantFinished(v)
 		}
 		return nil

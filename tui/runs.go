@@ -16,6 +16,9 @@ type Run struct {
 	Info judge.Info
 	// Key names the run in the statistics report (sessions.RunNames).
 	Key string
+	// ID is the run's id in the session (Options.Compare takes it); 0
+	// when unknown, and the run is then not offered for comparison.
+	ID int64
 	// Verdicts are the run's current verdicts (latest per item and
 	// criterion), in any order.
 	Verdicts []judge.Verdict
@@ -93,6 +96,7 @@ type vkey struct {
 type runView struct {
 	info     judge.Info
 	key      string
+	id       int64             // in the session; 0 when unknown
 	verdicts [][]judge.Verdict // per item, one per criterion
 	// swapped holds the swapped-order verdicts (the position-bias audit),
 	// per item like verdicts; nSwapped counts the slots filled, so that
@@ -150,6 +154,7 @@ func newRunView(r Run, index *itemIndex, n int) *runView {
 	v := &runView{
 		info:     r.Info,
 		key:      r.Key,
+		id:       r.ID,
 		verdicts: make([][]judge.Verdict, n),
 		streams:  map[int]*stream{},
 		rejudge:  r.Rejudge,

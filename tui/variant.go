@@ -98,6 +98,12 @@ type variantView struct {
 	id, baseID     int64
 	examples       int
 	finished       bool // its judging of the labelled items ended
+	// sibling: a run of the same judge the session held already (C
+	// compares it with the active one), not made on this screen.
+	sibling bool
+	// stopped: its judging stopped before its end (a fatal server
+	// error): the comparison counts what it did not judge as wrong.
+	stopped bool
 	// The last comparison (nil until computed), or why it failed.
 	cmp       *Compared
 	cmpErr    error
@@ -396,12 +402,16 @@ func (m *Model) variantStarted(msg variantStartedMsg) tea.Cmd {
 	var r *runView
 	if idx < 0 {
 		idx = len(m.runs)
-		r = newRunView(Run{Info: msg.run.Run.Info, Key: msg.run.Run.Key, Rejudge: msg.run.Run.Rejudge, Stopped: msg.run.Run.Stopped}, m.index, len(m.items))
+		r = newRunView(Run{Info: msg.run.Run.Info, Key: msg.run.Run.Key, ID: msg.run.ID, Rejudge: msg.run.Run.Rejudge, Stopped: msg.run.Run.Stopped}, m.index, len(m.items))
 		r.putAll(m.index, msg.run.Run.Verdicts, false)
 		r.putAll(m.index, msg.run.Run.Swapped, true)
 		m.runs = append(m.runs, r)
 	} else {
 		r = m.runs[idx]
+		r.id = msg.run.ID
+	}
+	if msg.base.id == 0 {
+		msg.base.id = msg.run.BaseID
 	}
 	v := m.variantOf(r)
 	if v == nil {
@@ -410,7 +420,7 @@ func (m *Model) variantStarted(msg variantStartedMsg) tea.Cmd {
 	}
 	v.name, v.baseName, v.base = msg.v.Name, msg.v.BaseName, msg.base
 	v.id, v.baseID, v.examples = msg.run.ID, msg.run.BaseID, msg.v.Examples
-	v.finished = false
+	v.finished, v.stopped = false, false
 	name := SanitizeLine(Clip(v.name, 64))
 	if msg.run.Run.Judging == nil || msg.run.Run.Pending == 0 {
 		m.tell(fmt.Sprintf("The variant %s is judge %d of %d (J switches); it had every labelled item judged already.", name, idx+1, len(m.runs)))
@@ -485,7 +495,7 @@ func (m *Model) gotCompare(msg compareMsg) tea.Cmd {
 				}
 			}
 		}
-		if first && v.finished {
+		if first && v.finished && !v.sibling {
 			m.mention(m.compareHeadline(v))
 		}
 	}
@@ -506,6 +516,9 @@ func (m *Model) gotCompare(msg compareMsg) tea.Cmd {
 func (m *Model) compareHeadline(v *variantView) string {
 	name, base := SanitizeLine(Clip(v.name, 64)), SanitizeLine(Clip(v.baseName, 64))
 	s := fmt.Sprintf("%s finished on the labelled items", name)
+	if v.stopped {
+		s = fmt.Sprintf("%s stopped before judging every labelled item (those it did not judge count as wrong)", name)
+	}
 	if v.cmp != nil && v.cmp.Part != "" {
 		s += " (compared on the " + SanitizeLine(Clip(v.cmp.Part, 32)) + " part of the split)"
 	}

@@ -61,6 +61,7 @@ type variantSession struct {
 	m     *Model
 	base  sessions.Run
 	stops []*sessions.Judging
+	ctx   context.Context // the variants' (cancelled: a server that refuses)
 }
 
 func newVariantSession(t *testing.T, w, h int) *variantSession {
@@ -81,7 +82,7 @@ func newVariantSession(t *testing.T, w, h int) *variantSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vs := &variantSession{rv: rv}
+	vs := &variantSession{rv: rv, ctx: context.Background()}
 	t.Cleanup(func() {
 		for _, j := range vs.stops {
 			j.Stop()
@@ -196,7 +197,7 @@ func (vs *variantSession) variant(req VariantRequest) (Variant, error) {
 				renamed[k] = now[id]
 			}
 		}
-		jg := sessions.StartJudging(context.Background(), vs.rv.Store, run, j, tasks, judge.PoolOptions{Concurrency: 2})
+		jg := sessions.StartJudging(vs.ctx, vs.rv.Store, run, j, tasks, judge.PoolOptions{Concurrency: 2})
 		vs.stops = append(vs.stops, jg)
 		rejudge := func(tasks []judge.Task) (*sessions.Judging, error) {
 			jg := sessions.StartJudging(context.Background(), vs.rv.Store, run, j, tasks, judge.PoolOptions{Concurrency: 2})
@@ -412,5 +413,64 @@ func TestVariantRunCompareAndFilters(t *testing.T) {
 	m = pressWait(t, m, "C", "x")
 	if m.screen != screenReview || m.run() != v.run || !slices.Equal(ids(m), []string{"q5", "q6", "q7", "q8", "q9"}) {
 		t.Errorf("x: screen %d, judge %q, items %v", m.screen, m.run().key, ids(m))
+	}
+}
+
+// Reopened, the session's variant of the active judge is offered by C
+// against it, with its filters.
+func TestCompareSessionVariants(t *testing.T) {
+	editorScript(t, `printf 'name: fake\nprompt: strict\nbreak:q1\n' > "$1"`)
+	vs := newVariantSession(t, 100, 30)
+	m := pressWait(t, vs.m, "E", "y")
+	if len(m.variants) != 1 || m.variants[0].cmp == nil {
+		t.Fatalf("no variant made; log:\n%s", logText(m))
+	}
+	runs, err := vs.rv.Store.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := sessions.RunNames(runs)
+	var screenRuns []Run
+	for _, r := range runs {
+		st, err := vs.rv.ResumeRun(context.Background(), r, nil, judge.PoolOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		screenRuns = append(screenRuns, Run{Info: r.Info, Key: names[r.ID], ID: r.ID, Verdicts: st.Verdicts})
+	}
+	history, _ := vs.rv.Store.Actions("tester")
+	m2 := New(Options{Store: vs.rv.Store, Annotator: "tester", Items: vs.rv.Items, History: history, Runs: screenRuns, Variant: vs.variant, Compare: vs.compare})
+	m2 = update(t, m2, tea.WindowSizeMsg{Width: 80, Height: 24})
+	m2 = pressWait(t, m2, "C")
+	if m2.screen != screenCompare || len(m2.variants) != 1 || m2.variants[0].cmp == nil {
+		t.Fatalf("C on a reopened session: screen %d, %d variants", m2.screen, len(m2.variants))
+	}
+	if s := plain(m2); !strings.Contains(s, "fake@1 → fake@2") {
+		t.Errorf("title:\n%s", s)
+	}
+	if p := m2.variants[0].cmp.Figures.Dimensions[0].Paired; p.OnlyA != 1 || p.OnlyB != 4 {
+		t.Errorf("paired %+v", p)
+	}
+	m2 = pressWait(t, m2, "X")
+	if m2.sel.filter.name != "broken by fake@2" || len(m2.sel.items) != 1 || m2.items[m2.sel.items[0]].ID != "q1" {
+		t.Errorf("X: filter %q, items %v", m2.sel.filter.name, m2.sel.items)
+	}
+	if strings.Contains(logText(m2), "finished") {
+		t.Errorf("a variant made before is said to have finished:\n%s", logText(m2))
+	}
+}
+
+// A variant whose judging stops (the server refused it) is said to have
+// stopped, not finished.
+func TestVariantStopped(t *testing.T) {
+	editorScript(t, `printf 'name: fake\nprompt: strict\n' > "$1"`)
+	vs := newVariantSession(t, 100, 30)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("the server refused the API key"))
+	vs.ctx = ctx
+	m := pressWait(t, vs.m, "E", "y")
+	log := logText(m)
+	if !strings.Contains(log, "fake@2 stopped before judging every labelled item") || strings.Contains(log, "fake@2 finished") {
+		t.Errorf("log:\n%s", log)
 	}
 }

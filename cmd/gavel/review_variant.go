@@ -135,7 +135,9 @@ func (vs *variants) start(rv *sessions.Review, base sessions.Run, j judge.Judge,
 			renamed[old] = n
 		}
 	}
+	vs.mu.Lock()
 	cl := vs.client
+	vs.mu.Unlock()
 	r := tui.Run{Info: run.Info, Key: now[run.ID], Pending: len(tasks)}
 	if len(tasks) > 0 {
 		fctx, release := untilFatal(vs.ctx)
@@ -245,4 +247,22 @@ func dimNames(ds []judge.Dimension) string {
 		s += d.Name
 	}
 	return s
+}
+
+// setRunIDs gives the screen's runs their ids in the session (found by
+// their keys, sessions.RunNames), so that the comparison screen can offer
+// the session's variants of a judge.
+func setRunIDs(s *sessions.Store, runs []tui.Run) error {
+	all, err := s.Runs()
+	if err != nil {
+		return err
+	}
+	byKey := map[string]int64{}
+	for id, k := range sessions.RunNames(all) {
+		byKey[k] = id
+	}
+	for i := range runs {
+		runs[i].ID = byKey[runs[i].Key]
+	}
+	return nil
 }

@@ -147,6 +147,11 @@ func TestReviewVariantAndCompare(t *testing.T) {
 		t.Errorf("the session keeps the variant's file? %v", err)
 	}
 
+	screen := []tui.Run{{Key: "docqa@1 · m"}, {Key: "docqa@2 · m"}, {Key: "match"}}
+	if err := setRunIDs(rv.Store, screen); err != nil || screen[0].ID != run.BaseID || screen[1].ID != run.ID || screen[2].ID != 0 {
+		t.Errorf("ids %d, %d, %d (%v): want %d, %d, 0", screen[0].ID, screen[1].ID, screen[2].ID, err, run.BaseID, run.ID)
+	}
+
 	cmp, err := vs.compare(run.BaseID, run.ID)
 	if err != nil {
 		t.Fatal(err)
