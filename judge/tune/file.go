@@ -3,6 +3,7 @@ package tune
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -16,8 +17,8 @@ func Instructions(file []byte) (string, error) {
 	if err := yaml.Unmarshal(file, &f); err != nil {
 		return "", fmt.Errorf("cannot read the judge file: %w", err)
 	}
-	if f.Instructions == nil {
-		return "", errors.New("the judge file has no instructions field: tuning rewrites only that field, so put the part of the prompt to tune in `instructions:` and write {instructions} where it goes in system or user")
+	if f.Instructions == nil || strings.TrimSpace(*f.Instructions) == "" {
+		return "", errors.New("the judge file has no instructions field (or an empty one): tuning rewrites only that field, so put the part of the prompt to tune in `instructions:` and write {instructions} where it goes in system or user")
 	}
 	return *f.Instructions, nil
 }

@@ -369,6 +369,7 @@ func TestOptionsCheck(t *testing.T) {
 		{"validation", func(o *Options) { o.Validation = nil }, "validation part"},
 		{"evaluation", func(o *Options) { o.Evaluation = nil }, "evaluation part"},
 		{"instructions", func(o *Options) { o.File = []byte("name: x\nuser: hi\n") }, "no instructions field"},
+		{"empty instructions", func(o *Options) { o.File = []byte("name: x\ninstructions: \" \"\nuser: hi\n") }, "no instructions field"},
 	} {
 		_, o := newWorld(t, 100, 0)
 		tc.edit(&o)
