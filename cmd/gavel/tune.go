@@ -68,7 +68,7 @@ which names to give it.
 
 The judge is a built-in (tuning starts from the file gavel judges NAME
 --save writes) or a judge file with an instructions field: tuning rewrites
-only that field. Proposals are asked of the judge's own model and server.
+only that field. Proposals are asked of --model, on the judge's server.
 Every candidate is saved as a judge file, DIR/NAME-tune-R.yaml (the
 original as round 0), its scores in a comment at its top.
 
