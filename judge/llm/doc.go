@@ -9,6 +9,15 @@
 // A Catalog lists both, prints a judge's prompt and builds a judge from a
 // name and a Config.
 //
+// A built-in exports as a judge file (ExportBuiltin) whose output.parser
+// names it: loaded, the file sends the same messages and reads answers
+// the same way, and once edited it is a variant of the built-in, its own
+// run under the built-in's name. NewVariant builds a judge from such a
+// file's bytes; ReplaceInstructions rewrites the file's instructions (the
+// text {instructions} stands for), which is what tuning changes; a file
+// whose templates say {examples} shows few-shot examples given with
+// Judge.WithExamples.
+//
 // Every judge calls an OpenAI-compatible chat completions server through a
 // Client built on go-openai. The client adds what the library leaves out:
 // a temperature of 0 that really reaches the server, retries with
