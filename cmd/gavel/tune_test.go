@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -39,6 +40,8 @@ type tuneServer struct {
 	failEvery int64
 	mu        sync.Mutex
 	proposals []string
+	// onProposal, when set, is called as a proposal request arrives.
+	onProposal func()
 }
 
 func newTuneServer(t *testing.T, failEvery int64) *tuneServer {
@@ -78,7 +81,11 @@ func newTuneServer(t *testing.T, failEvery int64) *tuneServer {
 		case strings.Contains(prompt, "BEGIN INSTRUCTIONS") && strings.Contains(prompt, "disagreed"):
 			ts.mu.Lock()
 			ts.proposals = append(ts.proposals, prompt)
+			on := ts.onProposal
 			ts.mu.Unlock()
+			if on != nil {
+				on()
+			}
 			content = "Here are revised instructions.\nBEGIN INSTRUCTIONS\nSay whether the prediction answers the question as the gold answer does. " + tuneRule + "\nEND INSTRUCTIONS\n"
 		case strings.Contains(prompt, tuneRule) && strings.Contains(judged(prompt), tuneWrong):
 			content = "reason: the prediction is not the gold answer.\nresult: NO"
@@ -383,4 +390,43 @@ func exampleSpy(next http.Handler, seen *sync.Map) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// Interrupting keeps what is done: here the interrupt comes as the first
+// proposal is asked, so the original is scored and saved, its verdicts
+// are in the session, and the command says it was interrupted.
+func TestTuneInterruptKeepsWhatIsDone(t *testing.T) {
+	withFastRetries(t)
+	dir := t.TempDir()
+	session := tuneSession(t, dir, 120)
+	srv := newTuneServer(t, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv.onProposal = cancel
+	e, out, errb, _ := testEnv(t)
+	cands := filepath.Join(dir, "c")
+	code := execute(ctx, e, []string{"tune", session, "--judge", "docqa", "--model", "m", "--base-url", srv.URL + "/v1",
+		"--rounds", "3", "--budget", "400", "--out", cands})
+	if code != exitRuntime || !strings.Contains(errb.String(), "interrupted") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
+	}
+	if !strings.Contains(out.String(), "original     20/30 right") || strings.Contains(out.String(), "gavel compare") {
+		t.Errorf("report:\n%s", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(cands, "docqa-tune-0.yaml")); err != nil || !strings.Contains(string(b), "# Validation part: 20/30") {
+		t.Errorf("the original's file: %v\n%s", err, b)
+	}
+	s, err := sessions.Open(session, sessions.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runs, err := s.Runs()
+	if err != nil || len(runs) != 1 || runs[0].Info.Name != "docqa" {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+	vs, err := s.ReviewVerdicts(runs[0].ID)
+	if err != nil || len(vs) != 61 {
+		t.Errorf("%d verdicts of the original recorded (%v), want its 61 calibration and validation ones", len(vs), err)
+	}
 }
