@@ -406,7 +406,7 @@ func (cf *CustomFile) definition(source string, data []byte) (*definition, error
 		optional:     optional,
 		dims:         dims,
 		source:       source,
-		prompt:       customPrompt(cf.System, cf.User),
+		prompt:       customPrompt(cf.Instructions, cf.System, cf.User),
 		version:      hex.EncodeToString(sum[:6]),
 		text:         string(data),
 		instructions: cf.Instructions,
@@ -664,11 +664,20 @@ func mergeNames(a, b []string) []string {
 	return out
 }
 
-func customPrompt(system, user string) string {
-	if system == "" {
-		return user
+// customPrompt is the prompt as `gavel judges FILE` shows it: the
+// templates, after the instructions they take in when there are some.
+func customPrompt(instructions, system, user string) string {
+	var b strings.Builder
+	if instructions != "" {
+		b.WriteString("[instructions]\n" + strings.TrimRight(instructions, "\n") + "\n\n")
 	}
-	return "[system]\n" + system + "\n\n[user]\n" + user
+	if system != "" {
+		b.WriteString("[system]\n" + system + "\n\n")
+	}
+	if b.Len() > 0 {
+		b.WriteString("[user]\n")
+	}
+	return b.String() + user
 }
 
 func outputDescription(format string, specs []dimSpec) string {

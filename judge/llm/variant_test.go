@@ -443,3 +443,14 @@ func TestSameEventVariantSwaps(t *testing.T) {
 		t.Errorf("user = %q, want %q", msgs[0].Content, want)
 	}
 }
+
+// gavel judges FILE shows the instructions with the templates.
+func TestPromptShowsInstructions(t *testing.T) {
+	_, d, err := parseCustom([]byte("name: j\ninstructions: Be strict.\nsystem: '{instructions}'\nuser: 'P: {prediction}'\noutput: {format: word}\ndimensions: [{name: ok, scale: binary}]\n"), "j.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[instructions]\nBe strict.\n\n[system]\n{instructions}\n\n[user]\nP: {prediction}"; d.prompt != want {
+		t.Errorf("prompt = %q, want %q", d.prompt, want)
+	}
+}
