@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -316,7 +318,10 @@ func runTune(ctx context.Context, e env, path string, o tuneFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	healthDone := make(chan struct{})
+	go rep.watchHealth(client.Health, healthDone)
 	res, err := tune.Run(ctx, opts)
+	close(healthDone)
 	if err != nil {
 		var be *tune.BudgetError
 		if errors.As(err, &be) {
@@ -567,12 +572,21 @@ func (cs *candidateSaver) save(c, best *tune.Candidate, res *tune.Result) error 
 // tuneReporter shows a tuning's progress on stderr: a progress line per
 // phase, a line per candidate.
 type tuneReporter struct {
-	w io.Writer
-	p *progressLine
-	t tally
+	// mu keeps the health notes (from their own goroutine) and the
+	// tuning's lines apart.
+	mu sync.Mutex
+	w  io.Writer
+	p  *progressLine
+	t  tally
 }
 
 func (r *tuneReporter) note(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.noteLocked(s)
+}
+
+func (r *tuneReporter) noteLocked(s string) {
 	if r.p != nil {
 		r.p.note(s)
 		return
@@ -580,7 +594,28 @@ func (r *tuneReporter) note(s string) {
 	fmt.Fprintln(r.w, s)
 }
 
+// watchHealth says on stderr, until stop is closed, when the server stops
+// answering and when it answers again, as gavel run does: a paused
+// tuning would otherwise look hung for up to --wait.
+func (r *tuneReporter) watchHealth(health func() llm.Health, stop <-chan struct{}) {
+	tk := time.NewTicker(time.Second)
+	defer tk.Stop()
+	var hn healthNote
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tk.C:
+			if s := hn.text(health(), time.Now()); s != "" {
+				r.note(s)
+			}
+		}
+	}
+}
+
 func (r *tuneReporter) event(ev tune.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	switch ev.Kind {
 	case tune.PhaseStarted:
 		if ev.Total == 0 {
@@ -622,7 +657,7 @@ func (r *tuneReporter) event(ev tune.Event) {
 			fmt.Fprintf(r.w, "round %d: validation %s — not better than %s (%s).\n", c.Round, c.Validation, candidateName(ev.Best), ev.Best.Validation)
 		}
 	case tune.Note:
-		r.note(ev.Text)
+		r.noteLocked(ev.Text)
 	}
 }
 
