@@ -62,8 +62,8 @@ func (c *Client) classify(ctx, attempt context.Context, err error, x *exchange, 
 		// go-openai refused to build the request (its own checks on
 		// reasoning models' parameters, for one).
 		return &failure{fatal: &FatalError{
-			Problem: fmt.Sprintf("the request for model %q could not be made: %v", c.cfg.Model, err),
-			Fix:     "check --model, --temperature and --max-tokens",
+			Problem: fmt.Sprintf("the request for model %q could not be made: %v", c.modelOf(x), err),
+			Fix:     c.checkModel(x, "check --model, --temperature and --max-tokens"),
 		}}
 	case x.status != 0:
 		return &failure{msg: fmt.Sprintf("the server's response broke off or is not valid JSON (HTTP %d: %s)", x.status, oneLine(err.Error())), retry: true}
@@ -96,8 +96,8 @@ func (c *Client) classifyStatus(status int, msg, code string, x *exchange) *fail
 	case status == http.StatusForbidden:
 		return fatal("the API key may not use this model or endpoint", "check the key's permissions, --model and --base-url")
 	case status == http.StatusNotFound:
-		return fatal(fmt.Sprintf("the server has no model %q or no chat endpoint at %s/chat/completions", c.cfg.Model, displayURL(c.cfg.BaseURL)),
-			"check --model and --base-url (it must end in /v1, e.g. http://localhost:8000/v1)")
+		return fatal(fmt.Sprintf("the server has no model %q or no chat endpoint at %s/chat/completions", c.modelOf(x), displayURL(c.cfg.BaseURL)),
+			c.checkModel(x, "check --model and --base-url (it must end in /v1, e.g. http://localhost:8000/v1)"))
 	case status == http.StatusTooManyRequests && strings.Contains(lower, "insufficient_quota"):
 		return fatal("the account has no quota left", "check the plan and billing of the API key's account")
 	case status == http.StatusTooManyRequests:
@@ -134,4 +134,22 @@ func promptTooLong(lower string) bool {
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	return clip(s, 300)
+}
+
+// modelOf is the model a request asked for: a judge file's own, or
+// --model.
+func (c *Client) modelOf(x *exchange) string {
+	if x != nil && x.model != "" {
+		return x.model
+	}
+	return c.cfg.Model
+}
+
+// checkModel is the fix for a refused model: fix for --model, or the
+// judge file's model key when the request named the file's model.
+func (c *Client) checkModel(x *exchange, fix string) string {
+	if m := c.modelOf(x); m != c.cfg.Model {
+		return fmt.Sprintf("check the model the judge file names (model: %s), its temperature and max_tokens, and --base-url", m)
+	}
+	return fix
 }

@@ -293,7 +293,7 @@ func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest, tim
 	defer cancel()
 	// go-openai leaves a zero temperature out: the doer puts it back,
 	// unless the model is a reasoning one, which takes only its own.
-	x := &exchange{zeroTemperature: req.Temperature == 0 && !isReasoningModel(req.Model), decided: true}
+	x := &exchange{zeroTemperature: req.Temperature == 0 && !isReasoningModel(req.Model), decided: true, model: req.Model}
 	resp, err := c.api.CreateChatCompletion(withExchange(actx, x), req)
 	if err != nil {
 		return answer{}, c.classify(ctx, actx, err, x, timeout)

@@ -30,6 +30,8 @@ type exchange struct {
 	// model), instead of the doer's setting.
 	zeroTemperature bool
 	decided         bool
+	// model is the model asked for: a judge file may name its own.
+	model string
 }
 
 type exchangeKey struct{}

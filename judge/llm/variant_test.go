@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -452,5 +453,29 @@ func TestPromptShowsInstructions(t *testing.T) {
 	}
 	if want := "[instructions]\nBe strict.\n\n[system]\n{instructions}\n\n[user]\nP: {prediction}"; d.prompt != want {
 		t.Errorf("prompt = %q, want %q", d.prompt, want)
+	}
+}
+
+// A model only the judge file names, refused by the server, is named in
+// the fatal error with the key to fix.
+func TestJudgeFileModelRefused(t *testing.T) {
+	fs := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request, req chatRequest, _ int) {
+		if req.Model == "no-such-model" {
+			writeError(w, http.StatusNotFound, "invalid_request_error", "The model does not exist")
+			return
+		}
+		writeCompletion(w, req.Model, completion{content: "YES"})
+	})
+	cl, err := NewClient(testConfig(fs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := NewVariant([]byte(judgeFile("model: no-such-model")), "m.yaml", cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := j.Judge(context.Background(), judge.Task{Item: testItem("1")})
+	if v.Status != judge.StatusAPIError || !strings.Contains(v.Error, `no model "no-such-model"`) || !strings.Contains(v.Error, "check the model the judge file names (model: no-such-model)") {
+		t.Errorf("verdict %+v", v)
 	}
 }
