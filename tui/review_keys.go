@@ -157,9 +157,14 @@ func (s *reviewScreen) ShortHelp() []key.Binding {
 	if len(s.variants) > 0 {
 		out = append(out, short(k.Compare, "compare"))
 	}
-	return append(out, relabel(k.Next, "→", "next"), relabel(k.Prev, "←", "prev"),
+	out = append(out, relabel(k.Next, "→", "next"), relabel(k.Prev, "←", "prev"),
 		short(k.Undo, "undo"), short(k.Note, "note"), short(k.Skip, "skip"), short(k.Filter, "filter"),
 		short(k.List, "list"), short(k.Stats, "stats"), short(k.Focus, "pane"), short(k.Zoom, "zoom"))
+	// Last: shown where the line has room (the help lists it always).
+	if r := s.run(); r != nil && r.info.Definition != "" && s.variantFn != nil {
+		out = append(out, short(k.Edit, "edit judge"))
+	}
+	return out
 }
 
 // FullHelp is the help overlay, one column per group (named by groups).

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -472,5 +476,46 @@ func TestVariantStopped(t *testing.T) {
 	log := logText(m)
 	if !strings.Contains(log, "fake@2 stopped before judging every labelled item") || strings.Contains(log, "fake@2 finished") {
 		t.Errorf("log:\n%s", log)
+	}
+}
+
+// The whole path through a real Bubble Tea program, the editor run by
+// tea.ExecProcess as on a terminal: E, the editor's change, y, then C
+// shows the comparison.
+func TestVariantEndToEnd(t *testing.T) {
+	editorScript(t, `printf 'name: fake\nprompt: strict\nbreak:q1\n' > "$1"`)
+	vs := newVariantSession(t, 100, 30)
+	st, err := vs.rv.ResumeRun(context.Background(), vs.base, nil, judge.PoolOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	history, err := vs.rv.Store.Actions("tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Store: vs.rv.Store, Annotator: "tester", Items: vs.rv.Items, History: history,
+		Runs: []Run{{Info: st.Run.Info, Key: vs.m.runs[0].key, Verdicts: st.Verdicts}}, Variant: vs.variant, Compare: vs.compare})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 60),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	wait := func(what string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(what)) },
+			teatest.WithDuration(20*time.Second))
+	}
+	wait("q9")
+	tm.Type("E")
+	wait("Run fake@2 on the labelled items")
+	tm.Type("y")
+	wait("is judge 2 of 2")
+	// Pressed while it may still judge: the figures come when it is done.
+	tm.Type("C")
+	wait("McNemar exact p")
+	tm.Type("q")
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	if final.screen != screenCompare || len(final.variants) != 1 || final.variants[0].cmp == nil {
+		t.Fatalf("screen %d, %d variants", final.screen, len(final.variants))
+	}
+	if p := final.variants[0].cmp.Figures.Dimensions[0].Paired; p.OnlyA != 1 || p.OnlyB != 4 {
+		t.Errorf("paired %+v", p)
 	}
 }
