@@ -90,10 +90,8 @@ func (js judgeSet) build(cache llm.Cache) ([]judge.Judge, *llm.Client, error) {
 }
 
 // withFewShot gives each judge whose templates use {examples} its
-// few-shot examples from the session: sessions.Store.FewShot reads only the
-// calibration part of the split, so no item the judge is scored on is ever
-// shown to it as an example. A judge without {examples} is returned as it
-// is; one with it and no example to show is an error that says what to do.
+// few-shot examples from the session (fewShot); the others are returned as
+// they are.
 func withFewShot(s *sessions.Store, judges []judge.Judge) ([]judge.Judge, error) {
 	out := make([]judge.Judge, len(judges))
 	for i, j := range judges {
@@ -102,17 +100,31 @@ func withFewShot(s *sessions.Store, judges []judge.Judge) ([]judge.Judge, error)
 		if !ok || lj.NeedsExamples() == 0 {
 			continue
 		}
-		info := lj.Info()
-		ex, err := s.FewShot(info.Dimensions, lj.NeedsExamples())
+		ex, err := fewShot(s, lj)
 		if err != nil {
-			return nil, fmt.Errorf("%s takes few-shot examples ({examples}): %w", info.Name, err)
-		}
-		if len(ex) == 0 {
-			return nil, fmt.Errorf("%s takes few-shot examples ({examples}), and no item of the calibration part of %s's split has a label on every dimension it rates: label some (gavel review %s), then run it again", info.Name, s.Path(), s.Path())
+			return nil, err
 		}
 		out[i] = lj.WithExamples(ex)
 	}
 	return out, nil
+}
+
+// fewShot reads the examples a judge's {examples} takes:
+// sessions.Store.FewShot reads only the calibration part of the split, so
+// no item the judge is scored on is ever shown to it as an example. No
+// split, or no labelled calibration item, is an error that says what to
+// do. Every place that gives a judge its examples (gavel run and review,
+// the review screen's variants, gavel tune) goes through here.
+func fewShot(s *sessions.Store, lj *llm.Judge) ([]judge.Example, error) {
+	info := lj.Info()
+	ex, err := s.FewShot(info.Dimensions, lj.NeedsExamples())
+	if err != nil {
+		return nil, fmt.Errorf("%s takes few-shot examples ({examples}): %w", info.Name, err)
+	}
+	if len(ex) == 0 {
+		return nil, fmt.Errorf("%s takes few-shot examples ({examples}), and no item of the calibration part of %s's split has a label on every dimension it rates: label some (gavel review %s; about half the items are in it), then try again", info.Name, s.Path(), s.Path())
+	}
+	return ex, nil
 }
 
 // needsFewShot names the first judge that takes few-shot examples, "" when none does.

@@ -379,20 +379,16 @@ func tuneDimension(info judge.Info, want string) (judge.Dimension, error) {
 
 // examplesFor returns what gives a judge its few-shot examples: when the
 // judge's templates use {examples}, the session's calibration examples
-// (sessions.Store.FewShot reads the calibration part only, so no
-// validation or evaluation item is ever shown as one). Candidates keep
+// (fewShot: never a validation or evaluation item). Candidates keep
 // the original's examples field, so one set serves them all.
 func examplesFor(s *sessions.Store, j judge.Judge) (func(*llm.Judge) *llm.Judge, error) {
 	lj, ok := j.(*llm.Judge)
 	if !ok || lj.NeedsExamples() == 0 {
 		return func(j *llm.Judge) *llm.Judge { return j }, nil
 	}
-	ex, err := s.FewShot(lj.Info().Dimensions, lj.NeedsExamples())
+	ex, err := fewShot(s, lj)
 	if err != nil {
 		return nil, err
-	}
-	if len(ex) == 0 {
-		return nil, fmt.Errorf("%s uses {examples} and no calibration item has a label to show: label some (gavel review %s)", lj.Info().Name, s.Path())
 	}
 	return func(j *llm.Judge) *llm.Judge {
 		if j.NeedsExamples() == 0 {
