@@ -140,10 +140,7 @@ func (s *compareScreen) openItems(fixed bool) action {
 		s.refuse("Blind mode hides the verdicts: b on the review screen turns it off, then x and X select the items.")
 		return action{}
 	}
-	want := "broken:" + v.name
-	if fixed {
-		want = "fixed:" + v.name
-	}
+	want := v.filterID(fixed)
 	for i, r := range s.runs {
 		if r == v.run {
 			s.useJudge(i)

@@ -12,6 +12,7 @@ import (
 // it. The error comes from the file's parser and may quote the file: it is
 // sanitised and wrapped.
 type editErrorDialog struct {
+	what string // what went wrong, the line above the error
 	err  string
 	keys editErrorKeys
 	scroller
@@ -22,8 +23,8 @@ type editErrorKeys struct {
 	Discard key.Binding
 }
 
-func newEditErrorDialog(err string) *editErrorDialog {
-	d := &editErrorDialog{err: err, keys: editErrorKeys{
+func newEditErrorDialog(what, err string) *editErrorDialog {
+	d := &editErrorDialog{what: what, err: err, keys: editErrorKeys{
 		Again:   key.NewBinding(key.WithKeys("e", "enter"), key.WithHelp("e", "edit the file again (your text is kept)")),
 		Discard: key.NewBinding(key.WithKeys("d", "esc"), key.WithHelp("d/esc", "discard the edit")),
 	}}
@@ -50,7 +51,7 @@ func (d *editErrorDialog) update(msg tea.Msg) (tea.Cmd, bool) {
 
 func (d *editErrorDialog) overlay(st Styles, width, height int) string {
 	inner := max(min(width, 100)-4, 20)
-	lines := []string{st.Error.Render("The edited judge file cannot be used:"), ""}
+	lines := []string{st.Error.Render(d.what), ""}
 	for _, p := range strings.Split(Sanitize(d.err), "\n") {
 		lines = append(lines, wrapPlain(p, inner)...)
 	}

@@ -88,6 +88,7 @@ type judgeEdit struct {
 	original string // the judge's definition before any edit
 	text     string // the file as last saved, kept for another try
 	path     string // the temporary file the editor opens
+	editor   string // the editor's command ($VISUAL, $EDITOR, vi)
 }
 
 // variantView is a variant made on this screen, and its comparison with
@@ -255,6 +256,14 @@ func editorProcess(editor, path string) *exec.Cmd {
 	return exec.Command("sh", "-c", editor+` "$1"`, "sh", path)
 }
 
+// removeEditFile removes the editor's file when its text is not read.
+func removeEditFile(path string) tea.Cmd {
+	return func() tea.Msg {
+		os.Remove(path)
+		return nil
+	}
+}
+
 // readEditFile reads the edited file back and removes it.
 func readEditFile(path string) tea.Cmd {
 	return func() tea.Msg {
@@ -274,7 +283,7 @@ func (m *Model) gotEditFile(msg editFileMsg) tea.Cmd {
 		m.fail("Could not write the judge file for the editor: " + SanitizeLine(msg.err.Error()))
 		return nil
 	}
-	m.edit.path = msg.path
+	m.edit.path, m.edit.editor = msg.path, msg.editor
 	return m.exec(editorProcess(msg.editor, msg.path), func(err error) tea.Msg { return editorDoneMsg{err: err} })
 }
 
@@ -283,10 +292,10 @@ func (m *Model) editorDone(msg editorDoneMsg) tea.Cmd {
 		return nil
 	}
 	if msg.err != nil {
-		os.Remove(m.edit.path) //nolint: the editor failed; the judge stays as it was
+		e := m.edit
 		m.edit = nil
-		m.fail(fmt.Sprintf("The editor (%s) failed: %s. The judge is unchanged; set $EDITOR to the editor to use.", SanitizeLine(Clip(editorCommand(), 64)), SanitizeLine(msg.err.Error())))
-		return nil
+		m.fail(fmt.Sprintf("The editor (%s) failed: %s. The judge is unchanged; set $EDITOR to the editor to use.", SanitizeLine(Clip(e.editor, 64)), SanitizeLine(msg.err.Error())))
+		return removeEditFile(e.path)
 	}
 	return readEditFile(m.edit.path)
 }
@@ -324,15 +333,17 @@ func (m *Model) gotVariant(msg variantMsg) tea.Cmd {
 	if m.edit == nil {
 		return nil
 	}
+	// Either way the text is kept: the person may edit it again (drop
+	// {examples} when the session has no split yet, say).
 	var bad *JudgeFileError
 	switch {
 	case errors.As(msg.err, &bad):
 		m.warn("The edited judge file has an error: " + SanitizeLine(bad.Err.Error()))
-		m.openDialog(newEditErrorDialog(bad.Err.Error()))
+		m.openDialog(newEditErrorDialog("The edited judge file cannot be used:", bad.Err.Error()))
 		return nil
 	case msg.err != nil:
-		m.edit = nil
-		m.fail("Could not make a variant of the judge: " + SanitizeLine(msg.err.Error()))
+		m.warn("The variant cannot be made: " + SanitizeLine(msg.err.Error()))
+		m.openDialog(newEditErrorDialog("The variant cannot be made:", msg.err.Error()))
 		return nil
 	}
 	m.edit = nil
@@ -505,7 +516,7 @@ func (m *Model) gotCompare(msg compareMsg) tea.Cmd {
 		v.stale = false
 		cmds = append(cmds, m.computeCompare(v))
 	}
-	if f := m.sel.filter.id; f == "fixed:"+v.name || f == "broken:"+v.name {
+	if f := m.sel.filter.id; v.ownsFilter(f) {
 		cmds = append(cmds, m.applySelection()) // the items changed
 	}
 	return tea.Batch(cmds...)
@@ -550,8 +561,8 @@ func (w *workspace) variantFilters() []filter {
 		v := v
 		name := SanitizeLine(Clip(v.name, 64))
 		out = append(out,
-			filter{id: "fixed:" + v.name, name: "fixed by " + name, offered: notBlind, match: func(_ *workspace, i int) bool { return v.fixed[i] }},
-			filter{id: "broken:" + v.name, name: "broken by " + name, offered: notBlind, match: func(_ *workspace, i int) bool { return v.broken[i] }},
+			filter{id: v.filterID(true), name: "fixed by " + name, offered: notBlind, match: func(_ *workspace, i int) bool { return v.fixed[i] }},
+			filter{id: v.filterID(false), name: "broken by " + name, offered: notBlind, match: func(_ *workspace, i int) bool { return v.broken[i] }},
 		)
 	}
 	return out
@@ -566,7 +577,7 @@ func (m *Model) labelsChanged() tea.Cmd {
 		if !v.finished {
 			continue
 		}
-		if (m.screen == screenCompare && i == m.cmpShown) || f == "fixed:"+v.name || f == "broken:"+v.name {
+		if (m.screen == screenCompare && i == m.cmpShown) || v.ownsFilter(f) {
 			cmds = append(cmds, m.computeCompare(v))
 		}
 	}
@@ -604,4 +615,19 @@ func (m *Model) judgeNewLabels(done []saveOp) tea.Cmd {
 		})
 	}
 	return tea.Batch(cmds...)
+}
+
+// filterID names the filter of the items the variant fixed (or broke) in
+// labels' provenance ("filter:fixed:docqa@2"); the name comes from a
+// judge file, so it is made inert.
+func (v *variantView) filterID(fixed bool) string {
+	if fixed {
+		return "fixed:" + SanitizeLine(Clip(v.name, 64))
+	}
+	return "broken:" + SanitizeLine(Clip(v.name, 64))
+}
+
+// ownsFilter reports whether a filter id is one of the variant's.
+func (v *variantView) ownsFilter(id string) bool {
+	return id == v.filterID(true) || id == v.filterID(false)
 }

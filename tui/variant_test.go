@@ -66,6 +66,7 @@ type variantSession struct {
 	base  sessions.Run
 	stops []*sessions.Judging
 	ctx   context.Context // the variants' (cancelled: a server that refuses)
+	name  string          // the variant's name, when not fake@2
 }
 
 func newVariantSession(t *testing.T, w, h int) *variantSession {
@@ -182,12 +183,19 @@ func (vs *variantSession) variant(req VariantRequest) (Variant, error) {
 	if strings.Contains(def, "BROKEN") {
 		return Variant{}, &JudgeFileError{Err: errors.New("line 2: did not find expected key \x1b[31m(red)\x1b[0m")}
 	}
+	if strings.Contains(def, "{examples}") {
+		return Variant{}, errors.New("the session has no split: gavel split v.gavel records one")
+	}
 	j := newPromptJudge(def)
 	var tasks []judge.Task
 	for _, it := range req.Items {
 		tasks = append(tasks, judge.Tasks(j.Info(), it)...)
 	}
-	return Variant{Name: "fake@2", BaseName: "fake@1", Info: j.Info(), Tasks: len(tasks), Start: func() (VariantRun, error) {
+	name := "fake@2"
+	if vs.name != "" {
+		name = vs.name
+	}
+	return Variant{Name: name, BaseName: "fake@1", Info: j.Info(), Tasks: len(tasks), Start: func() (VariantRun, error) {
 		before, _ := vs.rv.Store.Runs()
 		run, err := vs.rv.Store.EnsureRun(j.Info())
 		if err != nil {
@@ -517,5 +525,66 @@ func TestVariantEndToEnd(t *testing.T) {
 	}
 	if p := final.variants[0].cmp.Figures.Dimensions[0].Paired; p.OnlyA != 1 || p.OnlyB != 4 {
 		t.Errorf("paired %+v", p)
+	}
+}
+
+// A variant that cannot be made for another reason than its file (few-shot
+// examples without a split) keeps the text too: the same dialog offers to
+// edit it again.
+func TestVariantCannotBeMade(t *testing.T) {
+	editorScript(t, `printf 'name: fake\nuser: "{examples}"\n' > "$1"`)
+	vs := newVariantSession(t, 80, 24)
+	m := pressWait(t, vs.m, "E")
+	if _, ok := m.top().(*editErrorDialog); !ok {
+		t.Fatalf("dialog %T; log:\n%s", m.top(), logText(m))
+	}
+	if s := plain(m); !strings.Contains(s, "The variant cannot be made:") || !strings.Contains(s, "gavel split v.gavel") {
+		t.Errorf("screen:\n%s", s)
+	}
+	checkFits(t, plain(m), 80, 24)
+	editorScript(t, `grep -q examples "$1" && printf 'name: fake\nprompt: strict\n' > "$1"`)
+	m = pressWait(t, m, "e")
+	if _, ok := m.top().(*confirmDialog); !ok {
+		t.Fatalf("dialog %T after editing again; log:\n%s", m.top(), logText(m))
+	}
+}
+
+// An editor that fails leaves the judge as it was, says which editor, and
+// leaves no file behind; so does an unchanged file.
+func TestEditorFails(t *testing.T) {
+	for _, tc := range []struct {
+		editor, want string
+	}{
+		{"exit 3", "failed: exit status 3"},
+		{"exit 0", "is unchanged"},
+	} {
+		editorScript(t, tc.editor)
+		tmp := t.TempDir()
+		t.Setenv("TMPDIR", tmp)
+		vs := newVariantSession(t, 100, 30)
+		m := pressWait(t, vs.m, "E")
+		if !strings.Contains(logText(m), tc.want) || m.edit != nil || m.top() != nil {
+			t.Errorf("%s: edit %v, dialog %T, log:\n%s", tc.editor, m.edit, m.top(), logText(m))
+		}
+		if left, _ := filepath.Glob(filepath.Join(tmp, "gavel-judge-*")); len(left) > 0 {
+			t.Errorf("%s: left %v", tc.editor, left)
+		}
+	}
+}
+
+// A variant's name comes from its file: escape sequences in it reach the
+// terminal inert, in the confirmation, the messages, the comparison's
+// title and the filters.
+func TestVariantHostileName(t *testing.T) {
+	editorScript(t, `printf 'name: fake\nprompt: strict\n' > "$1"`)
+	vs := newVariantSession(t, 100, 30)
+	vs.name = "\x1b]52;c;cm0gLXJmIH4K\x07\x1b[31mevil@2"
+	m := pressWait(t, vs.m, "E")
+	for step, keys := range [][]string{nil, {"y", "C"}, {"esc", "f", "f", "f", "f", "f", "f"}, {"m"}} {
+		m = pressWait(t, m, keys...)
+		if c := m.View().Content; strings.Contains(c, "\x1b]52") || strings.Contains(c, "\x1b[31mevil") {
+			t.Errorf("step %d: the name reaches the terminal raw:\n%q", step, c)
+		}
+		checkFits(t, plain(m), 100, 30)
 	}
 }
