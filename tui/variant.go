@@ -180,7 +180,7 @@ func (s *reviewScreen) editJudge() action {
 	case s.refuseWhileLoading("Editing the judge"):
 		return action{}
 	}
-	if len(s.labelledItems(r)) == 0 {
+	if !s.anyLabelled(r) {
 		s.refuse(fmt.Sprintf("Label some items first: a variant of %s is judged on the items people labelled, and compared with it there.", SanitizeLine(r.name())))
 		return action{}
 	}
@@ -201,6 +201,17 @@ func (w *workspace) labelledItems(r *runView) []judge.Item {
 	return out
 }
 
+// anyLabelled reports whether some item has a human label on a run's rows.
+func (w *workspace) anyLabelled(r *runView) bool {
+	for i := range w.items {
+		if w.labelledOn(i, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// labelledOn reports whether item i has a human label on a run's rows.
 func (w *workspace) labelledOn(i int, r *runView) bool {
 	for _, rw := range r.rows(w.items[i]) {
 		if _, ok := w.label(i, rw); ok {
