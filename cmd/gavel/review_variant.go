@@ -73,12 +73,9 @@ func (vs *variants) variant(req tui.VariantRequest) (tui.Variant, error) {
 	var j judge.Judge = lj
 	examples := 0
 	if k := lj.NeedsExamples(); k > 0 {
-		ex, err := rv.Store.FewShot(lj.Info().Dimensions, k)
+		ex, err := fewShot(rv.Store, lj)
 		if err != nil {
 			return tui.Variant{}, err
-		}
-		if len(ex) == 0 {
-			return tui.Variant{}, fmt.Errorf("the judge file uses {examples}, and no item of the calibration part of the split has a label on %s yet: label some (about half the items are in it), then edit the judge again", dimNames(lj.Info().Dimensions))
 		}
 		j = lj.WithExamples(ex)
 		examples = min(len(ex), k)
@@ -235,18 +232,6 @@ func (vs *variants) compare(a, b int64) (tui.Compared, error) {
 		part = used.Part
 	}
 	return tui.Compared{Figures: cmp, Items: items, Part: part}, nil
-}
-
-// dimNames lists dimensions' names for a message.
-func dimNames(ds []judge.Dimension) string {
-	s := ""
-	for i, d := range ds {
-		if i > 0 {
-			s += ", "
-		}
-		s += d.Name
-	}
-	return s
 }
 
 // setRunIDs gives the screen's runs their ids in the session (found by
