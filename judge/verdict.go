@@ -14,6 +14,12 @@ const (
 	// StatusAPIError means no usable answer came back from the model
 	// server after every retry; Error says why.
 	StatusAPIError Status = "api_error"
+	// StatusTruncated means the judge answered, but the server read only
+	// part of the prompt (it cut it to its context without saying so):
+	// the judge never saw the whole task. Its values, when the answer
+	// could be read, are kept, yet left out of agreement by default;
+	// Error says how much of the prompt the server read.
+	StatusTruncated Status = "truncated"
 )
 
 // Verdict is one judge run on one task.
@@ -25,7 +31,8 @@ type Verdict struct {
 	// other order. Its values are written in the original A/B terms; it is
 	// the second order of the same judgment, never a re-judge.
 	Swapped bool `json:"swapped,omitempty"`
-	// Values holds one value per dimension name; empty unless Status is ok.
+	// Values holds one value per dimension name; empty unless Status is
+	// ok or truncated.
 	Values map[string]float64 `json:"values,omitempty"`
 	Reason string             `json:"reason,omitempty"`
 	// Extra holds judge-specific fields worth showing and counting, such
@@ -34,7 +41,8 @@ type Verdict struct {
 	// Raw is the model's whole output (or, for offline judges, nothing).
 	Raw    string `json:"raw,omitempty"`
 	Status Status `json:"status"`
-	// Error explains an api_error or parse_error in one sentence.
+	// Error explains an api_error, parse_error or truncated verdict in
+	// one sentence.
 	Error            string        `json:"error,omitempty"`
 	Model            string        `json:"model,omitempty"`
 	PromptTokens     int           `json:"prompt_tokens,omitempty"`
@@ -46,7 +54,8 @@ type Verdict struct {
 	Retries int       `json:"retries,omitempty"`
 	At      time.Time `json:"at"`
 	// Confidence is the probability the model gave its answer, from
-	// logprobs, when the server returned them.
+	// logprobs, when the server returned them and they can describe the
+	// answer (else nil, and the judge may say why in Extra).
 	Confidence *float64 `json:"confidence,omitempty"`
 }
 

@@ -14,6 +14,9 @@ const (
 	stNoValue
 	stParse
 	stAPI
+	// stTrunc is a truncated verdict left out (Options.IncludeTruncated
+	// unset); included, it reads as an ok one and judgeDim.trunc marks it.
+	stTrunc
 )
 
 const reasonNoPairs = "no item has both an ok verdict and a human label"
@@ -36,6 +39,9 @@ type judgeDim struct {
 	// rejudges and samples are the self-consistency counts over the
 	// judge's dataset.
 	rejudges, samples Flips
+	// trunc marks the units whose current verdict is truncated; nil when
+	// none is.
+	trunc []bool
 }
 
 // scope is a judge's dataset: whole items, or rubric criteria.
@@ -111,6 +117,10 @@ func Compute(in Input, opts Options) Report {
 	rep.ParseErrors = "exclude"
 	if c.opts.ParseErrorsFail {
 		rep.ParseErrors = "fail"
+	}
+	rep.Truncated = "exclude"
+	if c.opts.IncludeTruncated {
+		rep.Truncated = "include"
 	}
 	rep.Notes = c.notes.list()
 	return rep
@@ -201,7 +211,7 @@ func (c *computation) checkVerdicts(judges []JudgeSpec) {
 				c.notes.add("verdicts of judges not in the report were ignored")
 			}
 			switch v.Status {
-			case judge.StatusOK, judge.StatusParseError, judge.StatusAPIError:
+			case judge.StatusOK, judge.StatusParseError, judge.StatusAPIError, judge.StatusTruncated:
 			default:
 				c.notes.add(fmt.Sprintf("verdicts with unknown status %q were counted as not judged", v.Status))
 			}
@@ -244,9 +254,15 @@ func (c *computation) judgeDims(js JudgeSpec, nt *notes) []*judgeDim {
 		cur := &unit.Verdicts[history[len(history)-1]]
 		for d, dim := range js.Dimensions {
 			jd, cats := dims[d], scaleValues[d]
-			jd.state[u], jd.code[u] = verdictState(cur, dim.Name, cats)
+			jd.state[u], jd.code[u] = verdictState(cur, dim.Name, cats, c.opts.IncludeTruncated)
+			if cur.Status == judge.StatusTruncated {
+				if jd.trunc == nil {
+					jd.trunc = make([]bool, n)
+				}
+				jd.trunc[u] = true
+			}
 			if swapped >= 0 {
-				jd.addSwapped(u, &unit.Verdicts[swapped], n, nt)
+				jd.addSwapped(u, &unit.Verdicts[swapped], n, nt, c.opts.IncludeTruncated)
 			}
 			if len(history) > 1 {
 				var f flipCount
@@ -281,9 +297,14 @@ func (c *computation) judgeDims(js JudgeSpec, nt *notes) []*judgeDim {
 }
 
 // verdictState reads one verdict's state and category index on a
-// dimension.
-func verdictState(v *Verdict, name string, cats []float64) (uint8, int8) {
+// dimension; a truncated verdict reads as an ok one when included.
+func verdictState(v *Verdict, name string, cats []float64, includeTruncated bool) (uint8, int8) {
 	switch v.Status {
+	case judge.StatusTruncated:
+		if !includeTruncated {
+			return stTrunc, 0
+		}
+		fallthrough
 	case judge.StatusOK:
 		if k := labelValue(v.Values, name, cats); k >= 0 {
 			return stOK, int8(k)
@@ -299,7 +320,7 @@ func verdictState(v *Verdict, name string, cats []float64) (uint8, int8) {
 
 // addSwapped records v, a verdict in the swapped order, as unit u's
 // second order; n is the number of units.
-func (jd *judgeDim) addSwapped(u int32, v *Verdict, n int, notes *notes) {
+func (jd *judgeDim) addSwapped(u int32, v *Verdict, n int, notes *notes, includeTruncated bool) {
 	if jd.key.scale.Kind() != judge.KindPairwise {
 		if _, has := v.Values[jd.key.name]; has {
 			notes.add("verdicts in the swapped order on " + jd.key.name + ", which is not pairwise, were ignored")
@@ -309,7 +330,7 @@ func (jd *judgeDim) addSwapped(u int32, v *Verdict, n int, notes *notes) {
 	if jd.swapState == nil {
 		jd.swapState, jd.swapCode = make([]uint8, n), make([]int8, n)
 	}
-	jd.swapState[u], jd.swapCode[u] = verdictState(v, jd.key.name, jd.key.scale.Values())
+	jd.swapState[u], jd.swapCode[u] = verdictState(v, jd.key.name, jd.key.scale.Values(), includeTruncated)
 }
 
 // disagreeAsTie makes the units whose two orders disagree a tie in the
@@ -422,15 +443,11 @@ func (c *computation) figures(units []int32, jd *judgeDim, h *humanDim, path ...
 	judged := make([]int, len(h.cats))
 	prov := make([]int, len(h.provNames))
 	for _, u := range units {
-		switch jd.state[u] {
-		case stOK:
-			f.Judging.OK++
-		case stNoValue:
-			f.Judging.NoValue++
-		case stParse:
-			f.Judging.ParseErrors++
-		case stAPI:
-			f.Judging.APIErrors++
+		switch {
+		case jd.trunc != nil && jd.trunc[u]:
+			f.Judging.Truncated++
+		default:
+			f.Judging.count(jd.state[u])
 		}
 		if jd.vsState[u] == stOK {
 			judged[jd.vsCode[u]]++
@@ -463,9 +480,10 @@ func (c *computation) figures(units []int32, jd *judgeDim, h *humanDim, path ...
 		}
 	}
 	j := &f.Judging
-	j.Judged = j.OK + j.NoValue + j.ParseErrors + j.APIErrors
+	j.Judged = j.OK + j.NoValue + j.ParseErrors + j.APIErrors + j.Truncated
 	j.ParseErrorRate = ratio(float64(j.ParseErrors), float64(j.Judged), "no judged items")
 	j.APIErrorRate = ratio(float64(j.APIErrors), float64(j.Judged), "no judged items")
+	j.TruncatedRate = ratio(float64(j.Truncated), float64(j.Judged), "no judged items")
 	f.Coverage = ratio(float64(f.Labelled), float64(f.Units), "no items")
 
 	seed := func(what string) uint64 { return deriveSeed(c.opts.Seed, slices.Concat(path, []string{what})...) }
@@ -622,4 +640,18 @@ func itemsWord(n int) string {
 		return "1 item"
 	}
 	return fmt.Sprintf("%d items", n)
+}
+
+// count adds a unit of state st (not truncated).
+func (j *Judging) count(st uint8) {
+	switch st {
+	case stOK:
+		j.OK++
+	case stNoValue:
+		j.NoValue++
+	case stParse:
+		j.ParseErrors++
+	case stAPI:
+		j.APIErrors++
+	}
 }

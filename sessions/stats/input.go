@@ -108,6 +108,11 @@ type Options struct {
 	// item); API errors stay out. By default parse errors are left out of
 	// agreement and only counted.
 	ParseErrorsFail bool
+	// IncludeTruncated counts the values of truncated verdicts (answers to
+	// a prompt the server cut to its context) like ok ones wherever the
+	// judge is scored; by default they are left out and only counted
+	// (Judging.Truncated counts them either way).
+	IncludeTruncated bool
 	// SwapDisagreeAsTie counts a pair judged in both orders whose two
 	// verdicts disagree as a tie when the judge is compared with humans
 	// (SPEC "Pairwise judgments": a winner forced on such a pair is noise).

@@ -29,6 +29,11 @@ type Report struct {
 	// and the judge's score, "fail" when a binary judge's parse error
 	// counts as NO (Options.ParseErrorsFail).
 	ParseErrors string `json:"parse_errors"`
+	// Truncated is "exclude" when truncated verdicts (a prompt the server
+	// cut to its context) are left out of agreement and only counted,
+	// "include" when their values count like ok ones
+	// (Options.IncludeTruncated).
+	Truncated string `json:"truncated"`
 	// JudgeTable ranks every judge and dimension by its agreement with the
 	// humans: Cohen's kappa, highest first, then n.
 	JudgeTable []JudgeRow `json:"judge_table"`
@@ -131,9 +136,14 @@ type Judging struct {
 	NoValue     int `json:"no_value"`
 	ParseErrors int `json:"parse_errors"`
 	APIErrors   int `json:"api_errors"`
-	// ParseErrorRate and APIErrorRate are over Judged.
+	// Truncated counts truncated verdicts: answers to a prompt the server
+	// cut to its context. They are not in OK, even when
+	// Options.IncludeTruncated counts their values in agreement.
+	Truncated int `json:"truncated"`
+	// ParseErrorRate, APIErrorRate and TruncatedRate are over Judged.
 	ParseErrorRate Estimate `json:"parse_error_rate"`
 	APIErrorRate   Estimate `json:"api_error_rate"`
+	TruncatedRate  Estimate `json:"truncated_rate"`
 }
 
 // Selection tells an unbiased labelled sample from a hand-picked one.

@@ -30,7 +30,7 @@ func Markdown(r stats.Report) string {
 	markdownJudgeTable(&b, r.JudgeTable)
 	for _, jr := range r.Judges {
 		for _, d := range jr.Dimensions {
-			markdownDimension(&b, jr.Judge, d)
+			markdownDimension(&b, jr.Judge, d, r.Truncated == "include")
 		}
 		if len(jr.Extras) > 0 {
 			fmt.Fprintf(&b, "\n### What %s reported beside its verdicts\n", mdText(jr.Judge))
@@ -204,7 +204,7 @@ func markdownConfusion(b *strings.Builder, scale judge.Scale, c stats.Confusion,
 	mdTable(b, head, rows)
 }
 
-func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionReport) {
+func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionReport, includeTrunc bool) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	f := d.Overall
 	j := f.Judging
@@ -213,6 +213,9 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 	w("Labelled %d of %d (%s); judged %d: ok %d, no value %d, parse errors %d (%s), API errors %d (%s) — errors are kept out of agreement.",
 		f.Labelled, f.Units, stats.FormatPercent(f.Coverage.Value, 1), j.Judged, j.OK, j.NoValue,
 		j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1))
+	if t := truncatedPart(j, includeTrunc); t != "" {
+		w(" %s.", capitalize(t))
+	}
 	if a.SmallSample != "" {
 		w(" **%s.**", mdText(capitalize(a.SmallSample)))
 	}

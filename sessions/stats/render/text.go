@@ -48,9 +48,10 @@ func DetailLines(r stats.Report, width int) []Line {
 		out = append(out, text(RoleMuted, "No judge in this session yet: run one with `gavel review` or `gavel run`."), nil)
 	}
 	parseFail := r.ParseErrors == "fail"
+	includeTrunc := r.Truncated == "include"
 	for _, jr := range r.Judges {
 		for _, d := range jr.Dimensions {
-			out = append(out, dimensionLines(jr.Judge, d, width, parseFail)...)
+			out = append(out, dimensionLines(jr.Judge, d, width, parseFail, includeTrunc)...)
 			out = append(out, nil)
 		}
 		if len(jr.Extras) > 0 {
@@ -91,7 +92,7 @@ func intervalsNote(r stats.Report) string {
 // judge and the per-segment table. Values are the scale's names (YES,
 // tie, CORRECT), never their codes. Lines may be wider than width; Lines
 // wraps them.
-func dimensionLines(judgeName string, d stats.DimensionReport, width int, parseFail bool) []Line {
+func dimensionLines(judgeName string, d stats.DimensionReport, width int, parseFail, includeTrunc bool) []Line {
 	f := d.Overall
 	a := f.VsHumans
 	var out []Line
@@ -101,7 +102,7 @@ func dimensionLines(judgeName string, d stats.DimensionReport, width int, parseF
 	}
 
 	add(text(RoleHeader, fmt.Sprintf("%s · %s (%s)", safetext.SanitizeLine(judgeName), safetext.SanitizeLine(d.Dimension), scaleText(d.Scale))))
-	add(coverageLines(f, parseFail && d.Scale.Kind() == judge.KindBinary)...)
+	add(coverageLines(f, parseFail && d.Scale.Kind() == judge.KindBinary, includeTrunc)...)
 	if w := f.Selection.Warning; w != "" {
 		add(text(RoleWarning, "⚠ "+safetext.SanitizeLine(w)))
 	}
@@ -159,13 +160,16 @@ func statRow(name string, value ...Span) Line {
 }
 
 // coverageLines says how much was judged and labelled, errors apart.
-func coverageLines(f stats.Figures, parseFail bool) []Line {
+func coverageLines(f stats.Figures, parseFail, includeTrunc bool) []Line {
 	j := f.Judging
 	errs := fmt.Sprintf("parse errors %d (%s) · API errors %d (%s), kept out of agreement",
 		j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1))
 	if parseFail {
 		errs = fmt.Sprintf("parse errors %d (%s), counted as NO · API errors %d (%s), kept out",
 			j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1))
+	}
+	if t := truncatedPart(j, includeTrunc); t != "" {
+		errs += " · " + t
 	}
 	out := []Line{
 		text(RoleMuted, fmt.Sprintf("labelled %d of %d (%s) · judged %d · ok %d · no value %d",
@@ -453,4 +457,18 @@ func extraCounts(e stats.ExtraField) string {
 		parts[i] = fmt.Sprintf("%s %d", v.Value, v.Count)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// truncatedPart counts the truncated verdicts (a prompt the server cut to
+// its context) and says whether agreement counts them; "" when there is
+// none.
+func truncatedPart(j stats.Judging, include bool) string {
+	if j.Truncated == 0 {
+		return ""
+	}
+	how := "kept out of agreement (--include-truncated counts them)"
+	if include {
+		how = "counted in agreement (--include-truncated)"
+	}
+	return fmt.Sprintf("truncated %d (%s), %s", j.Truncated, stats.FormatPercent(j.TruncatedRate.Value, 1), how)
 }
