@@ -54,9 +54,14 @@ type ExportSummary struct {
 //	                                 YES/NO for binary, the number on ordinal scales
 //	                                 (0/0.5/1 ternary, 1–5 Likert, 1–10…), the
 //	                                 category's name on nominal ones, A/B/tie on pairwise
-//	verdict_status:RUN               ok, parse_error or api_error
+//	verdict_status:RUN               ok, parse_error, api_error or truncated (the server
+//	                                 read only part of the prompt: the values are the
+//	                                 judge's, but it never saw the whole task)
 //	verdict_reason:RUN               the judge's reason
 //	verdict_error:RUN                why a verdict is not ok
+//	verdict_confidence:RUN           the probability the model gave its answer (logprobs)
+//	verdict_confidence_withheld:RUN  why there is none although the server sent logprobs
+//	                                 (both only for runs that have any)
 //	verdict_swapped:RUN:DIMENSION    a pairwise run's verdict with the responses swapped
 //	verdict_swapped_status:RUN       (both only for runs judged in both orders)
 //	label:ANNOTATOR:DIMENSION        per annotator and dimension, like verdicts
@@ -155,6 +160,9 @@ type exportRun struct {
 	// swapped holds the swapped-order verdicts, by item; nil when the run
 	// has none.
 	swapped map[string][]judge.Verdict
+	// confidence is set when some verdict has a confidence or one
+	// withheld: the confidence columns are written.
+	confidence bool
 }
 
 // exportAnnotator is an annotator's current labels and notes, by item.
@@ -195,6 +203,7 @@ func (s *Store) exportTable() (*exportTable, error) {
 		er := exportRun{name: names[r.ID], info: r.Info, verdicts: map[string][]judge.Verdict{}}
 		for _, v := range vs {
 			er.verdicts[v.ItemID] = append(er.verdicts[v.ItemID], v)
+			er.confidence = er.confidence || v.Confidence != nil || withheld(v) != ""
 		}
 		sw, err := s.SwappedVerdicts(r.ID)
 		if err != nil {
@@ -273,6 +282,9 @@ func (t *exportTable) columnNames() []string {
 			cols = append(cols, prefixVerdict+r.name+":"+d.Name)
 		}
 		cols = append(cols, prefixStatus+r.name, prefixReason+r.name, prefixError+r.name)
+		if r.confidence {
+			cols = append(cols, prefixConfidence+r.name, prefixWithheld+r.name)
+		}
 		if r.swapped != nil {
 			for _, d := range r.info.Dimensions {
 				cols = append(cols, prefixSwapped+r.name+":"+d.Name)

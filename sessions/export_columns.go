@@ -27,6 +27,10 @@ const (
 	prefixStatus  = "verdict_status:" // verdict_status:<run>
 	prefixReason  = "verdict_reason:" // verdict_reason:<run>
 	prefixError   = "verdict_error:"  // verdict_error:<run>
+	// A run's confidences (from logprobs) and the reasons a confidence
+	// was withheld, only for runs that have any.
+	prefixConfidence = "verdict_confidence:"          // verdict_confidence:<run>
+	prefixWithheld   = "verdict_confidence_withheld:" // verdict_confidence_withheld:<run>
 	// The swapped-order verdicts of a pairwise run (the swap audit), only
 	// for runs that have any; values in the original A/B terms.
 	prefixSwapped       = "verdict_swapped:"        // verdict_swapped:<run>:<dimension>
@@ -73,7 +77,8 @@ func parseExportColumn(name string) (exportColumn, bool) {
 		owner, dim, ok := splitLast(name[len(prefix):])
 		return exportColumn{kind: prefix, owner: owner, dim: dim}, ok
 	}
-	for _, p := range []string{prefixStatus, prefixReason, prefixError, prefixSwappedStatus, prefixVia, prefixNote} {
+	// prefixWithheld before prefixConfidence: the one begins with the other.
+	for _, p := range []string{prefixStatus, prefixReason, prefixError, prefixWithheld, prefixConfidence, prefixSwappedStatus, prefixVia, prefixNote} {
 		if strings.HasPrefix(name, p) {
 			owner := name[len(p):]
 			return exportColumn{kind: p, owner: owner}, owner != ""

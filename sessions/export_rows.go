@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -78,6 +79,9 @@ func textOrNil(s string) any {
 func (r exportRun) cells(it judge.Item) []any {
 	vs := r.verdicts[it.ID]
 	n := len(r.info.Dimensions) + 3
+	if r.confidence {
+		n += 2
+	}
 	out := make([]any, n)
 	if len(vs) == 0 {
 		return out
@@ -116,7 +120,7 @@ func (r exportRun) swappedCells(it judge.Item) []any {
 			continue
 		}
 		for d, dim := range r.info.Dimensions {
-			if x, ok := v.Values[dim.Name]; ok && v.OK() {
+			if x, ok := v.Values[dim.Name]; ok && hasValues(v) {
 				out[d] = formatValue(x, dim.Scale)
 			}
 		}
@@ -128,7 +132,7 @@ func (r exportRun) swappedCells(it judge.Item) []any {
 // fill sets one verdict's cells through set.
 func (r exportRun) fill(v judge.Verdict, set func(col int, x any)) {
 	for d, dim := range r.info.Dimensions {
-		if x, ok := v.Values[dim.Name]; ok && v.OK() {
+		if x, ok := v.Values[dim.Name]; ok && hasValues(v) {
 			set(d, formatValue(x, dim.Scale))
 		}
 	}
@@ -136,6 +140,19 @@ func (r exportRun) fill(v judge.Verdict, set func(col int, x any)) {
 	set(n, string(v.Status))
 	set(n+1, textOrNil(v.Reason))
 	set(n+2, textOrNil(v.Error))
+	if r.confidence {
+		if v.Confidence != nil && !math.IsNaN(*v.Confidence) {
+			set(n+3, *v.Confidence)
+		}
+		set(n+4, textOrNil(withheld(v)))
+	}
+}
+
+// withheld is why a verdict has no confidence although the server sent
+// logprobs (judge/llm's ExtraConfidenceWithheld), or "".
+func withheld(v judge.Verdict) string {
+	s, _ := v.Extra[ExtraConfidenceWithheld].(string)
+	return s
 }
 
 // cells are an annotator's columns for one item: a label per dimension,
@@ -273,4 +290,11 @@ func cellText(c any) string {
 		return ""
 	}
 	return string(bytes.TrimRight(b.Bytes(), "\n"))
+}
+
+// hasValues reports whether a verdict's values are written: an ok one's,
+// and a truncated one's (its status says the judge never saw the whole
+// task).
+func hasValues(v judge.Verdict) bool {
+	return v.Status == judge.StatusOK || v.Status == judge.StatusTruncated
 }

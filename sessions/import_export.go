@@ -90,7 +90,7 @@ type exportedRow struct {
 // runColumn reports whether an exported column belongs to a run.
 func runColumn(kind string) bool {
 	switch kind {
-	case prefixVerdict, prefixStatus, prefixReason, prefixError, prefixSwapped, prefixSwappedStatus:
+	case prefixVerdict, prefixStatus, prefixReason, prefixError, prefixConfidence, prefixWithheld, prefixSwapped, prefixSwappedStatus:
 		return true
 	}
 	return false
@@ -281,6 +281,8 @@ func exportedRun(name string, order []string, dimScale map[string]judge.Scale, p
 		status := row.cells[exportColumn{kind: prefixStatus, owner: name}]
 		reason := row.cells[exportColumn{kind: prefixReason, owner: name}]
 		errs := row.cells[exportColumn{kind: prefixError, owner: name}]
+		conf := row.cells[exportColumn{kind: prefixConfidence, owner: name}]
+		held := row.cells[exportColumn{kind: prefixWithheld, owner: name}]
 		crits := map[int]bool{}
 		for _, k := range status.criteria() {
 			crits[k] = true
@@ -296,6 +298,12 @@ func exportedRun(name string, order []string, dimScale map[string]judge.Scale, p
 			}
 			v := judge.Verdict{ItemID: row.item.ID, Criterion: k, Status: judge.Status(status.at(k)),
 				Reason: reason.at(k), Error: errs.at(k)}
+			if x, err := strconv.ParseFloat(conf.at(k), 64); err == nil && x >= 0 && x <= 1 {
+				v.Confidence = &x
+			}
+			if h := held.at(k); h != "" {
+				v.Extra = map[string]any{ExtraConfidenceWithheld: h}
+			}
 			verdicts = append(verdicts, exportedValues(v, r.info.Dimensions, func(dim string) string {
 				return row.cells[exportColumn{kind: prefixVerdict, owner: name, dim: dim}].at(k)
 			}))
@@ -324,7 +332,7 @@ func exportedValues(v judge.Verdict, dims []judge.Dimension, text func(dim strin
 	if v.Status == "" {
 		v.Status = judge.StatusOK
 	}
-	if v.Status != judge.StatusOK {
+	if v.Status != judge.StatusOK && v.Status != judge.StatusTruncated {
 		return v
 	}
 	for _, d := range dims {

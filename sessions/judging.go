@@ -29,6 +29,9 @@ type Batch struct {
 	// the received verdicts (answers from the cache cost none). The last
 	// batch holds the run's final counts.
 	Done, Total, Errors, Retries, Tokens int
+	// ParseErrors, APIErrors and Truncated split Errors by status (a
+	// verdict of another status counts in Errors only).
+	ParseErrors, APIErrors, Truncated int
 	// Err is a commit failure. Judging stops at the first one; the
 	// verdicts concerned are retried once when the pool has drained and,
 	// if that fails too, handed back in Unsaved.
@@ -113,7 +116,9 @@ func (jg *Judging) Summary() Batch {
 	c := jg.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Batch{Done: c.done, Total: c.total, Errors: c.errors, Retries: c.retries, Tokens: c.tokens, Err: c.err, Stopped: c.stopped}
+	b := Batch{Done: c.done, Total: c.total, Errors: c.errors, Retries: c.retries, Tokens: c.tokens, Err: c.err, Stopped: c.stopped}
+	b.ParseErrors, b.APIErrors, b.Truncated = c.parseErrors, c.apiErrors, c.truncated
+	return b
 }
 
 // Stop cancels the run and waits until every verdict already received has
@@ -147,6 +152,7 @@ type committer struct {
 	// mu guards what Summary reads; only the committer writes it.
 	mu                                   sync.Mutex
 	total, done, errors, retries, tokens int
+	parseErrors, apiErrors, truncated    int
 	err, stopped                         error
 }
 
@@ -185,6 +191,14 @@ func (c *committer) receive(v judge.Verdict) {
 	c.retries += v.Retries
 	if !v.OK() {
 		c.errors++
+	}
+	switch v.Status {
+	case judge.StatusParseError:
+		c.parseErrors++
+	case judge.StatusAPIError:
+		c.apiErrors++
+	case judge.StatusTruncated:
+		c.truncated++
 	}
 	// An answer from the response cache cost nothing this time, though it
 	// keeps the token counts of the call that first made it.
@@ -240,7 +254,8 @@ func (c *committer) flush(final bool) {
 }
 
 func (c *committer) batch(vs []judge.Verdict) Batch {
-	return Batch{Verdicts: vs, Done: c.done, Total: c.total, Errors: c.errors, Retries: c.retries, Tokens: c.tokens, Stopped: c.stopped}
+	return Batch{Verdicts: vs, Done: c.done, Total: c.total, Errors: c.errors, Retries: c.retries, Tokens: c.tokens, Stopped: c.stopped,
+		ParseErrors: c.parseErrors, APIErrors: c.apiErrors, Truncated: c.truncated}
 }
 
 // send hands b to the reader without ever blocking: out has room for one

@@ -139,8 +139,9 @@ func (r *Review) StartRun(ctx context.Context, j judge.Judge, opts judge.PoolOpt
 
 // ResumeRun reads a run's current verdicts and starts judging, in the
 // background, every task that has no verdict yet or whose last attempt
-// failed with an api_error (a parse_error is an answer, kept until an
-// explicit re-judge); with Swap, in both orders. j may be nil to read the
+// failed with an api_error or was truncated (the server cut the prompt:
+// asked again, as its context may have been raised; a parse_error is an
+// answer, kept until an explicit re-judge); with Swap, in both orders. j may be nil to read the
 // verdicts only. On a large session this reads a verdict per item, so
 // the review screen calls it after its first frame.
 func (r *Review) ResumeRun(ctx context.Context, run Run, j judge.Judge, opts judge.PoolOptions) (RunState, error) {
@@ -183,7 +184,7 @@ func (w wholeFieldsJudge) Judge(ctx context.Context, t judge.Task) judge.Verdict
 }
 
 // TasksToDo lists the tasks of items that have no verdict, or only an
-// api_error one, among vs; with swap, the swapped-order tasks of pairwise
+// api_error or truncated one, among vs; with swap, the swapped-order tasks of pairwise
 // items too (judge.TasksFor), each order done only by a verdict of its
 // own order: a pair judged once still has its second order to do. vs may
 // hold both orders (Verdict.Swapped tells them apart). ResumeRun makes

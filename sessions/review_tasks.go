@@ -34,7 +34,7 @@ type todoSource struct {
 type taskRef struct{ item, k int32 }
 
 // newTodoSource lists the tasks of items that no verdict of vs (either
-// order, api_errors aside) has done.
+// order, api_errors and truncated aside: those are asked again) has done.
 func newTodoSource(info judge.Info, items []judge.Item, swap bool, vs ...[]judge.Verdict) *todoSource {
 	type key struct {
 		item    string
@@ -48,7 +48,7 @@ func newTodoSource(info judge.Info, items []judge.Item, swap bool, vs ...[]judge
 	have := make(map[key]bool, n)
 	for _, l := range vs {
 		for _, v := range l {
-			if v.Status != judge.StatusAPIError {
+			if v.Status != judge.StatusAPIError && v.Status != judge.StatusTruncated {
 				have[key{v.ItemID, v.Criterion, v.Swapped}] = true
 			}
 		}

@@ -87,6 +87,12 @@ func RunNames(runs []Run) map[int64]string {
 // StatsInput reads it for the sample flip rate.
 const ExtraSamples = "samples"
 
+// ExtraConfidenceWithheld is the key of Verdict.Extra that says why a
+// verdict has no confidence although the server sent logprobs
+// (judge/llm's ExtraConfidenceWithheld): they cannot describe the answer
+// written, as under llama.cpp's grammar.
+const ExtraConfidenceWithheld = "confidence_withheld"
+
 // StatsInput gathers what the agreement statistics read from a session:
 // every run as a judge (named by RunNames: RunLabel, with the run's
 // variant "NAME@K" for the name when two runs would share a label), every item and rubric criterion as a unit with its
