@@ -51,7 +51,9 @@ func strictServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 			"id": "c", "object": "chat.completion", "created": 1, "model": req.Model,
 			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
 				"message": map[string]any{"role": "assistant", "content": "reason: read it.\nresult: " + result}}},
-			"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+			// A count of the whole prompt: a low one reads as a prompt the
+			// server cut to its context (a truncated verdict).
+			"usage": map[string]any{"prompt_tokens": len(p) / 2, "completion_tokens": 5, "total_tokens": len(p)/2 + 5},
 		})
 	}))
 	t.Cleanup(srv.Close)
