@@ -70,7 +70,10 @@ func newPromptServer(t *testing.T) *promptServer {
 			"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": req.Model,
 			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "logprobs": nil,
 				"message": map[string]any{"role": "assistant", "content": "reason: read the prediction.\nresult: " + result}}},
-			"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+			// A count of the whole prompt (about 3 characters a token), as a
+			// server that read all of it reports: a low count reads as a
+			// prompt the server cut (a truncated verdict).
+			"usage": map[string]any{"prompt_tokens": len(prompt) / 3, "completion_tokens": 10, "total_tokens": len(prompt)/3 + 10},
 		})
 	}))
 	t.Cleanup(ps.Close)
