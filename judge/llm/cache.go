@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -37,7 +38,11 @@ func isFresh(ctx context.Context) bool {
 
 // cacheKeyVersion changes when the key's recipe or the stored record's
 // shape changes, so that old entries are missed rather than misread.
-const cacheKeyVersion = 1
+// Version 2 added the logprob parameters to the key and the cached
+// prompt tokens and top alternatives to the record; entries of version 1
+// may hold answers to prompts a server had cut (truncated), so the next
+// run asks again.
+const cacheKeyVersion = 2
 
 // cacheKey is the recipe of a key: everything that changes the answer.
 type cacheKey struct {
@@ -50,12 +55,16 @@ type cacheKey struct {
 	// Sample tells the samples of one task apart; sample 0 of a run with
 	// samples shares its key with a run without.
 	Sample int `json:"sample,omitempty"`
+	// Logprobs and TopLogprobs are the logprob parameters: an answer
+	// without logprobs cannot give a confidence.
+	Logprobs    bool `json:"logprobs,omitempty"`
+	TopLogprobs int  `json:"top_logprobs,omitempty"`
 }
 
 func (k cacheKey) String() string {
 	b, _ := json.Marshal(k)
 	sum := sha256.Sum256(b)
-	return "llm1:" + hex.EncodeToString(sum[:])
+	return "llm" + strconv.Itoa(k.V) + ":" + hex.EncodeToString(sum[:])
 }
 
 // cachedAnswer is what the cache holds for one response: enough to build
@@ -66,8 +75,13 @@ type cachedAnswer struct {
 	FinishReason     string    `json:"finish_reason,omitempty"`
 	PromptTokens     int       `json:"prompt_tokens,omitempty"`
 	CompletionTokens int       `json:"completion_tokens,omitempty"`
+	CachedTokens     int       `json:"cached_tokens,omitempty"`
 	Tokens           []string  `json:"tokens,omitempty"`
 	Logprobs         []float64 `json:"logprobs,omitempty"`
+	// TopTokens and TopLogprobs are each token's most likely alternative
+	// (null where the server listed none).
+	TopTokens   []string   `json:"top_tokens,omitempty"`
+	TopLogprobs []*float64 `json:"top_logprobs,omitempty"`
 }
 
 // storable is the verdict as it is kept: the key redacted, the raw output
@@ -145,12 +159,19 @@ func (c *Client) cachePut(key string, a answer) {
 	content := judge.CutText(redactText(a.content, k), judge.RawHead, judge.RawTail)
 	if content != a.content {
 		a.tokens, a.logprobs, a.contentAt = nil, nil, 0
+		a.topTokens, a.topLogprobs = nil, nil
 		a.content = content
 	}
 	for _, t := range a.tokens {
 		if redactText(t, k) != t {
 			a.tokens, a.logprobs = nil, nil
+			a.topTokens, a.topLogprobs = nil, nil
 			break
+		}
+	}
+	for i, t := range a.topTokens {
+		if redactText(t, k) != t {
+			a.topTokens[i] = ""
 		}
 	}
 	c.cfg.Cache.Put(key, redactText(encodeCached(a), k))

@@ -119,10 +119,22 @@ type answer struct {
 	finish           string
 	promptTokens     int
 	completionTokens int
-	tokens           []string
-	logprobs         []float64
-	cached           bool
-	tries            int
+	// cachedTokens is usage.prompt_tokens_details.cached_tokens: the
+	// prompt tokens a server took from its cache, which some count apart
+	// from prompt_tokens (see answer.read).
+	cachedTokens int
+	// estimate is a low estimate of the prompt's tokens (promptEstimate),
+	// to tell a prompt the server cut (answer.truncated).
+	estimate int
+	tokens   []string
+	logprobs []float64
+	// topTokens and topLogprobs are, per token, the most likely
+	// alternative the server listed (top_logprobs) and its logprob; "" and
+	// NaN where it listed none. Nil when it listed none at all.
+	topTokens   []string
+	topLogprobs []float64
+	cached      bool
+	tries       int
 }
 
 // complete sends a prompt, retrying what can be retried, and returns the
@@ -134,12 +146,17 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 		return answer{}, f
 	}
 	req := c.request(k)
+	estimate := promptEstimate(k.messages)
 	key := ""
 	if c.cfg.Cache != nil {
 		key = c.cacheKey(k, req).String()
 		if !isFresh(ctx) {
+			// A truncated answer is never served: the server is asked
+			// again (its context may have been raised since).
 			if a, ok := c.cacheGet(key); ok {
-				return a, nil
+				if a.estimate = estimate; !a.truncated() {
+					return a, nil
+				}
 			}
 		}
 	}
@@ -181,8 +198,8 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 		counted++
 		if fail == nil {
 			c.reached.Store(true)
-			a.tries = try
-			if key != "" {
+			a.tries, a.estimate = try, estimate
+			if key != "" && !a.truncated() {
 				c.cachePut(key, a)
 			}
 			return a, nil
@@ -257,6 +274,12 @@ func (c *Client) request(k call) openai.ChatCompletionRequest {
 	} else {
 		req.MaxTokens = maxTokens
 		req.LogProbs = k.logprobs && !c.cfg.NoLogprobs
+		if req.LogProbs {
+			// A few alternatives tell whether the logprobs describe the
+			// answer (confidence); without a bound llama.cpp sends 20 per
+			// token.
+			req.TopLogProbs = topLogprobs
+		}
 	}
 	// OpenAI refuses json_object unless the messages mention JSON.
 	if k.json && !c.cfg.NoResponseFormat && mentionsJSON(k.messages) {
@@ -284,6 +307,8 @@ func (c *Client) cacheKey(k call, req openai.ChatCompletionRequest) cacheKey {
 		MaxTokens:   maxTokens,
 		JSON:        req.ResponseFormat != nil,
 		Sample:      k.sample,
+		Logprobs:    req.LogProbs,
+		TopLogprobs: req.TopLogProbs,
 	}
 }
 
@@ -308,6 +333,9 @@ func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest, tim
 		promptTokens:     resp.Usage.PromptTokens,
 		completionTokens: resp.Usage.CompletionTokens,
 	}
+	if d := resp.Usage.PromptTokensDetails; d != nil {
+		a.cachedTokens = d.CachedTokens
+	}
 	if a.content == "" && ch.Message.Refusal != "" {
 		a.content = ch.Message.Refusal
 	}
@@ -323,6 +351,7 @@ func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest, tim
 			a.tokens[i] = t.Token
 			a.logprobs[i] = t.LogProb
 		}
+		a.topTokens, a.topLogprobs = topAlternatives(ch.LogProbs.Content)
 	}
 	return a, nil
 }
@@ -347,15 +376,19 @@ func encodeCached(a answer) string {
 		FinishReason:     a.finish,
 		PromptTokens:     a.promptTokens,
 		CompletionTokens: a.completionTokens,
+		CachedTokens:     a.cachedTokens,
 		Tokens:           a.tokens,
 		Logprobs:         a.logprobs,
+		TopTokens:        a.topTokens,
+		TopLogprobs:      nullNaN(a.topLogprobs),
 	})
 	return string(b)
 }
 
 func decodeCached(s string) (answer, bool) {
 	var r cachedAnswer
-	if json.Unmarshal([]byte(s), &r) != nil || len(r.Tokens) != len(r.Logprobs) || r.ContentAt < 0 || r.ContentAt > len(r.Content) {
+	if json.Unmarshal([]byte(s), &r) != nil || len(r.Tokens) != len(r.Logprobs) || r.ContentAt < 0 || r.ContentAt > len(r.Content) ||
+		len(r.TopTokens) != len(r.TopLogprobs) || len(r.TopTokens) > 0 && len(r.TopTokens) != len(r.Tokens) {
 		return answer{}, false
 	}
 	return answer{
@@ -364,8 +397,11 @@ func decodeCached(s string) (answer, bool) {
 		finish:           r.FinishReason,
 		promptTokens:     r.PromptTokens,
 		completionTokens: r.CompletionTokens,
+		cachedTokens:     r.CachedTokens,
 		tokens:           r.Tokens,
 		logprobs:         r.Logprobs,
+		topTokens:        r.TopTokens,
+		topLogprobs:      nanNull(r.TopLogprobs),
 		cached:           true,
 	}, true
 }

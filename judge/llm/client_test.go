@@ -155,11 +155,11 @@ func TestConfidenceFromLogprobs(t *testing.T) {
 
 func TestConfidenceSpansTokens(t *testing.T) {
 	a := answer{content: "result: YES", tokens: []string{"result", ":", " Y", "ES"}, logprobs: []float64{-1, -1, -0.2, -0.3}}
-	if c := confidence(a, 8, 11); c == nil || math.Abs(*c-math.Exp(-0.5)) > 1e-12 {
+	if c, _ := confidence(a, 8, 11); c == nil || math.Abs(*c-math.Exp(-0.5)) > 1e-12 {
 		t.Errorf("split word: %v", fmtPtr(c))
 	}
 	a.tokens[0] = "resolt" // tokens that do not spell the content give none
-	if c := confidence(a, 8, 11); c != nil {
+	if c, _ := confidence(a, 8, 11); c != nil {
 		t.Errorf("mismatched tokens: %v", *c)
 	}
 }

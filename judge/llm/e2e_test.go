@@ -110,7 +110,7 @@ func TestEveryBuiltinEndToEnd(t *testing.T) {
 				if v.Status == judge.StatusParseError && !strings.HasPrefix(v.Error, "expected ") {
 					t.Errorf("%s: parse error %q does not say what was expected", s.name, v.Error)
 				}
-				if v.PromptTokens != 100 || v.CompletionTokens != 10 || v.Latency <= 0 || v.Model != "judge-model" {
+				if v.PromptTokens != fakePromptTokens || v.CompletionTokens != 10 || v.Latency <= 0 || v.Model != "judge-model" {
 					t.Errorf("%s: tokens %d/%d, latency %v, model %q", s.name, v.PromptTokens, v.CompletionTokens, v.Latency, v.Model)
 				}
 				if name == "rubric" && v.Criterion != 1 {

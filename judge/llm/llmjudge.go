@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -223,8 +224,20 @@ func (j *Judge) sample(ctx context.Context, msgs []Message, k int) (v judge.Verd
 		v.Status = judge.StatusOK
 		v.Values, v.Reason, v.Extra = p.values, p.reason, p.extra
 		if p.hasSpan {
-			v.Confidence = confidence(a, p.start, p.end)
+			var withheld string
+			if v.Confidence, withheld = confidence(a, p.start, p.end); withheld != "" {
+				v.Extra = setExtra(v.Extra, ExtraConfidenceWithheld, withheld)
+			}
 		}
+	}
+	// A prompt the server cut: the judge did not see the whole task,
+	// whatever it answered (an empty answer stays one: it is asked again).
+	if a.truncated() && !emptyAnswer(a) {
+		msg := truncatedError(a)
+		if v.Status == judge.StatusParseError {
+			msg = strings.TrimSuffix(msg, ".") + "; and its answer could not be read: " + v.Error
+		}
+		v.Status, v.Error = judge.StatusTruncated, msg
 	}
 	if a.cached {
 		v.Extra = setExtra(v.Extra, ExtraCached, true)

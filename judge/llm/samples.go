@@ -70,6 +70,8 @@ func combineSamples(dims []judge.Dimension, samples []judge.Verdict) judge.Verdi
 		if confN > 0 {
 			c := confSum / float64(confN)
 			v.Confidence = &c
+			// The agreeing samples that had one speak for the verdict.
+			delete(v.Extra, ExtraConfidenceWithheld)
 		}
 		v.Extra = setExtra(v.Extra, ExtraAgreement, float64(agreeing)/float64(len(ok)))
 	}

@@ -92,6 +92,11 @@ type completion struct {
 	answerLogprob float64
 }
 
+// fakePromptTokens is the prompt size the fake server reports: more than
+// half of any test prompt's estimate, so that no answer looks truncated
+// (promptEstimate).
+const fakePromptTokens = 3000
+
 // writeCompletion writes a chat.completion object as OpenAI does.
 func writeCompletion(w http.ResponseWriter, model string, c completion) {
 	finish := c.finish
@@ -121,7 +126,7 @@ func writeCompletion(w http.ResponseWriter, model string, c completion) {
 		"created":            time.Now().Unix(),
 		"model":              model,
 		"choices":            []any{choice},
-		"usage":              map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+		"usage":              map[string]any{"prompt_tokens": fakePromptTokens, "completion_tokens": 10, "total_tokens": fakePromptTokens + 10},
 		"system_fingerprint": "fp_test",
 	}
 	w.Header().Set("Content-Type", "application/json")
