@@ -24,17 +24,28 @@ type failure struct {
 	// silent is set when the server gave no answer at all (a timeout, no
 	// connection, 502/503/504): the run pauses while it lasts (health).
 	silent bool
+	// down is set when the server is down or loading its model (a refused
+	// connection after this run reached it, llama.cpp's 503 "Loading
+	// model"): no item causes that, so no item's tries pay for it; the run
+	// waits, up to --wait.
+	down bool
 }
 
 // classify sorts a failed request: the caller gave up, a fault worth
 // retrying (429, 5xx, timeout, broken connection, malformed body), a
-// problem with this item alone (a prompt too long), or a fatal error.
+// server that is down or loading (the run waits), a problem with this item
+// alone (a prompt too long), or a fatal error.
 //
 // timeout is the attempt's time limit: --timeout, or less when the item's
 // budget (--item-timeout) had less left.
 func (c *Client) classify(ctx, attempt context.Context, err error, x *exchange, timeout time.Duration) *failure {
 	if ctx.Err() != nil {
 		return &failure{cancelled: true}
+	}
+	if x.status != 0 || x.connected.Load() {
+		// The server was there: a refused connection from now on is a
+		// server that went down or is restarting, not a wrong URL.
+		c.reached.Store(true)
 	}
 	if errors.Is(err, errBodyTooLarge) {
 		// Never retried: a retry would download it all again.
@@ -47,17 +58,20 @@ func (c *Client) classify(ctx, attempt context.Context, err error, x *exchange, 
 		}
 		return &failure{msg: fmt.Sprintf("no answer within %s (%s)", timeout.Round(time.Millisecond), flag), retry: true, silent: true}
 	}
-	if x.status != 0 {
-		c.reached.Store(true)
-	}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	switch {
+	case x.status != 0 && len(x.body) > 0 && (errors.As(err, &apiErr) || errors.As(err, &reqErr)):
+		return c.classifyStatus(ctx, x.status, parseErrorBody(x.body), x)
 	case errors.As(err, &apiErr):
-		code := strings.TrimSpace(fmt.Sprint(apiErr.Code) + " " + apiErr.Type)
-		return c.classifyStatus(apiErr.HTTPStatusCode, oneLine(apiErr.Message), code, x)
+		e := serverError{message: apiErr.Message, typ: apiErr.Type, code: fmt.Sprint(apiErr.Code)}
+		if apiErr.Code == nil {
+			e.code = ""
+		}
+		e.readCounts()
+		return c.classifyStatus(ctx, apiErr.HTTPStatusCode, e, x)
 	case errors.As(err, &reqErr):
-		return c.classifyStatus(reqErr.HTTPStatusCode, oneLine(string(reqErr.Body)), "", x)
+		return c.classifyStatus(ctx, reqErr.HTTPStatusCode, parseErrorBody(reqErr.Body), x)
 	case x.status == 0 && !x.sent:
 		// go-openai refused to build the request (its own checks on
 		// reasoning models' parameters, for one).
@@ -72,16 +86,22 @@ func (c *Client) classify(ctx, attempt context.Context, err error, x *exchange, 
 			Problem: fmt.Sprintf("cannot connect to %s (%s)", displayURL(c.cfg.BaseURL), oneLine(err.Error())),
 			Fix:     "check --base-url (or OPENAI_BASE_URL) and that the server is running",
 		}}
+	case unreachable(err):
+		// This run has had a connection to it: down or restarting. The
+		// run waits for it (--wait), and no item pays for the wait.
+		return &failure{msg: fmt.Sprintf("the server at %s refused the connection, after this run had reached it: down or restarting (%s)", displayURL(c.cfg.BaseURL), oneLine(err.Error())),
+			retry: true, silent: true, down: true}
 	}
 	return &failure{msg: "connection failed: " + oneLine(err.Error()), retry: true, silent: true}
 }
 
-func (c *Client) classifyStatus(status int, msg, code string, x *exchange) *failure {
+func (c *Client) classifyStatus(ctx context.Context, status int, e serverError, x *exchange) *failure {
+	msg := oneLine(e.message)
 	detail := fmt.Sprintf("HTTP %d", status)
 	if msg != "" {
 		detail += ": " + msg
 	}
-	lower := strings.ToLower(msg + " " + code)
+	lower := strings.ToLower(msg + " " + e.code + " " + e.typ)
 	retry := func(what string) *failure {
 		return &failure{msg: what + " (" + detail + ")", retry: true, retryAfter: x.retryAfter, hasRetry: x.hasRetry}
 	}
@@ -96,24 +116,30 @@ func (c *Client) classifyStatus(status int, msg, code string, x *exchange) *fail
 	case status == http.StatusForbidden:
 		return fatal("the API key may not use this model or endpoint", "check the key's permissions, --model and --base-url")
 	case status == http.StatusNotFound:
-		return fatal(fmt.Sprintf("the server has no model %q or no chat endpoint at %s/chat/completions", c.modelOf(x), displayURL(c.cfg.BaseURL)),
-			c.checkModel(x, "check --model and --base-url (it must end in /v1, e.g. http://localhost:8000/v1)"))
+		return c.notFound(ctx, e, x, detail)
 	case status == http.StatusTooManyRequests && strings.Contains(lower, "insufficient_quota"):
 		return fatal("the account has no quota left", "check the plan and billing of the API key's account")
 	case status == http.StatusTooManyRequests:
 		return retry("rate limited by the server")
+	case status == http.StatusRequestEntityTooLarge || e.tooLong() && (status < 500 || e.typ == "exceed_context_size_error"):
+		// llama.cpp said so with HTTP 500 before it said 400 (b6383).
+		return &failure{msg: tooLongMessage(e, c.serverKind(), c.maxTokensOf(x), detail)}
 	case status == http.StatusRequestTimeout, status == http.StatusConflict, status == http.StatusTooEarly:
 		return retry("the server asked to try again")
+	case status == http.StatusServiceUnavailable && e.loading():
+		// Up, and loading its model (llama.cpp's 503 "Loading model"):
+		// the run waits, and no item pays for the wait.
+		f := retry("the server is loading the model")
+		f.silent, f.down = true, true
+		return f
 	case status == http.StatusBadGateway, status == http.StatusServiceUnavailable, status == http.StatusGatewayTimeout:
-		// Down, restarting, loading a model, or behind a proxy that
-		// cannot reach it: the run pauses until it answers.
+		// Down, restarting, or behind a proxy that cannot reach it: the
+		// run pauses until it answers.
 		f := retry("server error")
 		f.silent = true
 		return f
 	case status >= 500:
 		return retry("server error")
-	case status == http.StatusRequestEntityTooLarge || promptTooLong(lower):
-		return &failure{msg: "the prompt is too long for the model: shorten the item or use a model with a longer context (" + detail + ")"}
 	case strings.Contains(lower, "content_filter") || strings.Contains(lower, "content management policy"):
 		return &failure{msg: "the server's content filter refused this item (" + detail + ")"}
 	}
@@ -122,7 +148,7 @@ func (c *Client) classifyStatus(status int, msg, code string, x *exchange) *fail
 }
 
 func promptTooLong(lower string) bool {
-	for _, s := range []string{"context_length_exceeded", "context length", "maximum context", "context window", "too many tokens", "prompt is too long", "input is too long"} {
+	for _, s := range []string{"context_length_exceeded", "exceed_context_size", "context length", "maximum context", "context window", "context size", "too many tokens", "prompt is too long", "input is too long"} {
 		if strings.Contains(lower, s) {
 			return true
 		}

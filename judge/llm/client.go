@@ -29,11 +29,15 @@ type Client struct {
 	reasoning bool
 	pace      *pacer
 	fatal     atomic.Pointer[FatalError]
-	// reached is set once the server has answered; until then a refused
-	// connection means a wrong URL or a server that is not running.
+	// reached is set once the server has answered, or a request (or
+	// Probe) had a connection to it; until then a refused connection means
+	// a wrong URL or a server that is not running, after it a server that
+	// went down (the run waits for it).
 	reached atomic.Bool
 	// health pauses the run while the server does not answer.
 	health *health
+	// server is what Probe learned of the server: its kind and context.
+	server serverState
 }
 
 // NewClient checks cfg, fills its defaults and returns a client for it.
@@ -159,6 +163,10 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 				}
 			}
 		}
+	}
+	// A prompt the server's context cannot hold is not sent (Probe).
+	if err := c.fits(k, req); err != nil {
+		return answer{}, err
 	}
 	clk := c.cfg.Clock
 	// The item's budget across its retries; time paused for a server that

@@ -225,7 +225,8 @@ func (h *health) admit(ctx context.Context) (probe bool, paused time.Duration, e
 
 // report records how call's request sent at sent ended: nil for an
 // answer; f.silent for no answer at all. It returns whether the failure
-// is free: a probe of another call's pause, not counted against the item.
+// is free, not counted against the item: a probe of another call's pause,
+// or a server down or loading (f.down), whoever sent it.
 func (h *health) report(call *int, probe bool, sent time.Time, f *failure) (free bool) {
 	h.mu.Lock()
 	now := h.clk.Now()
@@ -262,6 +263,10 @@ func (h *health) report(call *int, probe bool, sent time.Time, f *failure) (free
 			st := h.stateLocked(now)
 			s = &st
 		}
+	}
+	if f != nil && f.down {
+		// Down or loading: no item's doing, so no item's tries pay.
+		free = true
 	}
 	h.mu.Unlock()
 	if s != nil {

@@ -439,10 +439,13 @@ func runWithin(t *testing.T, d time.Duration, f func() []judge.Verdict) []judge.
 	}
 }
 
-// countingTransport counts the requests the client sends.
+// countingTransport counts the chat requests the client sends (POSTs: not
+// the GET /v1/models a 404's advice lists the models with).
 type countingTransport struct{ n atomic.Int64 }
 
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	c.n.Add(1)
+	if r.Method == http.MethodPost {
+		c.n.Add(1)
+	}
 	return http.DefaultTransport.RoundTrip(r)
 }

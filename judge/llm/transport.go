@@ -8,8 +8,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +34,13 @@ type exchange struct {
 	decided         bool
 	// model is the model asked for: a judge file may name its own.
 	model string
+	// connected is set once the request has a TCP connection to the
+	// server (a new one or one kept alive): the server was there, so a
+	// refused connection later is a server that went down, not a wrong URL.
+	connected atomic.Bool
+	// body is the start of an error response's body (status >= 400), read
+	// for the token counts and words go-openai's error does not keep.
+	body []byte
 }
 
 type exchangeKey struct{}
@@ -76,16 +85,40 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+	if x != nil {
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), connectTrace(&x.connected)))
+	}
 	resp, err := d.http.Do(req)
 	if err != nil {
 		return nil, err
 	}
+	var body io.Reader = resp.Body
 	if x != nil {
 		x.status = resp.StatusCode
 		x.retryAfter, x.hasRetry = retryAfter(resp.Header, time.Now())
+		if resp.StatusCode >= 400 {
+			x.body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+			body = io.MultiReader(bytes.NewReader(x.body), resp.Body)
+		}
 	}
-	resp.Body = &boundedBody{r: io.LimitReader(resp.Body, maxResponseBytes+1), c: resp.Body}
+	resp.Body = &boundedBody{r: io.LimitReader(body, maxResponseBytes+1), c: resp.Body}
 	return resp, nil
+}
+
+// maxErrorBody is how much of an error body is kept for classify.
+const maxErrorBody = 64 << 10
+
+// connectTrace sets connected once the request has a connection (a dial
+// may end on the transport's goroutine after Do returned, hence atomic).
+func connectTrace(connected *atomic.Bool) *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { connected.Store(true) },
+		ConnectDone: func(_, _ string, err error) {
+			if err == nil {
+				connected.Store(true)
+			}
+		},
+	}
 }
 
 // addZeroTemperature rewrites a JSON request body that has no temperature
