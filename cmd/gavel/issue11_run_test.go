@@ -23,6 +23,11 @@ func issue11Server(t *testing.T) (*httptest.Server, *atomic.Int64, *atomic.Bool)
 	var calls atomic.Int64
 	var allOK atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			// gavel run's GET /v1/models and /props before the run.
+			http.NotFound(w, r)
+			return
+		}
 		calls.Add(1)
 		var req struct {
 			Model    string `json:"model"`
@@ -52,7 +57,7 @@ func issue11Server(t *testing.T) (*httptest.Server, *atomic.Int64, *atomic.Bool)
 			"id": "c", "object": "chat.completion", "created": 1, "model": req.Model,
 			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
 				"message": map[string]any{"role": "assistant", "content": content}}},
-			"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+			"usage": map[string]any{"prompt_tokens": 3000, "completion_tokens": 5, "total_tokens": 3005}, // the whole prompt: never truncated
 		})
 	}))
 	t.Cleanup(srv.Close)

@@ -108,6 +108,9 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The server's context, where it tells it: items that cannot fit are
+	// not sent, and named at the end.
+	serverNote(ctx, e.stderr, client)
 	var failed []string
 	for _, j := range judges {
 		st, err := startRun(ctx, rv, j, cfg)
@@ -143,6 +146,9 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 			fmt.Fprintf(e.stderr, ", %s from the cache", count(t.cached, "answer"))
 		}
 		fmt.Fprintf(e.stderr, ". Saved in %s.\n", o.session)
+		if t.apiErrors > 0 {
+			fmt.Fprint(e.stderr, tooLongNote(rv.Store, st.Run.ID))
+		}
 		if len(errs) > 0 {
 			return errors.Join(errs...)
 		}

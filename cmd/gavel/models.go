@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/judge/llm"
+	"github.com/gavel-dev/gavel/sessions"
+)
+
+func newModelsCmd(e env) *cobra.Command {
+	var r runnerFlags
+	cmd := &cobra.Command{
+		Use:   "models",
+		Short: "List the models a server serves (GET /v1/models), and the context it holds",
+		Long: `List the models the OpenAI-compatible server at --base-url serves, as --model
+must name them (GET /v1/models), and what the server tells of its context:
+llama.cpp's per-request context (GET /props), vLLM's max_model_len. Ollama
+does not tell the num_ctx it runs a model with.`,
+		Example: `  gavel models --base-url http://localhost:8080/v1     # llama.cpp's llama-server
+  gavel models --base-url http://localhost:8000/v1     # vLLM
+  gavel models --base-url http://localhost:11434/v1    # Ollama`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var judges []string
+			if err := applyConfig(e, cmd.Flags(), &judges, &r); err != nil {
+				return err
+			}
+			return listModels(cmd.Context(), e, r.config(e.getenv))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&r.baseURL, "base-url", "", "the OpenAI-compatible server's `URL`, ending in /v1 (default: $GAVEL_BASE_URL, $OPENAI_BASE_URL, the config file's, else OpenAI)")
+	f.StringVar(&r.apiKey, "api-key", "", "the server's API `KEY` (default: $OPENAI_API_KEY)")
+	f.StringVar(&r.model, "model", "", "the `MODEL` you mean to use: said whether the server serves it, or the nearest name")
+	return cmd
+}
+
+func listModels(ctx context.Context, e env, cfg llm.Config) error {
+	info, err := llm.ListModels(ctx, cfg)
+	if err != nil {
+		fix := "check --base-url (it must end in /v1, e.g. http://localhost:8000/v1) and that the server is running"
+		if strings.Contains(err.Error(), "HTTP 401") {
+			fix = "check --api-key or OPENAI_API_KEY"
+		}
+		return fmt.Errorf("cannot list the models at %s: %v: %s", info.URL, err, fix)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "%s at %s", count(len(info.Models), "model"), info.URL)
+	if info.Kind != "" {
+		fmt.Fprintf(w, " (%s)", info.Kind)
+	}
+	fmt.Fprintln(w, ":")
+	for _, m := range info.Models {
+		fmt.Fprintf(w, "  %s", m.ID)
+		if m.Context > 0 {
+			fmt.Fprintf(w, "  (context %d tokens, max_model_len)", m.Context)
+		}
+		fmt.Fprintln(w)
+	}
+	switch {
+	case info.Kind == "llama.cpp" && info.Context > 0:
+		fmt.Fprintf(w, "Context: %d tokens per request (%s); llama-server --ctx-size (-c) sets it, divided among --parallel slots.\n", info.Context, info.ContextFrom)
+		fmt.Fprintln(w, "llama-server serving one model answers whatever --model names.")
+	case info.Kind == "Ollama":
+		fmt.Fprintln(w, "Ollama does not tell its context (num_ctx; its default depends on the machine): set it with PARAMETER num_ctx in a Modelfile or OLLAMA_CONTEXT_LENGTH, or prompts over it are cut without an error.")
+	}
+	if cfg.Model != "" && len(info.Models) > 0 {
+		names := make([]string, len(info.Models))
+		for i, m := range info.Models {
+			names[i] = m.ID
+		}
+		switch near := llm.NearestModel(cfg.Model, names); {
+		case near == cfg.Model:
+			fmt.Fprintf(w, "--model %s is served.\n", cfg.Model)
+		case near != "":
+			fmt.Fprintf(w, "--model %s is not listed; the nearest name is %s.\n", cfg.Model, near)
+		default:
+			fmt.Fprintf(w, "--model %s is not listed.\n", cfg.Model)
+		}
+	}
+	return nil
+}
+
+// serverNote asks the server what it is and how long a context it holds
+// before a run (llm.Client.Probe), and says so on stderr when it told a
+// context: an item whose prompt cannot fit is then not sent. Nothing is
+// said when the server does not answer: the run's first request says why.
+func serverNote(ctx context.Context, w io.Writer, client *llm.Client) {
+	if client == nil {
+		return
+	}
+	info, _ := client.Probe(ctx)
+	switch {
+	case info.Context > 0:
+		fmt.Fprintf(w, "The server at %s is %s, with a context of %d tokens per request (%s): an item whose prompt cannot fit is not sent, and is named at the end.\n",
+			info.URL, info.Kind, info.Context, info.ContextFrom)
+	case info.Kind == "Ollama":
+		fmt.Fprintf(w, "The server at %s is Ollama, which does not tell its context (num_ctx, whose default depends on the machine): a prompt over it may be cut without an error.\n", info.URL)
+	}
+}
+
+// tooLongNote names the run's items whose prompt is over the server's
+// context (found before sending, or told by the server), with their token
+// counts, and how to give them room; "" when there are none.
+func tooLongNote(st *sessions.Store, runID int64) string {
+	vs, err := st.ReviewVerdicts(runID)
+	if err != nil {
+		return ""
+	}
+	var lines []string
+	fix := ""
+	for _, v := range vs {
+		if v.Status != judge.StatusAPIError || !strings.HasPrefix(v.Error, llm.TooLongPrefix) {
+			continue
+		}
+		counts, rest, _ := strings.Cut(strings.TrimPrefix(v.Error, llm.TooLongPrefix), "; ")
+		counts = strings.TrimPrefix(counts, ": ")
+		if counts == "" {
+			counts = "over the context"
+		}
+		lines = append(lines, fmt.Sprintf("  %s: %s", v.ItemID, counts))
+		if fix == "" {
+			rest = strings.TrimPrefix(rest, "not sent: ")
+			if i := strings.Index(rest, " (HTTP "); i >= 0 {
+				rest = rest[:i]
+			}
+			fix = rest
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	head := "1 item is too long for the server's context, not judged (the next run tries it again):"
+	if len(lines) > 1 {
+		head = fmt.Sprintf("%d items are too long for the server's context, not judged (the next run tries them again):", len(lines))
+	}
+	return head + "\n" + strings.Join(lines, "\n") + "\nTo judge them: " + fix + ".\n"
+}
