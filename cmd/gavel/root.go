@@ -69,6 +69,7 @@ kept in your state directory.`,
 		newImportCmd(e), newExportCmd(e), newMergeCmd(e), newSampleCmd(e),
 		newCompletionCmd(e), newVersionCmd(e))
 	root.AddCommand(newConfigCmd(e))
+	root.AddCommand(newReportCmd(e))
 	root.AddCommand(newModelsCmd(e))
 	root.Version = version()
 	root.Flags().BoolP("version", "v", false, "print gavel's version and the commit it was built from")

@@ -1,0 +1,387 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// Options says what a report covers and how it is labelled.
+type Options struct {
+	// Version is Gavel's version, for the provenance.
+	Version string
+	// Generated is when the report was written; zero leaves it out (tests
+	// compare reports byte for byte).
+	Generated time.Time
+	// Split is the part of the session's split the statistics cover, nil
+	// when no part was chosen.
+	Split *stats.SplitUsed
+	// Stats are the options the report's statistics were computed with;
+	// the accumulation curves use the same (without the bootstrap).
+	Stats stats.Options
+}
+
+// Data is everything a report shows: the statistics as `gavel stats`
+// computed them, and what the session says about where they come from.
+type Data struct {
+	// Session is the session file's name (not its directory).
+	Session string
+	// Dataset is the session's dataset, nil when it has none.
+	Dataset *sessions.DatasetInfo
+	// Stats is the statistics report, as `gavel stats --format json`
+	// prints it for the same session and options.
+	Stats stats.Report
+	// Judges holds, for each judge of Stats.Judges and in that order, its
+	// run and the report's extra views of it.
+	Judges []Judge
+	// Annotators lists everyone who labelled, with their counts.
+	Annotators []Annotator
+	// Disagreements lists the items where a judge's current ok verdict
+	// differs from the humans' label, in dataset order.
+	Disagreements []Disagreement
+	// Labelled is the number of labelled units (any dimension).
+	Labelled int
+	Options
+}
+
+// Judge is one judge of the report.
+type Judge struct {
+	// Index is the judge's place in Stats.Judges (and in the JSON).
+	Index  int
+	Report stats.JudgeReport
+	// Run is the session's run behind the judge; nil when none matches
+	// (a report built from an input without a session).
+	Run *sessions.Run
+	// Accumulation holds, per dimension (as in Report.Dimensions), the
+	// agreement with the humans over the first labelled units.
+	Accumulation [][]Point
+	// Disagreements counts, per dimension, the disagreements listed.
+	Disagreements []int
+}
+
+// Annotator is one person who labelled.
+type Annotator struct {
+	Name   string
+	Labels int
+	Notes  int
+	// Via counts the annotator's labels by how the items were reached.
+	Via map[string]int
+}
+
+// Disagreement is one item where at least one judge disagrees with the
+// humans.
+type Disagreement struct {
+	ItemID     string
+	Criterion  int
+	Rubric     string // the criterion's text, for a per-criterion unit
+	Question   string
+	Gold       string
+	Prediction string
+	ResponseA  string
+	ResponseB  string
+	Segments   map[string]string
+	Humans     []HumanLabel
+	Verdicts   []Verdict
+}
+
+// HumanLabel is one annotator's label on a dimension of the item, with
+// their note on the item.
+type HumanLabel struct {
+	Annotator, Dimension, Value, Note, Via string
+}
+
+// Verdict is one judge's verdict that disagrees with the humans.
+type Verdict struct {
+	Judge     string
+	Dimension string
+	Value     string
+	Human     string
+	Reason    string
+	// Raw is the model's output when the verdict has no reason.
+	Raw string
+}
+
+// Gather reads what a report shows besides the statistics from s: the
+// dataset, the runs, the annotators and the text of every item a judge
+// disagrees on. in is the input rep was computed from (stats.Compute), rep
+// the report as `gavel stats` gives it (render.Select applied when only
+// some judges are wanted).
+func Gather(s *sessions.Store, in stats.Input, rep stats.Report, o Options) (*Data, error) {
+	d := &Data{Session: filepath.Base(s.Path()), Stats: rep, Options: o}
+	ds, ok, err := s.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		d.Dataset = &ds
+	}
+	runs, err := s.Runs()
+	if err != nil {
+		return nil, err
+	}
+	names := sessions.RunNames(runs)
+	byName := map[string]*sessions.Run{}
+	for i := range runs {
+		byName[names[runs[i].ID]] = &runs[i]
+	}
+	for i, jr := range rep.Judges {
+		d.Judges = append(d.Judges, Judge{Index: i, Report: jr, Run: byName[jr.Judge]})
+	}
+	if err := d.gatherAnnotators(s); err != nil {
+		return nil, err
+	}
+	order, err := labelOrder(s)
+	if err != nil {
+		return nil, err
+	}
+	d.accumulate(in, order)
+	if err := d.gatherDisagreements(s, in); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *Data) gatherAnnotators(s *sessions.Store) error {
+	labels, err := s.Labels("")
+	if err != nil {
+		return err
+	}
+	notes, err := s.Notes("")
+	if err != nil {
+		return err
+	}
+	by := map[string]*Annotator{}
+	get := func(name string) *Annotator {
+		a := by[name]
+		if a == nil {
+			a = &Annotator{Name: name, Via: map[string]int{}}
+			by[name] = a
+		}
+		return a
+	}
+	type unit struct {
+		item      string
+		criterion int
+	}
+	labelled := map[unit]bool{}
+	for _, l := range labels {
+		a := get(l.Annotator)
+		a.Labels++
+		via := l.Via
+		if via == "" {
+			via = "unknown"
+		}
+		a.Via[via]++
+		labelled[unit{l.ItemID, l.Criterion}] = true
+	}
+	for _, n := range notes {
+		get(n.Annotator).Notes++
+	}
+	d.Labelled = len(labelled)
+	for _, a := range by {
+		d.Annotators = append(d.Annotators, *a)
+	}
+	slices.SortFunc(d.Annotators, func(a, b Annotator) int { return cmp.Compare(a.Name, b.Name) })
+	return nil
+}
+
+// labelOrder is the order units were first labelled in: by unit, the id of
+// the earliest current label's action.
+func labelOrder(s *sessions.Store) (map[unitKey]int64, error) {
+	labels, err := s.Labels("")
+	if err != nil {
+		return nil, err
+	}
+	first := map[unitKey]int64{}
+	for _, l := range labels {
+		k := unitKey{l.ItemID, l.Criterion}
+		if at, ok := first[k]; !ok || l.ActionID < at {
+			first[k] = l.ActionID
+		}
+	}
+	return first, nil
+}
+
+type unitKey struct {
+	item      string
+	criterion int
+}
+
+// humanValue is the humans' value of a unit on a dimension, as the
+// statistics take it: the single label, or the annotators' most common
+// value; false when nobody labelled it or the most common value is tied.
+func humanValue(u stats.Unit, dim judge.Dimension) (float64, bool) {
+	counts := map[float64]int{}
+	seen := map[string]int{}
+	for i, l := range u.Labels {
+		seen[l.Annotator] = i // an annotator's later label wins
+	}
+	for i, l := range u.Labels {
+		if seen[l.Annotator] != i {
+			continue
+		}
+		if v, ok := l.Values[dim.Name]; ok && dim.Scale.Valid(v) {
+			counts[v]++
+		}
+	}
+	best, n, tied := 0.0, 0, false
+	for v, c := range counts {
+		switch {
+		case c > n:
+			best, n, tied = v, c, false
+		case c == n:
+			tied = true
+		}
+	}
+	return best, n > 0 && !tied
+}
+
+// currentVerdict is a judge's current verdict on a unit: its last one in
+// the original order.
+func currentVerdict(u stats.Unit, key string) (stats.Verdict, bool) {
+	for i := len(u.Verdicts) - 1; i >= 0; i-- {
+		if v := u.Verdicts[i]; v.Judge == key && !v.Swapped {
+			return v, true
+		}
+	}
+	return stats.Verdict{}, false
+}
+
+func (d *Data) gatherDisagreements(s *sessions.Store, in stats.Input) error {
+	specs := map[string]stats.JudgeSpec{}
+	for _, j := range in.Judges {
+		specs[j.Key] = j
+	}
+	type found struct {
+		unit    int
+		judge   int
+		dim     judge.Dimension
+		verdict float64
+		human   float64
+	}
+	var all []found
+	for ji := range d.Judges {
+		j := &d.Judges[ji]
+		spec := specs[j.Report.Judge]
+		j.Disagreements = make([]int, len(j.Report.Dimensions))
+		for di, dr := range j.Report.Dimensions {
+			dim := judge.Dimension{Name: dr.Dimension, Scale: dr.Scale}
+			for ui, u := range in.Units {
+				if (u.Criterion > 0) != spec.PerCriterion {
+					continue
+				}
+				v, ok := currentVerdict(u, spec.Key)
+				if !ok || v.Status != judge.StatusOK {
+					continue
+				}
+				jv, ok := v.Values[dim.Name]
+				if !ok || !dim.Scale.Valid(jv) {
+					continue
+				}
+				hv, ok := humanValue(u, dim)
+				if !ok || hv == jv {
+					continue
+				}
+				j.Disagreements[di]++
+				all = append(all, found{ui, ji, dim, jv, hv})
+			}
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(all, func(a, b found) int { return cmp.Compare(a.unit, b.unit) })
+	items, err := s.Items()
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]*judge.Item, len(items))
+	for i := range items {
+		byID[items[i].ID] = &items[i]
+	}
+	notes, err := s.Notes("")
+	if err != nil {
+		return err
+	}
+	noteOf := map[[2]string]string{}
+	for _, n := range notes {
+		noteOf[[2]string{n.ItemID, n.Annotator}] = n.Text
+	}
+	labels, err := s.Labels("")
+	if err != nil {
+		return err
+	}
+	viaOf := map[string]string{}
+	for _, l := range labels {
+		viaOf[fmt.Sprint(l.ItemID, "\x00", l.Criterion, "\x00", l.Dimension, "\x00", l.Annotator)] = l.Via
+	}
+	reasons := map[int]map[unitKey]judge.Verdict{}
+	reasonOf := func(ji int, k unitKey) judge.Verdict {
+		m, ok := reasons[ji]
+		if !ok {
+			m = map[unitKey]judge.Verdict{}
+			if r := d.Judges[ji].Run; r != nil {
+				vs, err := s.Verdicts(r.ID)
+				if err == nil {
+					for _, v := range vs {
+						m[unitKey{v.ItemID, v.Criterion}] = v
+					}
+				}
+			}
+			reasons[ji] = m
+		}
+		return m[k]
+	}
+	for i := 0; i < len(all); {
+		start := all[i].unit
+		u := in.Units[start]
+		dis := Disagreement{ItemID: u.ItemID, Criterion: u.Criterion, Segments: u.Segments}
+		if it := byID[u.ItemID]; it != nil {
+			dis.Question, dis.Gold, dis.Prediction = it.Question, it.Gold, it.Prediction
+			dis.ResponseA, dis.ResponseB = it.ResponseA, it.ResponseB
+			if u.Criterion > 0 && u.Criterion <= len(it.Rubric) {
+				dis.Rubric = it.Rubric[u.Criterion-1]
+			}
+		}
+		dims := map[string]judge.Dimension{}
+		for ; i < len(all) && all[i].unit == start; i++ {
+			f := all[i]
+			jv := reasonOf(f.judge, unitKey{u.ItemID, u.Criterion})
+			v := Verdict{
+				Judge:     d.Judges[f.judge].Report.Judge,
+				Dimension: f.dim.Name,
+				Value:     f.dim.Scale.Format(f.verdict),
+				Human:     f.dim.Scale.Format(f.human),
+				Reason:    jv.Reason,
+			}
+			if v.Reason == "" {
+				v.Raw = jv.Raw
+			}
+			dis.Verdicts = append(dis.Verdicts, v)
+			dims[f.dim.Name] = f.dim
+		}
+		for _, l := range u.Labels {
+			for _, name := range slices.Sorted(maps.Keys(dims)) {
+				dim := dims[name]
+				if v, ok := l.Values[name]; ok && dim.Scale.Valid(v) {
+					dis.Humans = append(dis.Humans, HumanLabel{
+						Annotator: l.Annotator,
+						Dimension: name,
+						Value:     dim.Scale.Format(v),
+						Note:      noteOf[[2]string{u.ItemID, l.Annotator}],
+						Via:       viaOf[fmt.Sprint(u.ItemID, "\x00", u.Criterion, "\x00", name, "\x00", l.Annotator)],
+					})
+				}
+			}
+		}
+		d.Disagreements = append(d.Disagreements, dis)
+	}
+	return nil
+}
