@@ -45,8 +45,18 @@ func listModels(ctx context.Context, e env, cfg llm.Config) error {
 	info, err := llm.ListModels(ctx, cfg)
 	if err != nil {
 		fix := "check --base-url (it must end in /v1, e.g. http://localhost:8000/v1) and that the server is running"
-		if strings.Contains(err.Error(), "HTTP 401") {
+		base := strings.TrimRight(cfg.BaseURL, "/")
+		switch msg := err.Error(); {
+		case strings.Contains(msg, "HTTP 401"), strings.Contains(msg, "HTTP 403"):
 			fix = "check --api-key or OPENAI_API_KEY"
+		case strings.Contains(msg, "HTTP 503"):
+			fix = "the server is up and not ready (loading its model?): try again in a moment"
+		case base != "" && !strings.HasSuffix(base, "/v1"):
+			alt := cfg
+			alt.BaseURL = base + "/v1"
+			if _, err2 := llm.ListModels(ctx, alt); err2 == nil {
+				fix = fmt.Sprintf("the server answers at %s/v1: add /v1 to --base-url", info.URL)
+			}
 		}
 		return fmt.Errorf("cannot list the models at %s: %v: %s", info.URL, err, fix)
 	}
@@ -65,7 +75,7 @@ func listModels(ctx context.Context, e env, cfg llm.Config) error {
 	}
 	switch {
 	case info.Kind == "llama.cpp" && info.Context > 0:
-		fmt.Fprintf(w, "Context: %d tokens per request (%s); llama-server --ctx-size (-c) sets it, divided among --parallel slots.\n", info.Context, info.ContextFrom)
+		fmt.Fprintf(w, "Context: %d tokens per request (%s); llama-server --ctx-size (-c) sets it (with --parallel, a slot may get a share of it: /props says what one request gets).\n", info.Context, info.ContextFrom)
 		fmt.Fprintln(w, "llama-server serving one model answers whatever --model names.")
 	case info.Kind == "Ollama":
 		fmt.Fprintln(w, "Ollama does not tell its context (num_ctx; its default depends on the machine): set it with PARAMETER num_ctx in a Modelfile or OLLAMA_CONTEXT_LENGTH, or prompts over it are cut without an error.")

@@ -226,7 +226,7 @@ func TestModelsCommand(t *testing.T) {
 	if code := execute(context.Background(), e, []string{"models", "--base-url", vllm.URL}); code != 1 {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
-	if !strings.Contains(errb.String(), "HTTP 404") || !strings.Contains(errb.String(), "must end in /v1") {
+	if !strings.Contains(errb.String(), "HTTP 404") || !strings.Contains(errb.String(), "the server answers at "+vllm.URL+"/v1: add /v1 to --base-url") {
 		t.Errorf("stderr: %s", errb)
 	}
 }

@@ -89,7 +89,7 @@ func (c *Client) classify(ctx, attempt context.Context, err error, x *exchange, 
 	case unreachable(err):
 		// This run has had a connection to it: down or restarting. The
 		// run waits for it (--wait), and no item pays for the wait.
-		return &failure{msg: fmt.Sprintf("the server at %s refused the connection, after this run had reached it: down or restarting (%s)", displayURL(c.cfg.BaseURL), oneLine(err.Error())),
+		return &failure{msg: fmt.Sprintf("%s, after this run had reached it: down or restarting (%s)", downMsg, oneLine(err.Error())),
 			retry: true, silent: true, down: true}
 	}
 	return &failure{msg: "connection failed: " + oneLine(err.Error()), retry: true, silent: true}
@@ -129,7 +129,7 @@ func (c *Client) classifyStatus(ctx context.Context, status int, e serverError, 
 	case status == http.StatusServiceUnavailable && e.loading():
 		// Up, and loading its model (llama.cpp's 503 "Loading model"):
 		// the run waits, and no item pays for the wait.
-		f := retry("the server is loading the model")
+		f := retry(loadingMsg)
 		f.silent, f.down = true, true
 		return f
 	case status == http.StatusBadGateway, status == http.StatusServiceUnavailable, status == http.StatusGatewayTimeout:
@@ -146,6 +146,12 @@ func (c *Client) classifyStatus(ctx context.Context, status int, e serverError, 
 	return fatal("the server rejected the request",
 		"check --model, --temperature and --max-tokens; if the message is about response_format or logprobs, run again with --no-response-format or --no-logprobs")
 }
+
+// The failures of a server down or loading start so (Health.String).
+const (
+	loadingMsg = "the server is loading its model"
+	downMsg    = "the server refused the connection"
+)
 
 func promptTooLong(lower string) bool {
 	for _, s := range []string{"context_length_exceeded", "exceed_context_size", "context length", "maximum context", "context window", "context size", "too many tokens", "prompt is too long", "input is too long"} {

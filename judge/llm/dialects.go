@@ -198,7 +198,7 @@ func (e serverError) aboutModel() bool {
 func contextFix(kind string) string {
 	switch kind {
 	case serverLlamaCpp:
-		return "start llama-server with a larger --ctx-size (-c), which --parallel N divides among N slots"
+		return "start llama-server with a larger --ctx-size (-c)"
 	case serverVLLM:
 		return "start vLLM with a larger --max-model-len (up to what the model supports)"
 	case serverOllama:

@@ -83,7 +83,7 @@ var dialectFixtures = []dialectFixture{
 		want: itemFails, says: []string{"1407 prompt tokens, llama.cpp's context holds 256", "--ctx-size"}},
 	{name: "llama.cpp 503 Loading model", status: 503,
 		body: `{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}`,
-		want: waits, says: []string{"loading the model", "Loading model"}},
+		want: waits, says: []string{"loading its model", "Loading model"}},
 
 	// vLLM (vllm/entrypoints/openai: ErrorResponse; serving_engine's
 	// _validate_input wording). The flat shape is older vLLM's, as in
@@ -208,6 +208,9 @@ func TestDialects(t *testing.T) {
 				hs := log.all()
 				if len(hs) == 0 || !hs[0].NotAnswering {
 					t.Fatalf("OnHealth reported %+v; want a pause", hs)
+				}
+				if line := hs[0].String(); !strings.Contains(line, "has been loading its model for") {
+					t.Errorf("health line %q", line)
 				}
 				got = hs[0].Last
 			case stops:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -85,6 +86,10 @@ func (h Health) String() string {
 	switch {
 	case h.GaveUp:
 		return notAnswering(h).Error()
+	case h.NotAnswering && strings.HasPrefix(h.Last, loadingMsg):
+		return fmt.Sprintf("the server at %s has been loading its model for %s; waiting up to %s (--wait)", h.URL, h.For.Round(time.Second), h.Wait)
+	case h.NotAnswering && strings.HasPrefix(h.Last, downMsg):
+		return fmt.Sprintf("the server at %s has refused connections for %s (down or restarting); waiting up to %s (--wait)", h.URL, h.For.Round(time.Second), h.Wait)
 	case h.NotAnswering:
 		return fmt.Sprintf("the server at %s has not answered for %s; waiting up to %s (--wait)", h.URL, h.For.Round(time.Second), h.Wait)
 	}
