@@ -20,6 +20,8 @@ type compareFlags struct {
 	seed      uint64
 	resamples int
 	split     string
+	// includeTrunc scores truncated verdicts like ok ones.
+	includeTrunc bool
 }
 
 // compareSchemaVersion is the version of `gavel compare --format json`.
@@ -41,11 +43,12 @@ label, or the annotators' majority; tied items are left out): a judge is
 right on an item when its value equals the humans' label (on a binary
 dimension its YES or NO; on ordinal, nominal and pairwise scales the exact
 value, so a near miss is wrong), and a judge with no ok verdict on the item
-(not judged, parse or API error) is wrong there, so both are scored on the
-same items. The 2×2 table (both right, only A, only B, both wrong), the
-difference in accuracy B − A with Newcombe's (1998, method 10) interval,
-McNemar's exact two-sided p, and the items B fixed (A wrong, B right) and
-broke (A right, B wrong). Below 30 items the figures are not yet stable.
+(not judged, parse or API error, or truncated: the server cut the prompt to
+its context; --include-truncated scores those like ok ones) is wrong there,
+so both are scored on the same items. The 2×2 table (both right, only A,
+only B, both wrong), the difference in accuracy B − A with Newcombe's
+(1998, method 10) interval, McNemar's exact two-sided p, and the items B
+fixed (A wrong, B right) and broke (A right, B wrong). Below 30 items the figures are not yet stable.
 
 --judge takes the names gavel stats --judge takes: the label the report
 shows ("docqa · gpt-4o", "imported · GPT-4"), or, ignoring case, the run's
@@ -74,6 +77,7 @@ otherwise. Without a split every item counts.`,
 	f.BoolVar(&o.items, "items", false, "list every item fixed and broken (text and markdown show the first few)")
 	f.Uint64Var(&o.seed, "seed", statsSeed, "the `SEED` of the kappa's bootstrap interval (gavel stats' default)")
 	f.IntVar(&o.resamples, "resamples", stats.DefaultResamples, "`N` bootstrap resamples for the kappa's interval; 0 turns the bootstrap off")
+	f.BoolVar(&o.includeTrunc, "include-truncated", false, "score truncated verdicts (answers to a prompt the server cut to its context) like ok ones; by default a judge is wrong there")
 	f.StringVar(&o.split, "split", "", "the `PART` of the session's split (gavel split) to compare on: evaluation, calibration or all (default: evaluation when the session has a split, all otherwise)")
 	// Completions as gavel stats has them: a session, then its judges.
 	cmd.ValidArgsFunction = first(completeExts(sessionExts))
@@ -136,7 +140,7 @@ func runCompare(e env, path string, o compareFlags) error {
 	if keys[0] == keys[1] {
 		return usagef("both --judge name %q: name two different judges; the session's judges are %s", keys[0], strings.Join(quoteAll(labels), ", "))
 	}
-	opts := stats.Options{Seed: o.seed, Resamples: o.resamples}
+	opts := stats.Options{Seed: o.seed, Resamples: o.resamples, IncludeTruncated: o.includeTrunc}
 	if o.resamples == 0 {
 		opts.Resamples = -1 // stats.Options reads 0 as the default
 	}

@@ -46,7 +46,7 @@ func newPairServer(t *testing.T) *pairServer {
 			"id": "c", "object": "chat.completion", "created": 1, "model": req.Model,
 			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
 				"message": map[string]any{"role": "assistant", "content": "The first response is better.\n\n[[A]]"}}},
-			"usage": map[string]any{"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55},
+			"usage": map[string]any{"prompt_tokens": 3000, "completion_tokens": 5, "total_tokens": 3005}, // the whole prompt: never truncated
 		})
 	}))
 	t.Cleanup(ps.Close)

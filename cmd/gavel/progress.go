@@ -13,11 +13,15 @@ import (
 	"github.com/gavel-dev/gavel/sessions"
 )
 
-// tally counts what a headless run received.
+// tally counts what a headless run received: ok verdicts, parse errors,
+// API errors and truncated ones (the server cut the prompt) apart.
 type tally struct {
-	ok, parseErrors, apiErrors, cached int
-	skipped                            int // parse errors not sent (llm.Skipped)
-	tokens                             int
+	ok, parseErrors, apiErrors, truncated, cached int
+	skipped                                       int // parse errors not sent (llm.Skipped)
+	tokens                                        int
+	// cut is the largest share of a prompt a truncated verdict's server
+	// did not read, for the run's summary: its error.
+	cut string
 }
 
 func (t *tally) add(vs []judge.Verdict) {
@@ -30,6 +34,11 @@ func (t *tally) add(vs []judge.Verdict) {
 			if llm.Skipped(v) {
 				t.skipped++
 			}
+		case judge.StatusTruncated:
+			t.truncated++
+			if t.cut == "" {
+				t.cut = v.Error
+			}
 		default:
 			t.apiErrors++
 		}
@@ -41,7 +50,23 @@ func (t *tally) add(vs []judge.Verdict) {
 	}
 }
 
-func (t tally) done() int { return t.ok + t.parseErrors + t.apiErrors }
+func (t tally) done() int { return t.ok + t.parseErrors + t.apiErrors + t.truncated }
+
+// problems lists the parse errors, API errors and truncated verdicts
+// there are, apart: "2 parse errors · 1 API error".
+func (t tally) problems(sep string) string {
+	var parts []string
+	if t.parseErrors > 0 {
+		parts = append(parts, count(t.parseErrors, "parse error"))
+	}
+	if t.apiErrors > 0 {
+		parts = append(parts, count(t.apiErrors, "API error"))
+	}
+	if t.truncated > 0 {
+		parts = append(parts, fmt.Sprintf("%d truncated", t.truncated))
+	}
+	return strings.Join(parts, sep)
+}
 
 // progressLine reports a headless run on stderr: one line redrawn in
 // place on a terminal, a line every few seconds when stderr is a file or
@@ -87,8 +112,8 @@ func (p *progressLine) text(t tally, now time.Time) string {
 	}
 	fill := int(frac*width + 0.5)
 	s := fmt.Sprintf("%s %s%s %d/%d", p.name, strings.Repeat("█", fill), strings.Repeat("░", width-fill), t.done(), p.total)
-	if e := t.parseErrors + t.apiErrors; e > 0 {
-		s += " · " + count(e, "error")
+	if e := t.problems(" · "); e != "" {
+		s += fmt.Sprintf(" · %d ok · %s", t.ok, e)
 	}
 	if t.tokens > 0 {
 		s += fmt.Sprintf(" · %d tokens", t.tokens)
@@ -183,4 +208,18 @@ func follow(jg *sessions.Judging, p *progressLine, health func() llm.Health) (ta
 			}
 		}
 	}
+}
+
+// truncatedSummary says how many of a run's tasks the server answered
+// after cutting the prompt to its context, how much it read of the first
+// one and how to raise the context: their verdicts are kept, left out of
+// agreement, and asked again by the next run.
+func truncatedSummary(name string, t tally, pending int) string {
+	msg := fmt.Sprintf("%s: %d of %s truncated", name, t.truncated, count(pending, "task"))
+	if t.cut != "" {
+		msg += " (the first: " + strings.TrimRight(t.cut, ". ") + ")"
+	} else {
+		msg += ": the server cut the prompt to its context. " + llm.RaiseContext
+	}
+	return msg
 }

@@ -138,7 +138,11 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 		if t.skipped > 0 {
 			fmt.Fprintf(e.stderr, " (%s skipped, not sent: %s)", count(t.skipped, skippedUnit(bothOrders)), skippedWhy(js.entry(j.Info().Name)))
 		}
-		fmt.Fprintf(e.stderr, ", %s; %s", count(t.apiErrors, "API error"), count(t.tokens, "token"))
+		fmt.Fprintf(e.stderr, ", %s", count(t.apiErrors, "API error"))
+		if t.truncated > 0 {
+			fmt.Fprintf(e.stderr, ", %d truncated", t.truncated)
+		}
+		fmt.Fprintf(e.stderr, "; %s", count(t.tokens, "token"))
 		if sum.Retries > 0 {
 			fmt.Fprintf(e.stderr, ", %s", count(sum.Retries, "retry"))
 		}
@@ -160,6 +164,9 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 		}
 		if t.apiErrors > 0 {
 			failed = append(failed, apiErrorSummary(rv.Store, st.Run.ID, name, t.apiErrors, st.Pending))
+		}
+		if t.truncated > 0 {
+			failed = append(failed, truncatedSummary(name, t, st.Pending))
 		}
 	}
 	if len(failed) > 0 {

@@ -57,7 +57,7 @@ func fakeServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 			"id": fmt.Sprint("cmpl-", n), "object": "chat.completion", "created": 1, "model": req.Model,
 			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
 				"message": map[string]any{"role": "assistant", "content": "reason: compared with the standard answer.\nresult: " + result}}},
-			"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+			"usage": map[string]any{"prompt_tokens": 3000, "completion_tokens": 10, "total_tokens": 3010}, // the whole prompt: more than half of its estimate, so never truncated
 		})
 	}))
 	t.Cleanup(srv.Close)

@@ -27,6 +27,8 @@ type statsFlags struct {
 	swapTies    bool
 	parseErrors string
 	split       string
+	// includeTrunc counts truncated verdicts in agreement.
+	includeTrunc bool
 }
 
 // The values of `gavel stats --parse-errors`.
@@ -66,7 +68,10 @@ match, they are listed: pass the full label.
 A parse error (an answer the judge's output parser could not read) is left
 out of agreement and pass rates and only counted (--parse-errors exclude,
 the default); --parse-errors fail counts a binary judge's parse error as
-NO, the judge's score as deployed. API errors are always left out.
+NO, the judge's score as deployed. API errors are always left out. A
+truncated verdict (the server read only part of the prompt: it cut it to
+its context without saying so, and the judge never saw the whole task) is
+counted and left out of agreement; --include-truncated counts its values.
 
 --split evaluation (or calibration) reports on that part of the session's
 split (gavel split) only; the default, all, reports on every item.
@@ -101,6 +106,7 @@ Formats:
 	f.IntVar(&o.resamples, "resamples", stats.DefaultResamples, "`N` bootstrap resamples per interval; 0 turns the bootstrap off")
 	f.StringVar(&o.parseErrors, "parse-errors", parseErrorsExclude, "`HOW` to count a binary judge's unreadable answers: exclude (left out of agreement and pass rates, only counted) or fail (counted as NO, the judge's score as deployed)")
 	f.StringVar(&o.split, "split", splitAll, "the `PART` of the session's calibration / evaluation split (gavel split) to report on: all, evaluation or calibration")
+	f.BoolVar(&o.includeTrunc, "include-truncated", false, "count the values of truncated verdicts (answers to a prompt the server cut to its context) in agreement; by default they are only counted")
 	f.BoolVar(&o.swapTies, "swap-ties", false, "count a pair the judge answered differently in its two orders (--swap) as a tie when comparing it with the humans: a winner forced there is noise")
 	return cmd
 }
@@ -140,7 +146,8 @@ func runStats(e env, path string, o statsFlags) error {
 			return err
 		}
 	}
-	opts := stats.Options{Seed: o.seed, Resamples: o.resamples, SwapDisagreeAsTie: o.swapTies, ParseErrorsFail: parseErrorsFail}
+	opts := stats.Options{Seed: o.seed, Resamples: o.resamples, SwapDisagreeAsTie: o.swapTies, ParseErrorsFail: parseErrorsFail,
+		IncludeTruncated: o.includeTrunc}
 	if o.resamples == 0 {
 		opts.Resamples = -1 // stats.Options reads 0 as the default
 	}
