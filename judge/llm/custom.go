@@ -398,7 +398,8 @@ func (cf *CustomFile) definition(source string, data []byte) (*definition, error
 		return nil, errors.Join(errs...)
 	}
 
-	sum := sha256.Sum256(data)
+	canon := canonicalJudgeText(data, source)
+	sum := sha256.Sum256(canon)
 	d := &definition{
 		name:         cf.Name,
 		description:  strings.TrimSpace(cf.Description),
@@ -421,7 +422,7 @@ func (cf *CustomFile) definition(source string, data []byte) (*definition, error
 		if d.description == "" {
 			d.description = base.description
 		}
-		if exported, err := ExportBuiltin(parser); err == nil && cf.Name == parser && bytes.Equal(exported, data) {
+		if exported, err := ExportBuiltin(parser); err == nil && cf.Name == parser && bytes.Equal(canonicalJudgeText(exported, ".yaml"), canon) {
 			// The built-in as exported: the built-in's run, not a new one.
 			d.version = ""
 		}
@@ -716,4 +717,38 @@ func joinIndented(errs []error) error {
 		msgs[i] = e.Error()
 	}
 	return errors.New(strings.Join(msgs, "\n  "))
+}
+
+// canonicalJudgeText is what a judge file says without its comments and
+// layout: a YAML file re-encoded from its node tree with every comment
+// cleared, a JSON file compacted. The run key's definition version hashes
+// it, so that a file differing only in comments — the header of scores
+// gavel tune writes above a candidate, a comment added under E — is the
+// same judge, the same run. A file that does not re-encode (it was
+// checked before, so this is a bug's fallback) is hashed as it is.
+func canonicalJudgeText(data []byte, source string) []byte {
+	if strings.EqualFold(filepath.Ext(source), ".json") {
+		var b bytes.Buffer
+		if json.Compact(&b, data) == nil {
+			return b.Bytes()
+		}
+		return data
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return data
+	}
+	var clear func(n *yaml.Node)
+	clear = func(n *yaml.Node) {
+		n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+		for _, c := range n.Content {
+			clear(c)
+		}
+	}
+	clear(&doc)
+	out, err := yaml.Marshal(&doc)
+	if err != nil {
+		return data
+	}
+	return out
 }

@@ -160,3 +160,44 @@ func TestEditedExportIsAVariant(t *testing.T) {
 		t.Errorf("unchanged export info %+v\nbuilt-in %+v", same.Info(), b.Info())
 	}
 }
+
+// A judge file's comments and layout do not make it another judge: the
+// header of scores gavel tune writes above a candidate, or a comment added
+// while editing, keep its run; a changed word does not.
+func TestDefinitionVersionIgnoresComments(t *testing.T) {
+	data, err := ExportBuiltin("docqa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited, err := ReplaceInstructions(data, "v.yaml", "Be strict.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := func(b []byte) string {
+		t.Helper()
+		_, d, err := parseCustom(b, "v.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.version
+	}
+	base := version(edited)
+	cases := []struct {
+		name string
+		text string
+		same bool
+	}{
+		{"a header of scores", "# gavel tune: round 1\n# Validation part: 3/7 right.\n\n" + string(edited), true},
+		{"a comment at a line's end", strings.Replace(string(edited), "name: docqa\n", "name: docqa # mine\n", 1), true},
+		{"another word", strings.Replace(string(edited), "Be strict.", "Be lenient.", 1), false},
+	}
+	for _, c := range cases {
+		if got := version([]byte(c.text)); (got == base) != c.same {
+			t.Errorf("%s: version %q against %q, same run wanted: %v", c.name, got, base, c.same)
+		}
+	}
+	commented := "# saved by gavel tune, round 0\n" + string(data)
+	if v := version([]byte(commented)); v != "" {
+		t.Errorf("the built-in's export under a comment is a new run (version %q), not the built-in's", v)
+	}
+}
