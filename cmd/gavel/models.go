@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -101,11 +102,26 @@ func listModels(ctx context.Context, e env, cfg llm.Config) error {
 // before a run (llm.Client.Probe), and says so on stderr when it told a
 // context: an item whose prompt cannot fit is then not sent. Nothing is
 // said when the server does not answer: the run's first request says why.
-func serverNote(ctx context.Context, w io.Writer, client *llm.Client) {
+func serverNote(ctx context.Context, w io.Writer, client *llm.Client, wait time.Duration) {
 	if client == nil {
 		return
 	}
-	info, _ := client.Probe(ctx)
+	info, err := client.Probe(ctx)
+	// A server loading its model (503) tells nothing yet: wait for it, as
+	// the run would, so that its context is known before the first item.
+	start, pause := time.Now(), time.Second
+	for err != nil && strings.Contains(err.Error(), "HTTP 503") && time.Since(start) < wait {
+		if pause == time.Second {
+			fmt.Fprintf(w, "The server at %s is not ready (loading its model?): waiting for it, up to %s (--wait).\n", info.URL, wait)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 10*time.Second)
+		info, err = client.Probe(ctx)
+	}
 	switch {
 	case info.Context > 0:
 		fmt.Fprintf(w, "The server at %s is %s, with a context of %d tokens per request (%s): an item whose prompt cannot fit is not sent, and is named at the end.\n",

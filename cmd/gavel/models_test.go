@@ -25,8 +25,10 @@ type llamaServer struct {
 	*httptest.Server
 	nctx  atomic.Int64
 	chats atomic.Int64
-	mu    sync.Mutex
-	asked []string
+	// loading is how many more requests get llama.cpp's 503 "Loading model".
+	loading atomic.Int64
+	mu      sync.Mutex
+	asked   []string
 }
 
 var questionRe = regexp.MustCompile(`Question \d+`)
@@ -37,6 +39,11 @@ func newLlamaServer(t *testing.T, nctx int) *llamaServer {
 	s.nctx.Store(int64(nctx))
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if s.loading.Add(-1) >= 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprint(w, `{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}`)
+			return
+		}
 		switch {
 		case r.Method == http.MethodGet && r.URL.Path == "/props":
 			json.NewEncoder(w).Encode(map[string]any{"default_generation_settings": map[string]any{"n_ctx": s.nctx.Load()}, "total_slots": 1, "model_path": "/models/qwen2.5-0.5b-instruct-q4_k_m.gguf"})
@@ -228,5 +235,32 @@ func TestModelsCommand(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "HTTP 404") || !strings.Contains(errb.String(), "the server answers at "+vllm.URL+"/v1: add /v1 to --base-url") {
 		t.Errorf("stderr: %s", errb)
+	}
+}
+
+// A server still loading its model when the run starts: the run waits for
+// it before judging, and then checks the context as usual.
+func TestRunWaitsForALoadingServerBeforeTheContextCheck(t *testing.T) {
+	srv := newLlamaServer(t, 2048)
+	srv.loading.Store(2) // GET /v1/models and /props of the first probe
+	dir := t.TempDir()
+	rows := []string{
+		`{"id":"a","question":"Question 1: short?","answer":"1","prediction":"1"}`,
+		fmt.Sprintf(`{"id":"b","question":"Question 2: long?","answer":"2","prediction":%q}`, strings.Repeat("word ", 3000)),
+	}
+	data := filepath.Join(dir, "d.jsonl")
+	os.WriteFile(data, []byte(strings.Join(rows, "\n")+"\n"), 0o644)
+	e, _, errb, _ := testEnv(t)
+	argv := []string{"run", data, "--judge", "docqa", "--base-url", srv.URL + "/v1", "--model", "m", "--session", filepath.Join(dir, "d.gavel")}
+	if code := execute(context.Background(), e, argv); code != 1 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errb)
+	}
+	for _, want := range []string{"is not ready (loading its model?): waiting for it", "with a context of 2048 tokens", "1 item is too long", "b: about "} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb)
+		}
+	}
+	if n := srv.chats.Load(); n != 1 {
+		t.Errorf("%d chat requests, want 1: the long item is not sent", n)
 	}
 }

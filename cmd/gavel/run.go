@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -110,7 +111,7 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 	defer stop()
 	// The server's context, where it tells it: items that cannot fit are
 	// not sent, and named at the end.
-	serverNote(ctx, e.stderr, client)
+	serverNote(ctx, e.stderr, client, cmp.Or(cfg.Wait, llm.DefaultWait))
 	var failed []string
 	for _, j := range judges {
 		st, err := startRun(ctx, rv, j, cfg)
