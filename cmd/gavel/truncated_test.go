@@ -144,7 +144,7 @@ func TestTruncatedEndToEnd(t *testing.T) {
 		t.Errorf("stats --include-truncated: %+v, n %d; want n 6", j, n)
 	}
 	out.Reset()
-	if code := execute(context.Background(), e, []string{"stats", session, "--resamples", "0"}); code != 0 || !strings.Contains(out.String(), "truncated 2 (33.3%), kept out of agreement") {
+	if code := execute(context.Background(), e, []string{"stats", session, "--resamples", "0"}); code != 0 || !strings.Contains(strings.Join(strings.Fields(out.String()), " "), "truncated 2 (33.3%), kept out of agreement") {
 		t.Errorf("stats text (exit %d) does not count the truncated verdicts:\n%s", code, out)
 	}
 

@@ -213,8 +213,12 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 	w("Labelled %d of %d (%s); judged %d: ok %d, no value %d, parse errors %d (%s), API errors %d (%s) — errors are kept out of agreement.",
 		f.Labelled, f.Units, stats.FormatPercent(f.Coverage.Value, 1), j.Judged, j.OK, j.NoValue,
 		j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1))
-	if t := truncatedPart(j, includeTrunc); t != "" {
-		w(" %s.", capitalize(t))
+	if j.Truncated > 0 {
+		how := "kept out of agreement too (`--include-truncated` counts them)"
+		if includeTrunc {
+			how = "counted in agreement (`--include-truncated`)"
+		}
+		w(" Truncated %d (%s): the server cut the prompt to its context; %s.", j.Truncated, stats.FormatPercent(j.TruncatedRate.Value, 1), how)
 	}
 	if a.SmallSample != "" {
 		w(" **%s.**", mdText(capitalize(a.SmallSample)))

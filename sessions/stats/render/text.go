@@ -162,14 +162,19 @@ func statRow(name string, value ...Span) Line {
 // coverageLines says how much was judged and labelled, errors apart.
 func coverageLines(f stats.Figures, parseFail, includeTrunc bool) []Line {
 	j := f.Judging
-	errs := fmt.Sprintf("parse errors %d (%s) · API errors %d (%s), kept out of agreement",
-		j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1))
-	if parseFail {
-		errs = fmt.Sprintf("parse errors %d (%s), counted as NO · API errors %d (%s), kept out",
-			j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1))
+	trunc := ""
+	if j.Truncated > 0 {
+		trunc = fmt.Sprintf(" · truncated %d (%s)", j.Truncated, stats.FormatPercent(j.TruncatedRate.Value, 1))
 	}
-	if t := truncatedPart(j, includeTrunc); t != "" {
-		errs += " · " + t
+	kept, counted := trunc, ""
+	if includeTrunc {
+		kept, counted = "", trunc+", counted (--include-truncated)"
+	}
+	errs := fmt.Sprintf("parse errors %d (%s) · API errors %d (%s)%s, kept out of agreement%s",
+		j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1), kept, counted)
+	if parseFail {
+		errs = fmt.Sprintf("parse errors %d (%s), counted as NO · API errors %d (%s)%s, kept out%s",
+			j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1), kept, counted)
 	}
 	out := []Line{
 		text(RoleMuted, fmt.Sprintf("labelled %d of %d (%s) · judged %d · ok %d · no value %d",
@@ -459,16 +464,3 @@ func extraCounts(e stats.ExtraField) string {
 	return strings.Join(parts, " · ")
 }
 
-// truncatedPart counts the truncated verdicts (a prompt the server cut to
-// its context) and says whether agreement counts them; "" when there is
-// none.
-func truncatedPart(j stats.Judging, include bool) string {
-	if j.Truncated == 0 {
-		return ""
-	}
-	how := "kept out of agreement (--include-truncated counts them)"
-	if include {
-		how = "counted in agreement (--include-truncated)"
-	}
-	return fmt.Sprintf("truncated %d (%s), %s", j.Truncated, stats.FormatPercent(j.TruncatedRate.Value, 1), how)
-}
