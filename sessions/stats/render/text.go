@@ -463,4 +463,3 @@ func extraCounts(e stats.ExtraField) string {
 	}
 	return strings.Join(parts, " · ")
 }
-
