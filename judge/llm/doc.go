@@ -28,7 +28,12 @@
 // StopOnFatal.
 //
 // Judges never return errors: a model output that cannot be read becomes a
-// parse_error verdict with the raw text kept, and a server that gives no
-// usable answer after the last try becomes an api_error verdict. The API key
+// parse_error verdict with the raw text kept, a server that gives no
+// usable answer after the last try becomes an api_error verdict, and an
+// answer to a prompt the server cut to its context without saying so (its
+// usage far below the prompt's size) a truncated one, never cached. A
+// confidence the server's logprobs cannot describe (the answer's token far
+// below the top alternative, as llama.cpp reports under a grammar) is
+// withheld, with the reason in Extra[ExtraConfidenceWithheld]. The API key
 // never appears in a verdict, an error, a cache key or Info.
 package llm
