@@ -265,8 +265,14 @@ func (w *workspace) addSiblings() {
 		if known {
 			continue
 		}
+		// Runs of one judge on two models share the short name ("docqa"):
+		// they are told apart, in titles and filter ids, by the model.
+		name, baseName := r.shortName(), a.shortName()
+		if name == baseName {
+			name, baseName = r.name(), a.name()
+		}
 		w.variants = append(w.variants, &variantView{
-			name: r.shortName(), baseName: a.shortName(), run: r, base: a,
+			name: name, baseName: baseName, run: r, base: a,
 			id: r.id, baseID: a.id, finished: true, sibling: true,
 		})
 	}

@@ -55,6 +55,11 @@ type VariantRun struct {
 	// BaseID and ID are the session's ids of the edited judge's run and
 	// the variant's, for Options.Compare.
 	BaseID, ID int64
+	// Name and BaseName are the variant's and the edited judge's NAME@K
+	// as the session numbers them once the variant is recorded: they win
+	// over Variant's, which were guessed before (another process may have
+	// recorded a run of the judge meanwhile).
+	Name, BaseName string
 	// Renamed maps the keys of runs whose name changed now that the
 	// session holds another run of the same judge ("docqa · gpt-4o"
 	// becomes "docqa@1 · gpt-4o") to their new key.
@@ -441,6 +446,12 @@ func (m *Model) variantStarted(msg variantStartedMsg) tea.Cmd {
 		m.variants = append(m.variants, v)
 	}
 	v.name, v.baseName, v.base = msg.v.Name, msg.v.BaseName, msg.base
+	if msg.run.Name != "" {
+		v.name = msg.run.Name
+	}
+	if msg.run.BaseName != "" {
+		v.baseName = msg.run.BaseName
+	}
 	v.id, v.baseID, v.examples = msg.run.ID, msg.run.BaseID, msg.v.Examples
 	v.finished, v.stopped = false, false
 	name := SanitizeLine(Clip(v.name, 64))

@@ -588,3 +588,23 @@ func TestVariantHostileName(t *testing.T) {
 		checkFits(t, plain(m), 100, 30)
 	}
 }
+
+// Runs of one judge on two models are told apart by their model in the
+// comparison's title and filters, not both called by the judge's name.
+func TestCompareSiblingsOnTwoModels(t *testing.T) {
+	m := New(Options{
+		Items: []judge.Item{{ID: "q1", Question: "q", Gold: "g", Prediction: "p"}},
+		Runs: []Run{
+			{Info: judge.Info{Name: "docqa", Model: "gpt-4o"}, Key: "docqa · gpt-4o", ID: 1},
+			{Info: judge.Info{Name: "docqa", Model: "gpt-4o-mini"}, Key: "docqa · gpt-4o-mini", ID: 2},
+		},
+		Compare: func(a, b int64) (Compared, error) { return Compared{}, nil },
+	})
+	m.addSiblings()
+	if len(m.variants) != 1 {
+		t.Fatalf("%d comparisons offered", len(m.variants))
+	}
+	if v := m.variants[0]; v.name != "docqa · gpt-4o-mini" || v.baseName != "docqa · gpt-4o" {
+		t.Errorf("compared %q with %q", v.baseName, v.name)
+	}
+}

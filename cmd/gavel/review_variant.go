@@ -157,7 +157,8 @@ func (vs *variants) start(rv *sessions.Review, base sessions.Run, j judge.Judge,
 	if cl != nil {
 		r.Stopped = cl.Fatal
 	}
-	return tui.VariantRun{Run: r, BaseID: base.ID, ID: run.ID, Renamed: renamed}, nil
+	names := sessions.Variants(after)
+	return tui.VariantRun{Run: r, BaseID: base.ID, ID: run.ID, Name: names[run.ID], BaseName: names[base.ID], Renamed: renamed}, nil
 }
 
 // findRun returns the session's run of a judge.
