@@ -122,7 +122,7 @@ func fewShot(s *sessions.Store, lj *llm.Judge) ([]judge.Example, error) {
 		return nil, fmt.Errorf("%s takes few-shot examples ({examples}): %w", info.Name, err)
 	}
 	if len(ex) == 0 {
-		return nil, fmt.Errorf("%s takes few-shot examples ({examples}), and no item of the calibration part of %s's split has a label on every dimension it rates: label some (gavel review %s; about half the items are in it), then try again", info.Name, s.Path(), s.Path())
+		return nil, fmt.Errorf("%s takes few-shot examples ({examples}), and no item of the calibration part of %s's split has a label on every dimension it rates: label some (gavel review %s; examples come from the calibration part less its validation third, about a third of the items with the default split), then try again", info.Name, s.Path(), s.Path())
 	}
 	return ex, nil
 }

@@ -529,7 +529,7 @@ func (cs *candidateSaver) save(c, best *tune.Candidate, res *tune.Result) error 
 	if c.Round == 0 {
 		what = "the original"
 	}
-	fmt.Fprintf(&h, "# gavel tune: %s for judge %s (session %s, split seed %d).\n", what, cs.name, filepath.Base(cs.session), cs.seed)
+	fmt.Fprintf(&h, "# gavel tune: %s for judge %s (session %s, split seed %d).\n", what, cs.name, safetext.SanitizeLine(filepath.Base(cs.session)), cs.seed)
 	switch {
 	case c.Scored:
 		fmt.Fprintf(&h, "# Validation part: %s", c.Validation)
