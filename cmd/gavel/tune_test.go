@@ -96,7 +96,7 @@ func newTuneServer(t *testing.T, failEvery int64) *tuneServer {
 			"id": fmt.Sprint("cmpl-", n), "object": "chat.completion", "created": 1, "model": req.Model,
 			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
 				"message": map[string]any{"role": "assistant", "content": content}}},
-			"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+			"usage": map[string]any{"prompt_tokens": 3000, "completion_tokens": 10, "total_tokens": 3010}, // the whole prompt: a small count would read as a prompt the server cut (truncated)
 		})
 	}))
 	t.Cleanup(ts.Close)
