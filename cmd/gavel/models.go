@@ -140,7 +140,7 @@ func tooLongNote(st *sessions.Store, runID int64) string {
 		return ""
 	}
 	var lines []string
-	fix := ""
+	fix, most := "", -1
 	for _, v := range vs {
 		if v.Status != judge.StatusAPIError || !strings.HasPrefix(v.Error, llm.TooLongPrefix) {
 			continue
@@ -151,7 +151,9 @@ func tooLongNote(st *sessions.Store, runID int64) string {
 			counts = "over the context"
 		}
 		lines = append(lines, fmt.Sprintf("  %s: %s", v.ItemID, counts))
-		if fix == "" {
+		// The fix of the longest prompt holds them all.
+		if n := firstNumber(counts); n > most {
+			most = n
 			rest = strings.TrimPrefix(rest, "not sent: ")
 			if i := strings.Index(rest, " (HTTP "); i >= 0 {
 				rest = rest[:i]
@@ -167,4 +169,18 @@ func tooLongNote(st *sessions.Store, runID int64) string {
 		head = fmt.Sprintf("%d items are too long for the server's context, not judged (the next run tries them again):", len(lines))
 	}
 	return head + "\n" + strings.Join(lines, "\n") + "\nTo judge them: " + fix + ".\n"
+}
+
+// firstNumber is the first whole number in s, 0 when there is none.
+func firstNumber(s string) int {
+	n, seen := 0, false
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			n, seen = n*10+int(r-'0'), true
+		case seen:
+			return n
+		}
+	}
+	return n
 }

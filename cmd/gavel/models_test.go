@@ -128,7 +128,7 @@ func TestRunSkipsItemsOverTheContext(t *testing.T) {
 		"q5: about ",
 		"q12: about ",
 		"tokens at least (a deliberately low estimate), llama.cpp's context holds 2048",
-		"--ctx-size (-c)",
+		"To judge them: start llama-server with --ctx-size 8192 or more (-c)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, out)

@@ -194,20 +194,38 @@ func (e serverError) aboutModel() bool {
 	return e.code == "model_not_found" || strings.Contains(l, "model") && (strings.Contains(l, "not found") || strings.Contains(l, "does not exist") || strings.Contains(l, "not exist"))
 }
 
-// contextFix is how to give the prompt room on a server of this kind.
-func contextFix(kind string) string {
+// contextFix is how to give the prompt room on a server of this kind;
+// need, when known, is the tokens the request needs (prompt and answer),
+// and the fix names a size that holds it: the next power of two.
+func contextFix(kind string, need int) string {
+	size := "a larger"
+	n := 8192
+	if need > 0 {
+		n = 1024
+		for n < need {
+			n *= 2
+		}
+		size = fmt.Sprint(n, " (or more)")
+	}
 	switch kind {
 	case serverLlamaCpp:
+		if need > 0 {
+			return fmt.Sprintf("start llama-server with --ctx-size %d or more (-c)", n)
+		}
 		return "start llama-server with a larger --ctx-size (-c)"
 	case serverVLLM:
-		return "start vLLM with a larger --max-model-len (up to what the model supports)"
+		return fmt.Sprintf("start vLLM with --max-model-len %s, up to what the model supports", size)
 	case serverOllama:
-		return "raise Ollama's num_ctx: PARAMETER num_ctx 8192 in a Modelfile (ollama create), or OLLAMA_CONTEXT_LENGTH=8192 for `ollama serve`"
+		return fmt.Sprintf("raise Ollama's num_ctx to %d or more: PARAMETER num_ctx %d in a Modelfile (ollama create), or OLLAMA_CONTEXT_LENGTH=%d for `ollama serve`", n, n, n)
 	case serverOpenAI:
 		return "use a model with a longer context"
 	}
 	return "raise the server's context (llama.cpp --ctx-size, vLLM --max-model-len, Ollama num_ctx or OLLAMA_CONTEXT_LENGTH) or use a model with a longer context"
 }
+
+// answerRoom is the answer's share a context size is suggested with when
+// the request did not say (no --max-tokens): a judge's answer is short.
+const answerRoom = 256
 
 // tooLongMessage is the item's failure for a prompt over the context, with
 // the counts the server gave and the fix; detail is the server's own words.
@@ -233,13 +251,13 @@ func tooLongMessage(e serverError, kind string, maxTokens int, detail string) st
 	case prompt > 0 && ctx > 0 && completion > 0 && prompt < ctx:
 		room := max(ctx-prompt, 0)
 		fmt.Fprintf(&b, ": %d prompt tokens and %d for the answer (--max-tokens), over %s's %d; lower --max-tokens to %d or less, or %s",
-			prompt, completion, who, ctx, room, contextFix(kind))
+			prompt, completion, who, ctx, room, contextFix(kind, prompt+max(completion, answerRoom)))
 	case prompt > 0 && ctx > 0:
-		fmt.Fprintf(&b, ": %d prompt tokens, %s's context holds %d; %s, or shorten the item", prompt, who, ctx, contextFix(kind))
+		fmt.Fprintf(&b, ": %d prompt tokens, %s's context holds %d; %s, or shorten the item", prompt, who, ctx, contextFix(kind, prompt+max(completion, answerRoom)))
 	case ctx > 0:
-		fmt.Fprintf(&b, ": %s's context holds %d tokens; %s, or shorten the item", who, ctx, contextFix(kind))
+		fmt.Fprintf(&b, ": %s's context holds %d tokens; %s, or shorten the item", who, ctx, contextFix(kind, 0))
 	default:
-		fmt.Fprintf(&b, "; %s, or shorten the item", contextFix(kind))
+		fmt.Fprintf(&b, "; %s, or shorten the item", contextFix(kind, 0))
 	}
 	if detail != "" {
 		b.WriteString(" (" + detail + ")")

@@ -249,10 +249,10 @@ func (c *Client) fits(k call, req openai.ChatCompletionRequest) error {
 	switch {
 	case kind == serverLlamaCpp && est >= limit, kind == serverVLLM && est >= limit:
 		return fmt.Errorf("the prompt is too long for the model's context: about %d tokens at least (a deliberately low estimate), %s's context holds %d (%s); not sent: %s, or shorten the item",
-			est, kind, limit, from, contextFix(kind))
+			est, kind, limit, from, contextFix(kind, est+max(room, answerRoom)))
 	case kind == serverVLLM && est+room > limit:
 		return fmt.Errorf("the prompt is too long for the model's context: about %d prompt tokens at least (a deliberately low estimate) and %d for the answer (--max-tokens), over %s's %d (%s); not sent: lower --max-tokens to %d or less, or %s",
-			est, room, kind, limit, from, limit-est, contextFix(kind))
+			est, room, kind, limit, from, limit-est, contextFix(kind, est+max(room, answerRoom)))
 	}
 	return nil
 }
