@@ -182,8 +182,8 @@ func (m *Model) statusLine() string {
 			f = float64(p.Done) / float64(p.Total)
 		}
 		s := name + fmt.Sprintf("judging %d/%d ", p.Done, p.Total) + m.bar(f)
-		if p.Errors > 0 {
-			s += st.Error.Render(" · " + plural(p.Errors, "error", "errors"))
+		if e := problems(p); len(e) > 0 {
+			s += st.Error.Render(" · " + strings.Join(e, " · "))
 		}
 		if p.Retries > 0 {
 			s += st.Warning.Render(" · " + plural(p.Retries, "retry", "retries"))

@@ -42,6 +42,8 @@ var staticFilters = []filter{
 		offered: func(w *workspace) bool { return w.others.any() && !w.blind }},
 	{id: "low-confidence", name: fmt.Sprintf("confidence < %.0f%%", lowConfidence*100), match: (*workspace).lowConfidence},
 	{id: "errors", name: "parse or API errors", match: (*workspace).hasError},
+	{id: "truncated", name: "truncated prompts", match: (*workspace).hasTruncated,
+		offered: func(w *workspace) bool { return w.run() != nil && w.run().nTruncated > 0 }},
 	{id: "judge-top", name: "judge says YES / top score", match: func(w *workspace, i int) bool { return w.judgeAt(i, true) },
 		offered: scoredNotBlind},
 	{id: "judge-bottom", name: "judge says NO / bottom score", match: func(w *workspace, i int) bool { return w.judgeAt(i, false) },
@@ -197,12 +199,22 @@ func (w *workspace) lowConfidence(i int) bool {
 }
 
 // hasError reports an item whose verdict failed, in either order of a
-// pair.
+// pair (a truncated one has its own filter).
 func (w *workspace) hasError(i int) bool {
+	return w.hasStatus(i, func(v *judge.Verdict) bool { return !v.OK() && v.Status != judge.StatusTruncated })
+}
+
+// hasTruncated reports an item whose verdict is truncated (the server cut
+// the prompt to its context), in either order of a pair.
+func (w *workspace) hasTruncated(i int) bool {
+	return w.hasStatus(i, func(v *judge.Verdict) bool { return v.Status == judge.StatusTruncated })
+}
+
+func (w *workspace) hasStatus(i int, is func(*judge.Verdict) bool) bool {
 	r := w.run()
 	for _, vs := range [][]judge.Verdict{r.verdicts[i], r.swappedOf(i)} {
-		for _, v := range vs {
-			if !v.OK() {
+		for k := range vs {
+			if is(&vs[k]) {
 				return true
 			}
 		}

@@ -2,10 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
 )
 
 // applyBatch shows newly committed verdicts and keeps listening; when a
@@ -62,7 +64,7 @@ func (m *Model) judgingEnded(r *runView, st *stream) {
 	}
 	msg := fmt.Sprintf("%s finished judging: %d of %s done", SanitizeLine(r.name()), b.Done, plural(b.Total, "task", "tasks"))
 	if b.Errors > 0 {
-		msg += fmt.Sprintf(", %d ok, %s", b.Done-b.Errors, plural(b.Errors, "error", "errors"))
+		msg += fmt.Sprintf(", %d ok, %s", b.Done-b.Errors, strings.Join(problems(b), ", "))
 	}
 	if b.Retries > 0 {
 		msg += fmt.Sprintf(", %s", plural(b.Retries, "retry", "retries"))
@@ -71,8 +73,16 @@ func (m *Model) judgingEnded(r *runView, st *stream) {
 		msg += fmt.Sprintf(", %s tokens", compact(b.Tokens))
 	}
 	msg += "."
-	if b.Errors > 0 {
+	if b.Truncated > 0 {
+		msg += fmt.Sprintf(" %s: the server read only part of the prompt, cut to its context, so the judge never saw the whole task; "+
+			"they are left out of agreement and asked again when the session is next opened. Raise the server's context "+
+			"(Ollama: PARAMETER num_ctx in a Modelfile, or OLLAMA_CONTEXT_LENGTH; llama.cpp: --ctx-size); f shows them (filter \"truncated prompts\").",
+			plural(b.Truncated, "answer was truncated", "answers were truncated"))
+	}
+	if b.Errors > b.Truncated {
 		m.warn(msg + " f shows the errors (filter \"parse or API errors\"); r re-judges one.")
+	} else if b.Errors > 0 {
+		m.warn(msg)
 	} else {
 		m.mention(msg)
 	}
@@ -207,4 +217,24 @@ func (m *Model) runLoaded(msg loadedMsg) tea.Cmd {
 	}
 	id := r.add(msg.loaded.Judging, msg.loaded.Pending)
 	return waitBatch(msg.run, id, r.streams[id].ch)
+}
+
+// problems counts a batch's verdicts that are not ok by kind: parse
+// errors, API errors and truncated apart ("2 parse errors", "1 truncated");
+// any other is an "error".
+func problems(b sessions.Batch) []string {
+	var out []string
+	if b.ParseErrors > 0 {
+		out = append(out, plural(b.ParseErrors, "parse error", "parse errors"))
+	}
+	if b.APIErrors > 0 {
+		out = append(out, plural(b.APIErrors, "API error", "API errors"))
+	}
+	if b.Truncated > 0 {
+		out = append(out, fmt.Sprintf("%d truncated", b.Truncated))
+	}
+	if other := b.Errors - b.ParseErrors - b.APIErrors - b.Truncated; other > 0 {
+		out = append(out, plural(other, "error", "errors"))
+	}
+	return out
 }

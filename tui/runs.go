@@ -105,10 +105,14 @@ type runView struct {
 	// never have one, and a slot per item is 24 MB at a million.
 	swapped  [][]judge.Verdict
 	nSwapped int
-	streams  map[int]*stream
-	next     int // the id of the next stream
-	rejudge  func([]judge.Task) (*sessions.Judging, error)
-	stopped  func() error
+	// nTruncated counts the current verdicts (either order) that are
+	// truncated (the server cut the prompt), so that their filter is
+	// offered only where it can match.
+	nTruncated int
+	streams    map[int]*stream
+	next       int // the id of the next stream
+	rejudge    func([]judge.Task) (*sessions.Judging, error)
+	stopped    func() error
 	// was holds the verdict a re-judge replaced, for items re-judged
 	// since the screen opened, so the pane can say what changed.
 	was map[vkey]judge.Verdict
@@ -199,6 +203,9 @@ func (r *runView) progress() sessions.Batch {
 		p.Done += s.last.Done
 		p.Total += s.last.Total
 		p.Errors += s.last.Errors
+		p.ParseErrors += s.last.ParseErrors
+		p.APIErrors += s.last.APIErrors
+		p.Truncated += s.last.Truncated
 		p.Retries += s.last.Retries
 		p.Tokens += s.last.Tokens
 	}
@@ -215,6 +222,9 @@ func (r *runView) put(index *itemIndex, vd judge.Verdict, remember bool) int {
 		return -1
 	}
 	r.share(&vd)
+	if vd.Status == judge.StatusTruncated {
+		r.nTruncated++
+	}
 	if r.detail.item == i || r.detail.asked == i {
 		r.detail.forget() // a newer verdict of the item shown: read again
 	}
@@ -227,6 +237,9 @@ func (r *runView) put(index *itemIndex, vd judge.Verdict, remember bool) int {
 		if vs[k].Criterion == vd.Criterion {
 			if remember {
 				r.was[vkey{i, vd.Criterion, vd.Swapped}] = vs[k]
+			}
+			if vs[k].Status == judge.StatusTruncated {
+				r.nTruncated--
 			}
 			vs[k] = vd
 			return i
@@ -281,6 +294,11 @@ func (r *runView) putAll(index *itemIndex, vs []judge.Verdict, swapped bool) {
 		slots[i] = group
 		if swapped {
 			r.nSwapped += len(group)
+		}
+		for k := range group {
+			if group[k].Status == judge.StatusTruncated {
+				r.nTruncated++
+			}
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
 )
 
 // verdictFieldBytes caps each text of the verdict pane (reason, extra
@@ -211,6 +212,8 @@ func (s *reviewScreen) verdictDetail(vd judge.Verdict, inner int) []string {
 	}
 	if vd.Confidence != nil {
 		lines = append(lines, field(st, "confidence", fmt.Sprintf("%.0f%%", *vd.Confidence*100), inner)...)
+	} else if why, _ := vd.Extra[confidenceWithheld].(string); why != "" {
+		lines = append(lines, capped(st, "confidence", "withheld: "+why, inner)...)
 	}
 	if vd.Model != "" {
 		lines = append(lines, capped(st, "model", vd.Model, inner)...)
@@ -294,11 +297,16 @@ func (s *reviewScreen) valueStyle(sc judge.Scale, v float64) lipglossStyle {
 	return s.styles.Partial
 }
 
+// confidenceWithheld is the extra field that says why a verdict has no
+// confidence although the server sent logprobs (sessions and judge/llm's
+// ExtraConfidenceWithheld).
+const confidenceWithheld = sessions.ExtraConfidenceWithheld
+
 // hiddenExtra reports extra fields that mean nothing to a reviewer: byte
 // offsets kept for highlighting, and flags that are false.
 func hiddenExtra(k string, v any) bool {
-	if strings.HasSuffix(k, "_start") || strings.HasSuffix(k, "_end") {
-		return true
+	if strings.HasSuffix(k, "_start") || strings.HasSuffix(k, "_end") || k == confidenceWithheld {
+		return true // the withheld confidence's reason shows as the confidence
 	}
 	b, isBool := v.(bool)
 	return isBool && !b
