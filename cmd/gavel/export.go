@@ -34,8 +34,11 @@ Columns, in order (RUN is the judge as ` + "`gavel stats`" + ` names it, e.g. "d
   id, question, gold, prediction, rubric
   segment:FIELD                 one per segment field
   verdict:RUN:DIMENSION         YES/NO (binary), 0/0.5/1 (ternary), 1-5 (Likert)
-  verdict_status:RUN            ok, parse_error or api_error
+  verdict_status:RUN            ok, parse_error, api_error or truncated (the server
+                                read only part of the prompt; the values are kept)
   verdict_reason:RUN, verdict_error:RUN
+  verdict_confidence:RUN        the answer's probability from logprobs, and
+  verdict_confidence_withheld:RUN  why there is none (both for runs that have any)
   label:ANNOTATOR:DIMENSION     like verdicts
   label_via:ANNOTATOR           order, random, filter:NAME or imported
   note:ANNOTATOR

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -159,4 +161,74 @@ func TestTruncatedEndToEnd(t *testing.T) {
 	if j, n := stats(); j.Truncated != 0 || j.OK != 6 || n != 6 {
 		t.Errorf("stats after the rerun: %+v, n %d", j, n)
 	}
+}
+
+// The issue's "done when": a server answering like llama.cpp under a
+// grammar (the answer's token far below the top alternative) gives
+// withheld confidences, with the reason in the export, and the request
+// carries a bounded top_logprobs. The body is llama.cpp's
+// (tools/server/server-task.cpp to_json_oaicompat_chat and
+// probs_vector_to_json: per token id, token, bytes, logprob, top_logprobs).
+func TestWithheldConfidenceEndToEnd(t *testing.T) {
+	var bodies []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.NotFound(w, r)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		tok := func(id int, s string, lp float64, alt string, altLP float64) string {
+			return fmt.Sprintf(`{"id":%d,"token":%q,"bytes":%s,"logprob":%g,"top_logprobs":[{"id":%d,"token":%q,"bytes":%s,"logprob":%g},{"id":40,"token":" It","bytes":[32,73,116],"logprob":-4.6}]}`,
+				id, s, byteList(s), lp, id+1, alt, byteList(alt), altLP)
+		}
+		toks := strings.Join([]string{
+			tok(13043, "reason", -0.02, "The", -0.01), tok(25, ":", -0.01, ":", -0.01), tok(1890, " fine", -0.3, " it", -0.2),
+			tok(13, ".", -0.01, ".", -0.01), tok(198, "\n", -0.01, "\n", -0.01), tok(1407, "result", -0.01, "result", -0.01),
+			tok(25, ":", -0.01, ":", -0.01), tok(14410, " YES", -27.6, " I", -0.02),
+		}, ",")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"choices":[{"finish_reason":"stop","index":0,"message":{"role":"assistant","content":"reason: fine.\nresult: YES"},"logprobs":{"content":[%s]}}],"created":1732609000,"model":"qwen2.5-7b","system_fingerprint":"b4170-b5e2d1b6","object":"chat.completion","usage":{"completion_tokens":8,"prompt_tokens":3000,"total_tokens":3008,"prompt_tokens_details":{"cached_tokens":0}},"id":"chatcmpl-x","timings":{"prompt_n":3000,"prompt_ms":210.2,"predicted_n":8,"predicted_ms":95.4}}`, toks)
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	data := writeDataset(t, dir, 2)
+	session := filepath.Join(dir, "data.gavel")
+	e, out, errb, _ := testEnv(t)
+	if code := execute(context.Background(), e, []string{"run", data, "--judge", "docqa", "--base-url", srv.URL + "/v1", "--model", "qwen2.5-7b", "--api-key", "none", "--session", session}); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errb)
+	}
+	mu.Lock()
+	for _, b := range bodies {
+		if !strings.Contains(b, `"logprobs":true`) || !strings.Contains(b, `"top_logprobs":5`) {
+			t.Errorf("the request does not bound top_logprobs: %s", b)
+		}
+	}
+	mu.Unlock()
+	out.Reset()
+	if code := execute(context.Background(), e, []string{"export", session, "--only", "all"}); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errb)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var row map[string]any
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatal(err)
+		}
+		why, _ := row["verdict_confidence_withheld:docqa · qwen2.5-7b"].(string)
+		if row["verdict_confidence:docqa · qwen2.5-7b"] != nil || !strings.Contains(why, `" YES"`) || !strings.Contains(why, "grammar") {
+			t.Errorf("%v: confidence %v, withheld %q", row["id"], row["verdict_confidence:docqa · qwen2.5-7b"], why)
+		}
+	}
+}
+
+// byteList writes a token's bytes as llama.cpp does: a list of numbers.
+func byteList(s string) string {
+	parts := make([]string, len(s))
+	for i := range len(s) {
+		parts[i] = fmt.Sprint(s[i])
+	}
+	return "[" + strings.Join(parts, ",") + "]"
 }
