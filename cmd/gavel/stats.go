@@ -81,7 +81,9 @@ Formats:
   json      every figure, for scripts: stable, documented output
             (schema_version 2: a "judge_table" ranking the judges by
             Cohen's kappa comes before the judges, every coefficient has
-            an interval, "parse_errors" says exclude or fail; undefined
+            an interval, "parse_errors" says exclude or fail,
+            "truncated" exclude or include, and each judging counts
+            "truncated" beside "parse_errors" and "api_errors"; undefined
             figures are null with a reason)
   markdown  tables for reports`,
 		Example: `  gavel stats evals.gavel
