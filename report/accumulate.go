@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
@@ -20,14 +21,18 @@ type Point struct {
 // accumulationPoints is how many points a curve has at most.
 const accumulationPoints = 40
 
-// accumulate fills each judge's Accumulation: the statistics recomputed
-// by stats.Compute (no bootstrap: only the Wilson interval of agreement,
-// which needs none) over the first labelled units, at up to
-// accumulationPoints counts. order gives each labelled unit the id of its
-// first label's action; units labelled together (an import) keep dataset
-// order.
+// accumulate fills each judge's Accumulation: its confusion table with
+// the humans (a stats.Confusion) filled unit by unit in the order the
+// units were first labelled, and read at up to accumulationPoints counts
+// by the table's own methods (percent agreement with its Wilson interval,
+// Cohen's kappa). Each unit pairs the judge's current ok verdict with the
+// humans' label as the statistics pair them (currentVerdict, humanValue;
+// a binary judge's parse error counts as NO under Options.ParseErrorsFail),
+// so the last point is the report's figure. order gives each labelled
+// unit the id of its first label's action; units labelled together (an
+// import) keep dataset order.
 func (d *Data) accumulate(in stats.Input, order map[unitKey]int64) {
-	opts := d.Stats2Options()
+	failParse := d.Options.Stats.ParseErrorsFail
 	for ji := range d.Judges {
 		j := &d.Judges[ji]
 		var spec stats.JudgeSpec
@@ -38,57 +43,47 @@ func (d *Data) accumulate(in stats.Input, order map[unitKey]int64) {
 		}
 		type placed struct {
 			at   int64
-			unit stats.Unit
+			unit int
 		}
 		var units []placed
-		for _, u := range in.Units {
+		for ui, u := range in.Units {
 			if (u.Criterion > 0) != spec.PerCriterion || len(u.Labels) == 0 {
 				continue
 			}
-			at, ok := order[unitKey{u.ItemID, u.Criterion}]
-			if !ok {
-				continue
+			if at, ok := order[unitKey{u.ItemID, u.Criterion}]; ok {
+				units = append(units, placed{at, ui})
 			}
-			mine := stats.Unit{ItemID: u.ItemID, Criterion: u.Criterion, Labels: u.Labels}
-			for _, v := range u.Verdicts {
-				if v.Judge == spec.Key {
-					mine.Verdicts = append(mine.Verdicts, v)
-				}
-			}
-			units = append(units, placed{at, mine})
 		}
 		slices.SortStableFunc(units, func(a, b placed) int { return cmp.Compare(a.at, b.at) })
-		prefix := make([]stats.Unit, len(units))
-		for i, p := range units {
-			prefix[i] = p.unit
-		}
 		j.Accumulation = make([][]Point, len(j.Report.Dimensions))
-		n := len(prefix)
+		n := len(units)
 		if n == 0 {
 			continue
 		}
 		steps := min(n, accumulationPoints)
-		for s := 1; s <= steps; s++ {
-			k := (n*s + steps - 1) / steps
-			r := stats.Compute(stats.Input{Judges: []stats.JudgeSpec{spec}, Units: prefix[:k]}, opts)
-			if len(r.Judges) == 0 {
-				continue
-			}
-			for di, dr := range r.Judges[0].Dimensions {
-				if di >= len(j.Accumulation) {
-					break
+		for di, dr := range j.Report.Dimensions {
+			dim := judge.Dimension{Name: dr.Dimension, Scale: dr.Scale}
+			c := stats.NewConfusion(dim.Scale.Values())
+			next := 1
+			for k, p := range units {
+				u := in.Units[p.unit]
+				if hv, ok := humanValue(u, dim); ok {
+					if v, ok := currentVerdict(u, spec.Key); ok {
+						switch {
+						case v.Status == judge.StatusOK:
+							if jv, ok := v.Values[dim.Name]; ok && dim.Scale.Valid(jv) {
+								c.Add(jv, hv)
+							}
+						case failParse && v.Status == judge.StatusParseError && dim.Scale.Kind() == judge.KindBinary:
+							c.Add(0, hv)
+						}
+					}
 				}
-				a := dr.Overall.VsHumans
-				j.Accumulation[di] = append(j.Accumulation[di], Point{Labelled: k, N: a.N, Agreement: a.PercentAgreement, Kappa: a.CohenKappa.Estimate()})
+				if at := (n*next + steps - 1) / steps; k+1 == at {
+					j.Accumulation[di] = append(j.Accumulation[di], Point{Labelled: k + 1, N: c.N(), Agreement: c.PercentAgreement(), Kappa: c.CohenKappa()})
+					next++
+				}
 			}
 		}
 	}
-}
-
-// Stats2Options is the report's statistics options without the bootstrap,
-// for the curves.
-func (d *Data) Stats2Options() stats.Options {
-	o := d.Options.Stats
-	o.Resamples = -1
-	return o
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"time"
@@ -24,9 +25,18 @@ type Options struct {
 	// when no part was chosen.
 	Split *stats.SplitUsed
 	// Stats are the options the report's statistics were computed with;
-	// the accumulation curves use the same (without the bootstrap).
+	// the accumulation curves count parse errors as they do.
 	Stats stats.Options
+	// MaxDisagreements caps the items listed with their text: when more
+	// items have a disagreement, a seeded random sample of this many is
+	// listed (in dataset order), so a large session gives a page a browser
+	// opens. 0 lists every one.
+	MaxDisagreements int
 }
+
+// DefaultMaxDisagreements is how many items with a disagreement `gavel
+// report` lists by default.
+const DefaultMaxDisagreements = 5000
 
 // Data is everything a report shows: the statistics as `gavel stats`
 // computed them, and what the session says about where they come from.
@@ -44,8 +54,12 @@ type Data struct {
 	// Annotators lists everyone who labelled, with their counts.
 	Annotators []Annotator
 	// Disagreements lists the items where a judge's current ok verdict
-	// differs from the humans' label, in dataset order.
+	// differs from the humans' label, in dataset order: all of them, or a
+	// sample of Options.MaxDisagreements.
 	Disagreements []Disagreement
+	// DisagreeingItems is how many items have a disagreement, listed or
+	// not.
+	DisagreeingItems int
 	// Labelled is the number of labelled units (any dimension).
 	Labelled int
 	Options
@@ -62,7 +76,8 @@ type Judge struct {
 	// Accumulation holds, per dimension (as in Report.Dimensions), the
 	// agreement with the humans over the first labelled units.
 	Accumulation [][]Point
-	// Disagreements counts, per dimension, the disagreements listed.
+	// Disagreements counts, per dimension, the units where the judge
+	// disagrees with the humans (listed or not).
 	Disagreements []int
 }
 
@@ -134,29 +149,23 @@ func Gather(s *sessions.Store, in stats.Input, rep stats.Report, o Options) (*Da
 	for i, jr := range rep.Judges {
 		d.Judges = append(d.Judges, Judge{Index: i, Report: jr, Run: byName[jr.Judge]})
 	}
-	if err := d.gatherAnnotators(s); err != nil {
-		return nil, err
-	}
-	order, err := labelOrder(s)
+	labels, err := s.Labels("")
 	if err != nil {
 		return nil, err
 	}
-	d.accumulate(in, order)
-	if err := d.gatherDisagreements(s, in); err != nil {
+	notes, err := s.Notes("")
+	if err != nil {
+		return nil, err
+	}
+	d.gatherAnnotators(labels, notes)
+	d.accumulate(in, labelOrder(labels))
+	if err := d.gatherDisagreements(s, in, labels, notes); err != nil {
 		return nil, err
 	}
 	return d, nil
 }
 
-func (d *Data) gatherAnnotators(s *sessions.Store) error {
-	labels, err := s.Labels("")
-	if err != nil {
-		return err
-	}
-	notes, err := s.Notes("")
-	if err != nil {
-		return err
-	}
+func (d *Data) gatherAnnotators(labels []sessions.Label, notes []sessions.Note) {
 	by := map[string]*Annotator{}
 	get := func(name string) *Annotator {
 		a := by[name]
@@ -189,16 +198,11 @@ func (d *Data) gatherAnnotators(s *sessions.Store) error {
 		d.Annotators = append(d.Annotators, *a)
 	}
 	slices.SortFunc(d.Annotators, func(a, b Annotator) int { return cmp.Compare(a.Name, b.Name) })
-	return nil
 }
 
 // labelOrder is the order units were first labelled in: by unit, the id of
 // the earliest current label's action.
-func labelOrder(s *sessions.Store) (map[unitKey]int64, error) {
-	labels, err := s.Labels("")
-	if err != nil {
-		return nil, err
-	}
+func labelOrder(labels []sessions.Label) map[unitKey]int64 {
 	first := map[unitKey]int64{}
 	for _, l := range labels {
 		k := unitKey{l.ItemID, l.Criterion}
@@ -206,7 +210,7 @@ func labelOrder(s *sessions.Store) (map[unitKey]int64, error) {
 			first[k] = l.ActionID
 		}
 	}
-	return first, nil
+	return first
 }
 
 type unitKey struct {
@@ -254,7 +258,7 @@ func currentVerdict(u stats.Unit, key string) (stats.Verdict, bool) {
 	return stats.Verdict{}, false
 }
 
-func (d *Data) gatherDisagreements(s *sessions.Store, in stats.Input) error {
+func (d *Data) gatherDisagreements(s *sessions.Store, in stats.Input, labels []sessions.Label, notes []sessions.Note) error {
 	specs := map[string]stats.JudgeSpec{}
 	for _, j := range in.Judges {
 		specs[j.Key] = j
@@ -298,6 +302,23 @@ func (d *Data) gatherDisagreements(s *sessions.Store, in stats.Input) error {
 		return nil
 	}
 	slices.SortStableFunc(all, func(a, b found) int { return cmp.Compare(a.unit, b.unit) })
+	var units []int
+	for i, f := range all {
+		if i == 0 || f.unit != all[i-1].unit {
+			units = append(units, f.unit)
+		}
+	}
+	d.DisagreeingItems = len(units)
+	if n := d.MaxDisagreements; n > 0 && len(units) > n {
+		// A seeded sample, so the same session gives the same page.
+		r := rand.New(rand.NewPCG(d.Stats.Seed, uint64(len(units))))
+		r.Shuffle(len(units), func(i, j int) { units[i], units[j] = units[j], units[i] })
+		keep := map[int]bool{}
+		for _, u := range units[:n] {
+			keep[u] = true
+		}
+		all = slices.DeleteFunc(all, func(f found) bool { return !keep[f.unit] })
+	}
 	items, err := s.Items()
 	if err != nil {
 		return err
@@ -306,24 +327,36 @@ func (d *Data) gatherDisagreements(s *sessions.Store, in stats.Input) error {
 	for i := range items {
 		byID[items[i].ID] = &items[i]
 	}
-	notes, err := s.Notes("")
-	if err != nil {
-		return err
-	}
 	noteOf := map[[2]string]string{}
 	for _, n := range notes {
 		noteOf[[2]string{n.ItemID, n.Annotator}] = n.Text
-	}
-	labels, err := s.Labels("")
-	if err != nil {
-		return err
 	}
 	viaOf := map[string]string{}
 	for _, l := range labels {
 		viaOf[fmt.Sprint(l.ItemID, "\x00", l.Criterion, "\x00", l.Dimension, "\x00", l.Annotator)] = l.Via
 	}
+	// The verdicts' reasons: a few items' verdicts are read item by item,
+	// many in one read of each run.
+	listed := 0
+	for i, f := range all {
+		if i == 0 || f.unit != all[i-1].unit {
+			listed++
+		}
+	}
 	reasons := map[int]map[unitKey]judge.Verdict{}
 	reasonOf := func(ji int, k unitKey) judge.Verdict {
+		if r := d.Judges[ji].Run; r != nil && listed*20 < len(in.Units) {
+			vs, err := s.ItemVerdicts(r.Info, k.item)
+			if err != nil {
+				return judge.Verdict{}
+			}
+			for _, v := range vs {
+				if v.Criterion == k.criterion && !v.Swapped {
+					return v
+				}
+			}
+			return judge.Verdict{}
+		}
 		m, ok := reasons[ji]
 		if !ok {
 			m = map[unitKey]judge.Verdict{}

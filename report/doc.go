@@ -15,9 +15,9 @@
 // never computes one of its own. Each figure's element carries a
 // data-fig attribute naming where it lives in `gavel stats --format
 // json` (judge_table.0.cohen_kappa), so that a test can read the page
-// back and compare. The curve of agreement as labels accumulate is
-// stats.Compute run again on the first labelled items, without the
-// bootstrap.
+// back and compare. The curve of agreement as labels accumulate fills a
+// stats.Confusion unit by unit in the order they were labelled and reads
+// it with the table's own methods; its last point is the report's figure.
 //
 // Every piece of text from a session — item text, judge, model, dimension,
 // segment, annotator and file names, notes, prompts — is made inert with

@@ -43,7 +43,10 @@ func WriteMarkdown(w io.Writer, d *Data) error {
 		}
 		b.WriteString(l + "\n")
 	}
-	f("\n## Disagreements (%d items)\n\n", len(d.Disagreements))
+	f("\n## Disagreements (%d items)\n\n", d.DisagreeingItems)
+	if len(d.Disagreements) < d.DisagreeingItems {
+		f("A seeded random sample of %d of them, in dataset order (`gavel report --disagreements 0` lists them all).\n\n", len(d.Disagreements))
+	}
 	if len(d.Disagreements) == 0 {
 		f("None: every judge agrees with the humans on every item both rated.\n")
 	}

@@ -33,7 +33,10 @@ type page struct {
 	Annotators []Annotator
 	Disagree   []disagreeView
 	DisagreeN  int
-	Provenance provenance
+	// DisagreeShown is how many are listed: fewer than DisagreeN when
+	// they were sampled.
+	DisagreeShown int
+	Provenance    provenance
 }
 
 type tableRow struct {
@@ -201,7 +204,8 @@ func (d *Data) view() (*page, error) {
 	for _, dis := range d.Disagreements {
 		p.Disagree = append(p.Disagree, disagreeViewOf(dis))
 	}
-	p.DisagreeN = len(d.Disagreements)
+	p.DisagreeN = d.DisagreeingItems
+	p.DisagreeShown = len(d.Disagreements)
 	p.Provenance = d.provenance()
 	return p, nil
 }

@@ -58,6 +58,10 @@ type Options struct {
 	// the statistics screen empty. It is called off the screen's
 	// goroutine.
 	Stats func() (stats.Report, error)
+	// Report writes the session's report to send (`gavel report`: one
+	// HTML file) and returns where it went; the statistics screen's w key
+	// calls it, off the screen's goroutine. Nil: no report key.
+	Report func() (string, error)
 	// MoreItems, when set, reads the rest of a large session's items
 	// after the first frame: Items is then the first page, and each call
 	// (off the screen's goroutine, one at a time) returns every item read
@@ -134,6 +138,7 @@ func New(o Options) *Model {
 		blind:     o.Blind,
 		swap:      o.Swap,
 		statsFn:   o.Stats,
+		reportFn:  o.Report,
 		healthFn:  o.ServerHealth,
 		checks:    o.Checks,
 		waitStore: o.StoreReady,

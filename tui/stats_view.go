@@ -64,6 +64,7 @@ type statsKeys struct {
 	Figure     key.Binding
 	FigureBack key.Binding
 	Open       key.Binding
+	Report     key.Binding
 }
 
 func defaultStatsKeys() statsKeys {
@@ -81,6 +82,7 @@ func defaultStatsKeys() statsKeys {
 		Figure:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "the next figure that counts items")),
 		FigureBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "the previous figure")),
 		Open:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "review the items the figure counts")),
+		Report:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "write the report to send: one HTML file beside the session (gavel report)")),
 	}
 }
 
@@ -99,6 +101,9 @@ func (s *statsScreen) ShortHelp() []key.Binding {
 	if len(s.runs) > 1 {
 		out = append(out, relabel(k.NextJudge, "←→", "judge"))
 	}
+	if s.reportFn != nil {
+		out = append(out, short(k.Report, "report"))
+	}
 	return append(out, short(k.Back, "back"), relabel(k.Down, "↓↑", "scroll"), short(k.PageDown, "page"))
 }
 
@@ -107,7 +112,7 @@ func (s *statsScreen) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom},
 		{k.Figure, k.FigureBack, k.Open},
-		{k.Switch, k.PrevJudge, k.NextJudge, k.Back},
+		{k.Switch, k.PrevJudge, k.NextJudge, k.Report, k.Back},
 	}
 }
 
@@ -137,6 +142,8 @@ func (s *statsScreen) update(msg tea.KeyPressMsg) action {
 		s.moveFocus(-1)
 	case key.Matches(msg, k.Open):
 		return s.open()
+	case key.Matches(msg, k.Report):
+		return action{cmd: s.writeReport()}
 	case key.Matches(msg, k.Down):
 		s.scroll++
 	case key.Matches(msg, k.Up):
@@ -159,6 +166,42 @@ func (s *statsScreen) update(msg tea.KeyPressMsg) action {
 func (s *statsScreen) judgeChanged() {
 	s.scroll = 0
 	s.focused = false
+}
+
+// reportMsg says where the report to send was written, or why not.
+type reportMsg struct {
+	path string
+	err  error
+}
+
+// writeReport writes the report off the screen's goroutine; a second w
+// while it is written is refused.
+func (s *statsScreen) writeReport() tea.Cmd {
+	if s.reportFn == nil {
+		s.refuse("No report can be written from here: run gavel report SESSION.")
+		return nil
+	}
+	if s.writing {
+		s.refuse("The report is being written…")
+		return nil
+	}
+	s.writing = true
+	s.hint("Writing the report…")
+	fn := s.reportFn
+	return func() tea.Msg {
+		path, err := fn()
+		return reportMsg{path: path, err: err}
+	}
+}
+
+func (m *Model) gotReport(msg reportMsg) tea.Cmd {
+	m.stats.writing = false
+	if msg.err != nil {
+		m.fail("The report could not be written: " + SanitizeLine(msg.err.Error()))
+		return nil
+	}
+	m.tell("Report written to " + SanitizeLine(msg.path) + ": one HTML file to open in a browser or send; it loads nothing and runs no script.")
+	return nil
 }
 
 // statsMsg carries a freshly computed report.

@@ -49,6 +49,10 @@ type workspace struct {
 	search searchState
 
 	statsFn func() (stats.Report, error)
+	// reportFn writes the report to send (gavel report) and returns where;
+	// nil when the session cannot have one. writing: one is being written.
+	reportFn func() (string, error)
+	writing  bool
 
 	// Variants of a judge (E) and their comparisons (C): see variant.go.
 	variantFn func(VariantRequest) (Variant, error)

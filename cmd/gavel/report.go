@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gavel-dev/gavel/report"
+	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/safetext"
 	"github.com/gavel-dev/gavel/sessions/stats"
 	"github.com/gavel-dev/gavel/sessions/stats/render"
@@ -27,6 +28,7 @@ type reportFlags struct {
 	split       string
 	swapTies    bool
 	noDate      bool
+	disagree    int
 }
 
 func newReportCmd(e env) *cobra.Command {
@@ -81,6 +83,7 @@ evals-report.html (or .md). -o - writes it to standard output.`,
 	f.StringVar(&o.parseErrors, "parse-errors", parseErrorsExclude, "`HOW` to count a binary judge's unreadable answers: exclude or fail (as gavel stats)")
 	f.StringVar(&o.split, "split", splitAll, "the `PART` of the session's split (gavel split) to report on: all, evaluation or calibration")
 	f.BoolVar(&o.swapTies, "swap-ties", false, "count a pair the judge answered differently in its two orders as a tie against the humans (as gavel stats)")
+	f.IntVar(&o.disagree, "disagreements", report.DefaultMaxDisagreements, "list at most `N` items where a judge disagrees with the humans, a seeded random sample when there are more; 0 lists them all")
 	f.BoolVar(&o.noDate, "no-date", false, "leave the date out, so that the same session always gives the same file")
 	cmd.ValidArgsFunction = first(completeExts(sessionExts))
 	_ = cmd.RegisterFlagCompletionFunc("judge", completeRunLabels(e))
@@ -112,9 +115,12 @@ func runReport(e env, path string, o reportFlags) error {
 	if o.resamples < 0 || o.resamples > maxResamples {
 		return usagef("--resamples %d is out of range: use 0 (no bootstrap) to %d", o.resamples, maxResamples)
 	}
+	if o.disagree < 0 {
+		return usagef("--disagreements %d is negative: use 0 to list every item, or a count", o.disagree)
+	}
 	out := o.out
 	if out == "" {
-		out = strings.TrimSuffix(path, filepath.Ext(path)) + "-report" + ext
+		out = report.DefaultPath(path, format)
 	}
 	if out != "-" {
 		if same, _ := samePath(out, path); same {
@@ -153,7 +159,7 @@ func runReport(e env, path string, o reportFlags) error {
 	}
 	rep := render.Select(stats.Compute(in, opts), keys)
 	rep.Split = &used
-	ro := report.Options{Version: version(), Stats: opts}
+	ro := report.Options{Version: version(), Stats: opts, MaxDisagreements: o.disagree}
 	if used.Seed != nil {
 		ro.Split = &used
 	}
@@ -179,12 +185,27 @@ func runReport(e env, path string, o reportFlags) error {
 		}
 		return nil
 	}
-	if err := writeFileAtomic(out, b.Bytes()); err != nil {
+	if err := report.WriteFile(out, b.Bytes()); err != nil {
 		return fmt.Errorf("cannot write the report to %s: %w (choose another file with -o)", safetext.SanitizeLine(out), err)
 	}
-	fmt.Fprintf(e.stdout, "%s: %s, %s with disagreements\n", safetext.SanitizeLine(out),
-		plural(len(d.Judges), "judge", "judges"), plural(len(d.Disagreements), "item", "items"))
+	listed := ""
+	if len(d.Disagreements) < d.DisagreeingItems {
+		listed = fmt.Sprintf(" (%d listed: --disagreements 0 lists all)", len(d.Disagreements))
+	}
+	fmt.Fprintf(e.stdout, "%s: %s, %s with disagreements%s\n", safetext.SanitizeLine(out),
+		plural(len(d.Judges), "judge", "judges"), plural(d.DisagreeingItems, "item", "items"), listed)
 	return nil
+}
+
+// reportOf writes the report of a session beside it, as `gavel report
+// SESSION` does with its defaults, and returns where: the statistics
+// screen's w key.
+func reportOf(s *sessions.Store) func() (string, error) {
+	return func() (string, error) {
+		path := report.DefaultPath(s.Path(), "html")
+		_, err := report.Session(s, path, report.Options{Version: version(), Generated: time.Now(), Stats: stats.Options{Seed: statsSeed}, MaxDisagreements: report.DefaultMaxDisagreements})
+		return path, err
+	}
 }
 
 // plural is "1 judge", "3 judges".
@@ -206,26 +227,4 @@ func samePath(a, b string) (bool, error) {
 		return false, err
 	}
 	return os.SameFile(sa, sb), nil
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory, so a reader never sees half a report.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

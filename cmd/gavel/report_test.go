@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/report"
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
@@ -517,6 +518,7 @@ func TestReportUsage(t *testing.T) {
 		{"unknown judge", []string{"report", session, "--judge", "nobody"}, 2, `"nobody"`},
 		{"missing session", []string{"report", filepath.Join(dir, "none.gavel")}, 1, "none.gavel"},
 		{"bad resamples", []string{"report", session, "--resamples", "-1"}, 2, "out of range"},
+		{"negative disagreements", []string{"report", session, "--disagreements", "-1"}, 2, "--disagreements -1 is negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errs := gavel(t, tc.args...)
@@ -554,4 +556,88 @@ func withoutFences(md string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// The statistics screen's w key (reportOf) writes the report beside the
+// session, as gavel report does, while the session is open for review.
+func TestReportOfOpenSession(t *testing.T) {
+	path := statsSession(t)
+	s, err := sessions.Open(path, sessions.Options{Annotator: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := reportOf(s)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSuffix(path, ".gavel") + "-report.html"; got != want {
+		t.Errorf("written to %s, want %s", got, want)
+	}
+	b, err := os.ReadFile(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, js, _ := gavel(t, "stats", path, "--format", "json")
+	if n := checkFiguresAgainstJSON(t, string(b), js); n < 100 {
+		t.Errorf("%d figures", n)
+	}
+}
+
+// The curve of agreement as labels accumulate ends on the report's
+// figures, and --disagreements lists a seeded sample of the items.
+func TestReportCurveAndSample(t *testing.T) {
+	path := statsSession(t)
+	s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	in, err := s.StatsInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := stats.Options{Seed: statsSeed}
+	rep := stats.Compute(in, opts)
+	d, err := report.Gather(s, in, rep, report.Options{Stats: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range d.Judges {
+		for di, dr := range j.Report.Dimensions {
+			pts := j.Accumulation[di]
+			if len(pts) < 2 {
+				t.Fatalf("%s: %d points", j.Report.Judge, len(pts))
+			}
+			last, a := pts[len(pts)-1], dr.Overall.VsHumans
+			if last.N != a.N || last.Agreement.Value != a.PercentAgreement.Value || last.Agreement.Low != a.PercentAgreement.Low ||
+				last.Kappa.Value != a.CohenKappa.Value || last.Labelled != dr.Overall.Labelled {
+				t.Errorf("%s: the curve ends at %+v, the report says n %d, %v, kappa %v, %d labelled", j.Report.Judge, last, a.N, a.PercentAgreement, a.CohenKappa, dr.Overall.Labelled)
+			}
+			off := 0
+			for r, row := range a.Confusion.Counts {
+				for c, n := range row {
+					if r != c {
+						off += n
+					}
+				}
+			}
+			if j.Disagreements[di] != off {
+				t.Errorf("%s: %d disagreements listed, the confusion matrix has %d off its diagonal", j.Report.Judge, j.Disagreements[di], off)
+			}
+		}
+	}
+	all := d.DisagreeingItems
+	code, out, errs := gavel(t, "report", path, "--disagreements", "3", "-o", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if n := strings.Count(out, `<details class="item">`); n != 3 || !strings.Contains(out, fmt.Sprintf("A random sample of 3 of the %d items", all)) {
+		t.Errorf("%d items listed of %d", n, all)
+	}
+	_, again, _ := gavel(t, "report", path, "--disagreements", "3", "-o", "-", "--no-date")
+	_, third, _ := gavel(t, "report", path, "--disagreements", "3", "-o", "-", "--no-date")
+	if again != third {
+		t.Error("the sample changes from one report to the next")
+	}
 }

@@ -210,6 +210,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 		Notices:      append(datasetNotices(ds), rv.Notices...),
 		About:        fmt.Sprintf("%s · mapped %s · session %s", filepath.Base(ds.Name), dataset.FormatMap(ds.Mapping), o.session),
 		Stats:        statsOf(rv.Store),
+		Report:       reportOf(rv.Store),
 		ServerHealth: health,
 		Blind:        o.blind,
 		Swap:         o.swap,

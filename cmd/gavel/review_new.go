@@ -235,6 +235,7 @@ func reviewNew(ctx context.Context, e env, nd newDataset, o reviewFlags, js judg
 		Notices:      notices,
 		About:        fmt.Sprintf("%s · mapped %s · session %s", filepath.Base(ds.Name), dataset.FormatMap(ds.Mapping), o.session),
 		Stats:        func() (stats.Report, error) { return lateStats(b) },
+		Report:       func() (string, error) { return lateReport(b) },
 		ServerHealth: health,
 		Blind:        o.blind,
 		Swap:         o.swap,
@@ -333,6 +334,15 @@ func pagesOf(items []judge.Item) func() ([]judge.Item, bool, error) {
 }
 
 // lateStats computes the statistics once the session is written.
+// lateReport writes the report once the new session is written.
+func lateReport(b *sessionBuild) (string, error) {
+	rv, err := b.wait()
+	if err != nil {
+		return "", err
+	}
+	return reportOf(rv.Store)()
+}
+
 func lateStats(b *sessionBuild) (stats.Report, error) {
 	rv, err := b.wait()
 	if err != nil {
