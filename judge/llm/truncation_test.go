@@ -272,3 +272,20 @@ func TestWithheldAcrossSamples(t *testing.T) {
 		t.Errorf("both withheld: confidence %s, extra %v", fmtPtr(v.Confidence), v.Extra)
 	}
 }
+
+// Chat (tuning's proposals) refuses an answer to a prompt the server cut.
+func TestChatTruncated(t *testing.T) {
+	srv := newOllamaServer(t, 512, false)
+	c, err := NewClient(testConfig(srv.fakeServer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := []Message{{Role: "user", Content: strings.Repeat("Rewrite these instructions so that the judge reads the document first. ", 300)}}
+	if _, err := c.Chat(context.Background(), long); err == nil || !strings.Contains(err.Error(), "the server read 512 of about ") {
+		t.Errorf("a cut prompt: %v", err)
+	}
+	srv.ctx.Store(1 << 20)
+	if got, err := c.Chat(context.Background(), long); err != nil || got == "" {
+		t.Errorf("once the context is raised: %q, %v", got, err)
+	}
+}

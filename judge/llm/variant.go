@@ -66,11 +66,16 @@ func (j *Judge) WithExamples(ex []judge.Example) *Judge {
 
 // Chat sends one plain chat request (no JSON mode, no logprobs) through
 // the client, with its pacing, retries, fatal-error handling and cache,
-// and returns the answer's text. Tuning asks its proposals so.
+// and returns the answer's text. Tuning asks its proposals so. An answer
+// to a prompt the server cut to its context (see StatusTruncated) is an
+// error saying so: the model never saw the whole request.
 func (c *Client) Chat(ctx context.Context, msgs []Message) (string, error) {
 	a, err := c.complete(ctx, call{messages: msgs})
 	if err != nil {
 		return "", err
+	}
+	if a.truncated() {
+		return "", errors.New(truncatedError(a))
 	}
 	return a.content, nil
 }
