@@ -101,6 +101,7 @@ type pairRow struct {
 
 type humansView struct {
 	Dimension, Scale, Small string
+	Pairable                int
 	Annotators              []string
 	Figures                 []figRow
 	Pairs                   []annotatorPairRow
@@ -115,9 +116,12 @@ type disagreeView struct {
 	ID, Criterion, Rubric, Question, Gold, Prediction, ResponseA, ResponseB string
 	Segments                                                                string
 	Judges                                                                  string
-	Humans                                                                  []HumanLabel
-	Verdicts                                                                []Verdict
-	Notes                                                                   []string
+	// HumanValue is the humans' value the judges were compared with (the
+	// first verdict's dimension), for the summary line.
+	HumanValue string
+	Humans     []HumanLabel
+	Verdicts   []Verdict
+	Notes      []string
 }
 
 type provenance struct {
@@ -492,7 +496,7 @@ func (d *Data) humansViews() []humansView {
 	var out []humansView
 	for k, h := range d.Stats.Humans {
 		path := fmt.Sprintf("humans.%d.", k)
-		hv := humansView{Dimension: line(h.Dimension), Scale: line(string(h.Scale)), Small: line(h.SmallSample)}
+		hv := humansView{Dimension: line(h.Dimension), Scale: line(string(h.Scale)), Small: line(h.SmallSample), Pairable: h.Pairable}
 		for _, a := range h.Annotators {
 			hv.Annotators = append(hv.Annotators, line(a))
 		}
@@ -548,6 +552,9 @@ func disagreeViewOf(d Disagreement) disagreeView {
 		}
 	}
 	v.Judges = strings.Join(judges, ", ")
+	if len(v.Verdicts) > 0 {
+		v.HumanValue = v.Verdicts[0].Human
+	}
 	seenNote := map[string]bool{}
 	for _, h := range d.Humans {
 		h.Annotator, h.Dimension, h.Value, h.Via = line(h.Annotator), line(h.Dimension), line(h.Value), line(h.Via)

@@ -475,7 +475,7 @@ func TestReportHostile(t *testing.T) {
 	}
 
 	for _, bypass := range []bool{false, true} {
-		got := browse(t, page, dir, []int{1280}, bypass)
+		got := browse(t, page, dir, []int{1280, 390}, bypass)
 		checkBrowsed(t, fmt.Sprintf("hostile (CSP bypassed: %v)", bypass), got)
 	}
 }
