@@ -641,3 +641,74 @@ func TestReportCurveAndSample(t *testing.T) {
 		t.Error("the sample changes from one report to the next")
 	}
 }
+
+// A pairwise judge run in both orders gets its swap audit, with the chart
+// of its two orders, and its figures are gavel stats'.
+func TestReportPairwiseSwap(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pairs.gavel")
+	s, err := sessions.Open(path, sessions.Options{Annotator: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dim := judge.Dimension{Name: "preference", Scale: judge.Pairwise}
+	prefs := []float64{judge.PreferA, judge.PreferTie, judge.PreferB}
+	var items []judge.Item
+	for i := range 60 {
+		items = append(items, judge.Item{Index: i, ID: fmt.Sprintf("p%02d", i), Question: "Which answer is better?", ResponseA: fmt.Sprintf("answer A %d", i), ResponseB: fmt.Sprintf("answer B %d", i)})
+	}
+	if err := s.InitDataset(sessions.DatasetInfo{Path: "pairs.jsonl", Format: "jsonl"}, items); err != nil {
+		t.Fatal(err)
+	}
+	run, err := s.EnsureRun(judge.Info{Name: "pairjudge", Model: "m", Dimensions: []judge.Dimension{dim}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []judge.Verdict
+	var acts []sessions.Action
+	for i, it := range items {
+		v := prefs[i%3]
+		vs = append(vs, judge.Verdict{ItemID: it.ID, Status: judge.StatusOK, Values: map[string]float64{dim.Name: v}, Reason: "A is clearer"})
+		swapped := v
+		if i%4 == 0 {
+			swapped = judge.PreferA // it prefers the first position
+		}
+		vs = append(vs, judge.Verdict{ItemID: it.ID, Swapped: true, Status: judge.StatusOK, Values: map[string]float64{dim.Name: swapped}})
+		human := v
+		if i%5 == 0 {
+			human = prefs[(i+1)%3]
+		}
+		acts = append(acts, sessions.Action{Kind: sessions.KindLabel, ItemID: it.ID, Dimension: dim.Name, Value: human, Via: "random"})
+	}
+	if err := s.SaveVerdicts(run.ID, vs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Record(acts); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	page := filepath.Join(dir, "pairs.html")
+	if code, _, errs := gavel(t, "report", path, "-o", page); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, js, _ := gavel(t, "stats", path, "--format", "json")
+	checkFiguresAgainstJSON(t, string(b), js)
+	if !strings.Contains(string(b), "Swap audit") || !strings.Contains(string(b), `data-fig="judges.0.dimensions.0.swap.positional_agreement"`) {
+		t.Error("no swap audit")
+	}
+	got := browse(t, page, dir, []int{1280}, false)
+	checkBrowsed(t, "pairwise", got)
+	swaps := 0
+	for _, c := range got.Charts {
+		if c.Kind == "swap" {
+			swaps++
+		}
+	}
+	if swaps != 1 {
+		t.Errorf("%d swap charts", swaps)
+	}
+}
