@@ -14,7 +14,7 @@ import (
 // human would say the score is, how the others compare and how sure the
 // figures are.
 func (d *Data) verdictParagraph() []template.HTML {
-	t := d.Stats.JudgeTable
+	t, at := d.tableRows()
 	if len(t) == 0 {
 		if d.Labelled == 0 {
 			return []template.HTML{plain("No item of this session has a human label yet, so nothing says how far its judges can be trusted: label a random sample (gavel review, gavel sample) and write the report again.")}
@@ -22,24 +22,24 @@ func (d *Data) verdictParagraph() []template.HTML {
 		return []template.HTML{plain("No judge of this session rated what the humans labelled; the agreement between the annotators is below.")}
 	}
 	best := t[0]
-	p := "judge_table.0."
+	p := fmt.Sprintf("judge_table.%d.", at[0])
 	name := html.EscapeString(line(best.Judge))
 	unit := "items"
 	if jr := d.judgeByName(best.Judge); jr != nil && jr.Report.PerCriterion {
 		unit = "rubric criteria"
 	}
 	var out []template.HTML
-	lead := "The judge"
+	lead := fmt.Sprintf("The judge <strong>%s</strong> agrees with the humans", name)
 	if len(t) > 1 {
-		lead = fmt.Sprintf("Of %d judges, the one that agrees best with the humans is", len(t))
+		lead = fmt.Sprintf("Of %d judges, the one that agrees best with the humans is <strong>%s</strong>: it agrees with them", len(t), name)
 	}
 	dim := ""
 	if multiDimension(t) || best.Dimension != "correct" {
 		dim = " on " + html.EscapeString(line(best.Dimension))
 	}
 	out = append(out, template.HTML(fmt.Sprintf( //nolint:gosec // names escaped, figures from fig
-		`%s <strong>%s</strong>: it agrees with them%s on %s of %s %s, Cohen's κ %s.`,
-		lead, name, dim, pct(p+"percent_agreement", best.PercentAgreement),
+		`%s%s on %s of %s %s, Cohen's κ %s.`,
+		lead, dim, pct(p+"percent_agreement", best.PercentAgreement),
 		count(p+"n", best.N), unit, coef(p+"cohen_kappa", best.CohenKappa))))
 	if best.ScoreBias.Defined() {
 		out = append(out, template.HTML(biasSentence(best.Scale, best.ScoreBias, p+"score_bias"))) //nolint:gosec // from fig
@@ -63,7 +63,7 @@ func (d *Data) verdictParagraph() []template.HTML {
 	}
 	if len(t) > 1 {
 		last := t[len(t)-1]
-		lp := fmt.Sprintf("judge_table.%d.", len(t)-1)
+		lp := fmt.Sprintf("judge_table.%d.", at[len(t)-1])
 		out = append(out, template.HTML(fmt.Sprintf( //nolint:gosec // names escaped, figures from fig
 			`The one that agrees least is <strong>%s</strong>, κ %s.`,
 			html.EscapeString(line(last.Judge)), coef(lp+"cohen_kappa", last.CohenKappa))))
@@ -103,6 +103,21 @@ func biasSentence(scale judge.Scale, b stats.Interval, path string) string {
 
 // plain is plain text for the paragraph, escaped.
 func plain(s string) template.HTML { return template.HTML(html.EscapeString(s)) } //nolint:gosec // escaped
+
+// tableRows are the rows of the judge table about the report's judges
+// (all of them, or those --judge chose), ranked, with each row's place in
+// Stats.JudgeTable.
+func (d *Data) tableRows() ([]stats.JudgeRow, []int) {
+	var rows []stats.JudgeRow
+	var at []int
+	for i, r := range d.Stats.JudgeTable {
+		if d.judgeByName(r.Judge) != nil {
+			rows = append(rows, r)
+			at = append(at, i)
+		}
+	}
+	return rows, at
+}
 
 func (d *Data) judgeByName(name string) *Judge {
 	for i := range d.Judges {

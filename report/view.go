@@ -165,8 +165,9 @@ func (d *Data) view() (*page, error) {
 		anchors[j.Report.Judge] = judgeAnchor(j.Index)
 	}
 	var forest []forestRow
-	for i, r := range d.Stats.JudgeTable {
-		path := fmt.Sprintf("judge_table.%d.", i)
+	rows, at := d.tableRows()
+	for k, r := range rows {
+		path := fmt.Sprintf("judge_table.%d.", at[k])
 		p.Table = append(p.Table, tableRow{
 			Rank: r.Rank, Judge: line(r.Judge), Dimension: line(r.Dimension), Scale: line(string(r.Scale)), Anchor: anchors[r.Judge],
 			N:         count(path+"n", r.N),
@@ -179,7 +180,7 @@ func (d *Data) view() (*page, error) {
 			Small:     line(r.SmallSample),
 		})
 		name := r.Judge
-		if multiDimension(d.Stats.JudgeTable) {
+		if multiDimension(rows) {
 			name += " · " + r.Dimension
 		}
 		forest = append(forest, forestRow{name: name, v: r.CohenKappa})

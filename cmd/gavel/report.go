@@ -64,7 +64,9 @@ The figures are gavel stats' for the same session and flags: --judge,
 they mean there. The session is only read.
 
 With no -o, the report is written beside the session: evals.gavel gives
-evals-report.html (or .md). -o - writes it to standard output.`,
+evals-report.html (or .md). -o - writes it to standard output. On the
+statistics screen of a review (s), w writes the same report beside the
+session.`,
 		Example: `  gavel report evals.gavel
   gavel report evals.gavel -o audit.html
   gavel report evals.gavel --judge gpt-4o --judge docqa@2 -o two-judges.html

@@ -537,6 +537,17 @@ func TestReportUsage(t *testing.T) {
 	if code != 0 || strings.Count(out, `<section id="judge-`) != 1 {
 		t.Errorf("--judge match: exit %d, %d judge sections", code, strings.Count(out, `<section id="judge-`))
 	}
+	// The verdict and the table are about the judge chosen; the figures
+	// are gavel stats --judge's.
+	rows := map[string]bool{}
+	for _, m := range regexp.MustCompile(`data-fig="judge_table\.(\d+)\.`).FindAllStringSubmatch(out, -1) {
+		rows[m[1]] = true
+	}
+	if !strings.Contains(out, "The judge <strong>match</strong> agrees with the humans") || len(rows) != 1 {
+		t.Errorf("--judge match: the verdict is not about match alone (judge table rows %v)", rows)
+	}
+	_, js, _ := gavel(t, "stats", session, "--judge", "match", "--format", "json")
+	checkFiguresAgainstJSON(t, out, js)
 }
 
 // withoutFences drops the fenced code blocks of a Markdown text.
