@@ -187,7 +187,9 @@ func TestReportTriviaQA(t *testing.T) {
 	if code, _, errs := gavel(t, "import", src, "--session", session); code != 0 {
 		t.Fatalf("import: exit %d: %s", code, errs)
 	}
-	code, out, errs := gavel(t, "report", session, "--no-date")
+	// 200 resamples, in the report and in gavel stats alike, keep the
+	// test quick under the race detector.
+	code, out, errs := gavel(t, "report", session, "--no-date", "--resamples", "200")
 	if code != 0 {
 		t.Fatalf("report: exit %d: %s", code, errs)
 	}
@@ -199,7 +201,7 @@ func TestReportTriviaQA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, js, _ := gavel(t, "stats", session, "--format", "json")
+	_, js, _ := gavel(t, "stats", session, "--format", "json", "--resamples", "200")
 	if n := checkFiguresAgainstJSON(t, string(b), js); n < 1000 {
 		t.Errorf("only %d figures in the report", n)
 	}
