@@ -74,7 +74,10 @@ const pageProbe = `(() => {
       }
     }
   }
+  const figures = Array.from(document.querySelectorAll('span.fig')).map((f) => ({
+    path: f.dataset.fig, unit: f.dataset.unit, text: f.textContent, undefined: f.classList.contains('undef')}));
   return {
+    figures: figures,
     hooked: Array.isArray(window.__gavelHits),
     hits: window.__gavelHits || [],
     charts: charts,
@@ -94,7 +97,16 @@ type chartProbe struct {
 	Texts  int     `json:"texts"`
 }
 
+// figProbe is a figure as the browser's document holds it.
+type figProbe struct {
+	Path      string `json:"path"`
+	Unit      string `json:"unit"`
+	Text      string `json:"text"`
+	Undefined bool   `json:"undefined"`
+}
+
 type probe struct {
+	Figures  []figProbe   `json:"figures"`
 	Hooked   bool         `json:"hooked"`
 	Hits     []string     `json:"hits"`
 	Charts   []chartProbe `json:"charts"`

@@ -75,11 +75,17 @@ func jsonAt(doc any, path string) (any, bool) {
 // JSON of `gavel stats --format json` at the precision the page shows.
 func checkFiguresAgainstJSON(t *testing.T, page, statsJSON string) int {
 	t.Helper()
+	return checkFigures(t, readFigures(t, page), statsJSON)
+}
+
+// checkFigures compares figures read from a page (its HTML, or the
+// browser's document) with the JSON of `gavel stats --format json`.
+func checkFigures(t *testing.T, figs []reportFigure, statsJSON string) int {
+	t.Helper()
 	var doc any
 	if err := json.Unmarshal([]byte(statsJSON), &doc); err != nil {
 		t.Fatal(err)
 	}
-	figs := readFigures(t, page)
 	for _, f := range figs {
 		v, ok := jsonAt(doc, f.path)
 		if !ok {
@@ -212,6 +218,14 @@ func TestReportTriviaQA(t *testing.T) {
 
 	got := browse(t, page, dir, []int{1280, 390}, false)
 	checkBrowsed(t, "TriviaQA", got)
+	// The figures as the browser shows them, read from its document.
+	var shown []reportFigure
+	for _, f := range got.Figures {
+		shown = append(shown, reportFigure{path: f.Path, unit: f.Unit, text: f.Text, undefined: f.Undefined})
+	}
+	if n := checkFigures(t, shown, js); n < 1000 {
+		t.Errorf("only %d figures in the browser's document", n)
+	}
 	kinds := map[string]int{}
 	for _, c := range got.Charts {
 		kinds[c.Kind]++
