@@ -122,12 +122,40 @@ func serverNote(ctx context.Context, w io.Writer, client *llm.Client, wait time.
 		pause = min(2*pause, 10*time.Second)
 		info, err = client.Probe(ctx)
 	}
+	if text := serverText(info, "named at the end"); text != "" {
+		fmt.Fprintln(w, text)
+	}
+}
+
+// serverText says what the server told of its context, "" when nothing;
+// named says where the items that cannot fit are named.
+func serverText(info llm.ServerInfo, named string) string {
 	switch {
 	case info.Context > 0:
-		fmt.Fprintf(w, "The server at %s is %s, with a context of %d tokens per request (%s): an item whose prompt cannot fit is not sent, and is named at the end.\n",
-			info.URL, info.Kind, info.Context, info.ContextFrom)
+		return fmt.Sprintf("The server at %s is %s, with a context of %d tokens per request (%s): an item whose prompt cannot fit is not sent, and is %s.",
+			info.URL, info.Kind, info.Context, info.ContextFrom, named)
 	case info.Kind == "Ollama":
-		fmt.Fprintf(w, "The server at %s is Ollama, which does not tell its context (num_ctx, whose default depends on the machine): a prompt over it may be cut without an error.\n", info.URL)
+		return fmt.Sprintf("The server at %s is Ollama, which does not tell its context (num_ctx, whose default depends on the machine): a prompt over it may be cut without an error.", info.URL)
+	}
+	return ""
+}
+
+// serverCheck is the review screen's twin of serverNote: a check run off
+// the screen's goroutine once it is drawn (tui.Options.Checks), so that
+// opening the screen never waits for the server. Items judged before it
+// returns are sent as they are, and a server that refuses one as too long
+// fails that item alone; a server that does not answer is left to the
+// run's own pause and advice.
+func serverCheck(ctx context.Context, client *llm.Client) func() (string, error) {
+	return func() (string, error) {
+		if client == nil {
+			return "", nil
+		}
+		info, err := client.Probe(ctx)
+		if err != nil {
+			return "", nil
+		}
+		return serverText(info, "failed with its token counts (the filter \"parse or API errors\" lists them)"), nil
 	}
 }
 

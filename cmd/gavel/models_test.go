@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/gavel-dev/gavel/judge/llm"
 )
 
 // llamaServer answers like llama.cpp's llama-server with a context of
@@ -262,5 +264,26 @@ func TestRunWaitsForALoadingServerBeforeTheContextCheck(t *testing.T) {
 	}
 	if n := srv.chats.Load(); n != 1 {
 		t.Errorf("%d chat requests, want 1: the long item is not sent", n)
+	}
+}
+
+// The review screen asks the server its context off the screen's
+// goroutine (Options.Checks) and tells what it learned in the message
+// log; without a model there is nothing to ask.
+func TestServerCheckForTheReviewScreen(t *testing.T) {
+	srv := newLlamaServer(t, 2048)
+	client, err := llm.NewClient(llm.Config{BaseURL: srv.URL + "/v1", Model: "qwen"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := serverCheck(context.Background(), client)()
+	if err != nil || !strings.Contains(msg, "is llama.cpp, with a context of 2048 tokens per request") || !strings.Contains(msg, "failed with its token counts") {
+		t.Errorf("check: %q, %v", msg, err)
+	}
+	if srv.chats.Load() != 0 {
+		t.Errorf("the check sent %d chat requests", srv.chats.Load())
+	}
+	if msg, err := serverCheck(context.Background(), nil)(); msg != "" || err != nil {
+		t.Errorf("no client: %q, %v", msg, err)
 	}
 }

@@ -216,7 +216,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 		Swap:         o.swap,
 		MoreItems:    moreItems(rv),
 		ItemCount:    rv.Info.Items,
-		Checks:       fileChecks(rv, ds),
+		Checks:       append(fileChecks(rv, ds), serverCheck(ctx, client)),
 	}
 	vs := &variants{ctx: ctx, open: func() (*sessions.Review, error) { return rv, nil }, cfg: cfg, running: &running, client: client}
 	vs.options(&opts)

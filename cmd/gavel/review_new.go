@@ -240,6 +240,7 @@ func reviewNew(ctx context.Context, e env, nd newDataset, o reviewFlags, js judg
 		Blind:        o.blind,
 		Swap:         o.swap,
 		StoreReady:   b.recorder,
+		Checks:       []func() (string, error){serverCheck(ctx, client)},
 	}
 	vs := &variants{ctx: ctx, open: b.wait, cfg: cfg, running: &running, client: client}
 	vs.options(&opts)
