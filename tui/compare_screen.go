@@ -36,32 +36,22 @@ type compareCache struct {
 
 // compareKeys are the comparison screen's keys.
 type compareKeys struct {
-	Back     key.Binding
-	Down     key.Binding
-	Up       key.Binding
-	PageDown key.Binding
-	PageUp   key.Binding
-	Top      key.Binding
-	Bottom   key.Binding
-	Prev     key.Binding
-	Next     key.Binding
-	Fixed    key.Binding
-	Broken   key.Binding
+	Back key.Binding
+	scrollKeys
+	Prev   key.Binding
+	Next   key.Binding
+	Fixed  key.Binding
+	Broken key.Binding
 }
 
 func defaultCompareKeys() compareKeys {
 	return compareKeys{
-		Back:     key.NewBinding(key.WithKeys("esc", "C"), key.WithHelp("esc/C", "back to review")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "space"), key.WithHelp("pgdn", "page down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "top")),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "end")),
-		Prev:     key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "the previous variant's comparison")),
-		Next:     key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "the next variant's comparison")),
-		Fixed:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "review the items the variant fixed")),
-		Broken:   key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "review the items the variant broke")),
+		Back:       key.NewBinding(key.WithKeys("esc", "C"), key.WithHelp("esc/C", "back to review")),
+		scrollKeys: defaultScrollKeys(),
+		Prev:       key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "the previous variant's comparison")),
+		Next:       key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "the next variant's comparison")),
+		Fixed:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "review the items the variant fixed")),
+		Broken:     key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "review the items the variant broke")),
 	}
 }
 
@@ -89,7 +79,7 @@ func (s *compareScreen) ShortHelp() []key.Binding {
 func (s *compareScreen) FullHelp() [][]key.Binding {
 	k := s.keys
 	return [][]key.Binding{
-		{k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom},
+		k.bindings(),
 		{k.Fixed, k.Broken, k.Prev, k.Next, k.Back},
 	}
 }
@@ -112,18 +102,8 @@ func (s *compareScreen) update(msg tea.KeyPressMsg) action {
 		return action{show: showCompare}
 	case key.Matches(msg, k.Fixed, k.Broken):
 		return s.openItems(key.Matches(msg, k.Fixed))
-	case key.Matches(msg, k.Down):
-		s.scroll++
-	case key.Matches(msg, k.Up):
-		s.scroll = max(s.scroll-1, 0)
-	case key.Matches(msg, k.PageDown):
-		s.scroll += page
-	case key.Matches(msg, k.PageUp):
-		s.scroll = max(s.scroll-page, 0)
-	case key.Matches(msg, k.Top):
-		s.scroll = 0
-	case key.Matches(msg, k.Bottom):
-		s.scroll = endOfPane
+	default:
+		s.scroll, _ = k.scroll(msg, s.scroll, page)
 	}
 	return action{}
 }

@@ -28,7 +28,7 @@ func newEditErrorDialog(what, err string) *editErrorDialog {
 		Again:   key.NewBinding(key.WithKeys("e", "enter"), key.WithHelp("e", "edit the file again (your text is kept)")),
 		Discard: key.NewBinding(key.WithKeys("d", "esc"), key.WithHelp("d/esc", "discard the edit")),
 	}}
-	d.scroller = scroller{keys: defaultScrollKeys()}
+	d.scroller = scroller{keys: defaultOverlayKeys()}
 	// esc discards: the scroller's close key would leave the edit open.
 	d.scroller.keys.Close = key.NewBinding(key.WithKeys())
 	return d

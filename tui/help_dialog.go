@@ -23,7 +23,7 @@ func newHelpDialog(s screen, app appKeys, about string) *helpDialog {
 	groups := append(s.FullHelp(), app.all())
 	titles := append(s.groups(), "Everywhere")
 	return &helpDialog{groups: groups, titles: titles, about: about,
-		scroller: scroller{keys: defaultScrollKeys("?", "q")}}
+		scroller: scroller{keys: defaultOverlayKeys("?", "q")}}
 }
 
 func (d *helpDialog) update(msg tea.Msg) (tea.Cmd, bool) { return nil, d.scroll(msg) }

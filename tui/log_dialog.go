@@ -17,7 +17,7 @@ type logDialog struct {
 // newLogDialog opens the log at its end and marks every message read.
 func newLogDialog(l *messageLog) *logDialog {
 	l.read = len(l.entries)
-	return &logDialog{log: l, scroller: scroller{keys: defaultScrollKeys("m", "q"), offset: endOfPane}}
+	return &logDialog{log: l, scroller: scroller{keys: defaultOverlayKeys("m", "q"), offset: endOfPane}}
 }
 
 func (d *logDialog) update(msg tea.Msg) (tea.Cmd, bool) { return nil, d.scroll(msg) }

@@ -7,27 +7,17 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// scrollKeys move through an overlay's text.
-type scrollKeys struct {
-	Down     key.Binding
-	Up       key.Binding
-	PageDown key.Binding
-	PageUp   key.Binding
-	Top      key.Binding
-	Bottom   key.Binding
-	Close    key.Binding
+// overlayKeys move through an overlay's text and close it.
+type overlayKeys struct {
+	scrollKeys
+	Close key.Binding
 }
 
-func defaultScrollKeys(close ...string) scrollKeys {
+func defaultOverlayKeys(close ...string) overlayKeys {
 	closeKeys := append([]string{"esc"}, close...)
-	return scrollKeys{
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "space"), key.WithHelp("pgdn", "page down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "top")),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "end")),
-		Close:    key.NewBinding(key.WithKeys(closeKeys...), key.WithHelp(joinKeys(closeKeys), "close")),
+	return overlayKeys{
+		scrollKeys: defaultScrollKeys(),
+		Close:      key.NewBinding(key.WithKeys(closeKeys...), key.WithHelp(joinKeys(closeKeys), "close")),
 	}
 }
 
@@ -45,7 +35,7 @@ func joinKeys(ks []string) string {
 // scroller is the scrolling state of an overlay: the offset and the page
 // size of the last frame drawn.
 type scroller struct {
-	keys   scrollKeys
+	keys   overlayKeys
 	offset int
 	page   int
 }
@@ -56,28 +46,15 @@ func (s *scroller) scroll(msg tea.Msg) (done bool) {
 	if !ok {
 		return false
 	}
-	page := max(s.page-1, 1)
-	switch {
-	case key.Matches(k, s.keys.Close):
+	if key.Matches(k, s.keys.Close) {
 		return true
-	case key.Matches(k, s.keys.Down):
-		s.offset++
-	case key.Matches(k, s.keys.Up):
-		s.offset = max(s.offset-1, 0)
-	case key.Matches(k, s.keys.PageDown):
-		s.offset += page
-	case key.Matches(k, s.keys.PageUp):
-		s.offset = max(s.offset-page, 0)
-	case key.Matches(k, s.keys.Top):
-		s.offset = 0
-	case key.Matches(k, s.keys.Bottom):
-		s.offset = endOfPane
 	}
+	s.offset, _ = s.keys.scroll(k, s.offset, max(s.page-1, 1))
 	return false
 }
 
 func (s *scroller) bindings() []key.Binding {
-	return []key.Binding{s.keys.Down, s.keys.Up, s.keys.PageDown, s.keys.PageUp, s.keys.Top, s.keys.Bottom, s.keys.Close}
+	return append(s.keys.bindings(), s.keys.Close)
 }
 
 // framed draws lines in a box centred on the terminal, as wide as the

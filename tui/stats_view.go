@@ -51,13 +51,8 @@ type statsCache struct {
 
 // statsKeys are the statistics screen's keys.
 type statsKeys struct {
-	Back       key.Binding
-	Down       key.Binding
-	Up         key.Binding
-	PageDown   key.Binding
-	PageUp     key.Binding
-	Top        key.Binding
-	Bottom     key.Binding
+	Back key.Binding
+	scrollKeys
 	Switch     key.Binding
 	PrevJudge  key.Binding
 	NextJudge  key.Binding
@@ -70,12 +65,7 @@ type statsKeys struct {
 func defaultStatsKeys() statsKeys {
 	return statsKeys{
 		Back:       key.NewBinding(key.WithKeys("esc", "s"), key.WithHelp("esc/s", "back to review")),
-		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
-		PageDown:   key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "space"), key.WithHelp("pgdn", "page down")),
-		PageUp:     key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		Top:        key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "top")),
-		Bottom:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "end")),
+		scrollKeys: defaultScrollKeys(),
 		Switch:     key.NewBinding(key.WithKeys("J"), key.WithHelp("J", "the next judge's statistics")),
 		PrevJudge:  key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "the previous judge's statistics")),
 		NextJudge:  key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "the next judge's statistics")),
@@ -110,7 +100,7 @@ func (s *statsScreen) ShortHelp() []key.Binding {
 func (s *statsScreen) FullHelp() [][]key.Binding {
 	k := s.keys
 	return [][]key.Binding{
-		{k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom},
+		k.bindings(),
 		{k.Figure, k.FigureBack, k.Open},
 		{k.Switch, k.PrevJudge, k.NextJudge, k.Report, k.Back},
 	}
@@ -144,18 +134,8 @@ func (s *statsScreen) update(msg tea.KeyPressMsg) action {
 		return s.open()
 	case key.Matches(msg, k.Report):
 		return action{cmd: s.writeReport()}
-	case key.Matches(msg, k.Down):
-		s.scroll++
-	case key.Matches(msg, k.Up):
-		s.scroll = max(s.scroll-1, 0)
-	case key.Matches(msg, k.PageDown):
-		s.scroll += page
-	case key.Matches(msg, k.PageUp):
-		s.scroll = max(s.scroll-page, 0)
-	case key.Matches(msg, k.Top):
-		s.scroll = 0
-	case key.Matches(msg, k.Bottom):
-		s.scroll = endOfPane
+	default:
+		s.scroll, _ = k.scroll(msg, s.scroll, page)
 	}
 	s.scroll = clampOffset(s.scroll, len(s.content(s.inner()).lines), s.rows())
 	return action{}
