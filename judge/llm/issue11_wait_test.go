@@ -202,7 +202,10 @@ func TestServerNotAnswering(t *testing.T) {
 				t.Errorf("%d requests sent to a server that does not answer", n)
 			}
 			h := j.Client().Health()
-			if !h.GaveUp || !strings.Contains(h.String(), "has not answered for 10m0s") || !strings.Contains(h.Last, "no answer within 2m0s") {
+			// The last failure is a request's time limit: --timeout's 2m, or
+			// less when the probe's item had less of --item-timeout left
+			// (which one depends on how the workers were scheduled).
+			if !h.GaveUp || !strings.Contains(h.String(), "has not answered for 10m0s") || !strings.Contains(h.Last, "no answer within") {
 				t.Errorf("health %+v: %s", h, h)
 			}
 			got := log.all()
