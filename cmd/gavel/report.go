@@ -19,16 +19,13 @@ import (
 
 // reportFlags are the flags of `gavel report`.
 type reportFlags struct {
-	out         string
-	format      string
-	judges      []string
-	seed        uint64
-	resamples   int
-	parseErrors string
-	split       string
-	swapTies    bool
-	noDate      bool
-	disagree    int
+	out    string
+	format string
+	judges []string
+	split  string
+	figureFlags
+	noDate   bool
+	disagree int
 }
 
 func newReportCmd(e env) *cobra.Command {
@@ -80,11 +77,8 @@ session.`,
 	f.StringVarP(&o.out, "output", "o", "", "the `FILE` to write (default: beside the session, SESSION-report.html or .md; - for standard output)")
 	f.StringVar(&o.format, "format", "html", "the `FORMAT`: html or markdown")
 	f.StringArrayVar(&o.judges, "judge", nil, "report on this judge only (repeat for several): its label as gavel stats shows it, or, ignoring case, its variant (\"docqa@2\"), the `NAME` after \" · \" or the judge's name")
-	f.Uint64Var(&o.seed, "seed", statsSeed, "the `SEED` of the bootstrap intervals (gavel stats' default)")
-	f.IntVar(&o.resamples, "resamples", stats.DefaultResamples, "`N` bootstrap resamples per interval; 0 turns the bootstrap off")
-	f.StringVar(&o.parseErrors, "parse-errors", parseErrorsExclude, "`HOW` to count a binary judge's unreadable answers: exclude or fail (as gavel stats)")
 	f.StringVar(&o.split, "split", splitAll, "the `PART` of the session's split (gavel split) to report on: all, evaluation or calibration")
-	f.BoolVar(&o.swapTies, "swap-ties", false, "count a pair the judge answered differently in its two orders as a tie against the humans (as gavel stats)")
+	o.figureFlags.add(f)
 	f.IntVar(&o.disagree, "disagreements", report.DefaultMaxDisagreements, "list at most `N` items where a judge disagrees with the humans, a seeded random sample when there are more; 0 lists them all")
 	f.BoolVar(&o.noDate, "no-date", false, "leave the date out, so that the same session always gives the same file")
 	cmd.ValidArgsFunction = first(completeExts(sessionExts))
@@ -106,16 +100,9 @@ func runReport(e env, path string, o reportFlags) error {
 	default:
 		return usagef("unknown --format %q: use html or markdown", o.format)
 	}
-	var parseErrorsFail bool
-	switch strings.ToLower(strings.TrimSpace(o.parseErrors)) {
-	case parseErrorsExclude:
-	case parseErrorsFailed:
-		parseErrorsFail = true
-	default:
-		return usagef("unknown --parse-errors %q: use %s or %s", o.parseErrors, parseErrorsExclude, parseErrorsFailed)
-	}
-	if o.resamples < 0 || o.resamples > maxResamples {
-		return usagef("--resamples %d is out of range: use 0 (no bootstrap) to %d", o.resamples, maxResamples)
+	opts, err := o.options()
+	if err != nil {
+		return err
 	}
 	if o.disagree < 0 {
 		return usagef("--disagreements %d is negative: use 0 to list every item, or a count", o.disagree)
@@ -154,10 +141,6 @@ func runReport(e env, path string, o reportFlags) error {
 			}
 			keys = append(keys, k)
 		}
-	}
-	opts := stats.Options{Seed: o.seed, Resamples: o.resamples, SwapDisagreeAsTie: o.swapTies, ParseErrorsFail: parseErrorsFail}
-	if o.resamples == 0 {
-		opts.Resamples = -1 // stats.Options reads 0 as the default
 	}
 	rep := render.Select(stats.Compute(in, opts), keys)
 	rep.Split = &used

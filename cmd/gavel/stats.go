@@ -20,22 +20,11 @@ import (
 
 // statsFlags are the flags of `gavel stats`.
 type statsFlags struct {
-	format      string
-	judge       string
-	seed        uint64
-	resamples   int
-	swapTies    bool
-	parseErrors string
-	split       string
-	// includeTrunc counts truncated verdicts in agreement.
-	includeTrunc bool
+	format string
+	judge  string
+	split  string
+	figureFlags
 }
-
-// The values of `gavel stats --parse-errors`.
-const (
-	parseErrorsExclude = "exclude"
-	parseErrorsFailed  = "fail"
-)
 
 // maxResamples bounds --resamples: beyond it an interval gains nothing
 // but time.
@@ -104,12 +93,8 @@ Formats:
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "text", "the `FORMAT`: text, json or markdown")
 	f.StringVar(&o.judge, "judge", "", "only this judge: its label as the report shows it (e.g. \"docqa · gpt-4o\"), or, ignoring case, its variant (\"docqa@2\"), the `NAME` after \" · \" (\"gpt-4o\") or the judge's name")
-	f.Uint64Var(&o.seed, "seed", statsSeed, "the `SEED` of the bootstrap intervals (the statistics screen uses the default)")
-	f.IntVar(&o.resamples, "resamples", stats.DefaultResamples, "`N` bootstrap resamples per interval; 0 turns the bootstrap off")
-	f.StringVar(&o.parseErrors, "parse-errors", parseErrorsExclude, "`HOW` to count a binary judge's unreadable answers: exclude (left out of agreement and pass rates, only counted) or fail (counted as NO, the judge's score as deployed)")
 	f.StringVar(&o.split, "split", splitAll, "the `PART` of the session's calibration / evaluation split (gavel split) to report on: all, evaluation or calibration")
-	f.BoolVar(&o.includeTrunc, "include-truncated", false, "count the values of truncated verdicts (answers to a prompt the server cut to its context) in agreement; by default they are only counted")
-	f.BoolVar(&o.swapTies, "swap-ties", false, "count a pair the judge answered differently in its two orders (--swap) as a tie when comparing it with the humans: a winner forced there is noise")
+	o.figureFlags.add(f)
 	return cmd
 }
 
@@ -120,16 +105,9 @@ func runStats(e env, path string, o statsFlags) error {
 	default:
 		return usagef("unknown --format %q: use text, json or markdown", o.format)
 	}
-	var parseErrorsFail bool
-	switch strings.ToLower(strings.TrimSpace(o.parseErrors)) {
-	case parseErrorsExclude:
-	case parseErrorsFailed:
-		parseErrorsFail = true
-	default:
-		return usagef("unknown --parse-errors %q: use %s or %s", o.parseErrors, parseErrorsExclude, parseErrorsFailed)
-	}
-	if o.resamples < 0 || o.resamples > maxResamples {
-		return usagef("--resamples %d is out of range: use 0 (no bootstrap) to %d", o.resamples, maxResamples)
+	opts, err := o.options()
+	if err != nil {
+		return err
 	}
 	if path == "" {
 		var err error
@@ -147,11 +125,6 @@ func runStats(e env, path string, o statsFlags) error {
 		if keys, err = judgeKeys(s, in, o.judge); err != nil {
 			return err
 		}
-	}
-	opts := stats.Options{Seed: o.seed, Resamples: o.resamples, SwapDisagreeAsTie: o.swapTies, ParseErrorsFail: parseErrorsFail,
-		IncludeTruncated: o.includeTrunc}
-	if o.resamples == 0 {
-		opts.Resamples = -1 // stats.Options reads 0 as the default
 	}
 	rep := render.Select(stats.Compute(in, opts), keys)
 	rep.Split = &used

@@ -87,7 +87,7 @@ func BenchmarkStatsCommand100k(b *testing.B) {
 			path := labelledSession(b)
 			var out bytes.Buffer
 			e := env{stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }}
-			o := statsFlags{format: format, seed: statsSeed, resamples: stats.DefaultResamples, parseErrors: parseErrorsExclude}
+			o := statsFlags{format: format, figureFlags: figureFlags{seed: statsSeed, resamples: stats.DefaultResamples, parseErrors: parseErrorsExclude}}
 			b.ResetTimer()
 			for b.Loop() {
 				out.Reset()
