@@ -113,6 +113,7 @@ func Compute(in Input, opts Options) Report {
 	for _, k := range dimOrder {
 		rep.Humans = append(rep.Humans, c.humans[k].report)
 	}
+	rep.OperatingPoints, rep.Reliability = c.graded(judges, dims, dimOrder)
 	rep.JudgeTable = judgeTable(rep.Judges)
 	rep.ParseErrors = "exclude"
 	if c.opts.ParseErrorsFail {

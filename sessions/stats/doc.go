@@ -75,6 +75,15 @@
 //     Go, with a Reason, and null in JSON with a "reason" string. NaN is
 //     never written. Show values with FormatNumber, FormatPercent or the
 //     String/Format methods, which render undefined as Undefined ("—").
+//   - Graded judges (an ordinal score; a binary verdict with a logprob
+//     confidence or several samples) get operating points: the judge read
+//     at every pass threshold of its grade against binary human labels,
+//     the cut of least cost (Options.Costs), and the narrowest "ask a
+//     human" band that leaves the judge Costs.BandAgreement on the rest;
+//     and a reliability curve (ten bins of confidence against observed
+//     agreement, the expected calibration error with a seeded bootstrap).
+//     A confidence withheld as meaningless is unknown: such items are
+//     counted and left out.
 //   - Perfect agreement gives 1 for every coefficient whose chance
 //     agreement is below 1; with one class only, AC1 and percent agreement
 //     are 1 while kappa and alpha are undefined (the "kappa paradox" that
@@ -109,6 +118,15 @@
 //	    majority_ties, small_sample?, percent_agreement, alpha_nominal,
 //	    alpha_ordinal, alpha_interval, alpha_ratio, fleiss_kappa, gwet_ac1,
 //	    gwet_ac2, pairs[]: {a, b, n, percent_agreement, cohen_kappa}
+//	operating_points[]: judge, dimension, scale, grade ("score", "logprob",
+//	    "samples"), against, graded, unknown, labelled, small_sample?,
+//	    costs {false_pass, false_fail, band_agreement},
+//	    cuts[]: {cut, pass_rate, agreement, false_pass_rate,
+//	        false_fail_rate, cohen_kappa, false_passes, false_fails, cost},
+//	    best: null | cut, band: null | {low, high, sent_items, sent, rest,
+//	        agreement}, band_reason?
+//	reliability[]: judge, dimension, scale, confidence, n, unknown,
+//	    small_sample?, bins[]: {low, high, n, confidence, agreement}, ece
 //	notes[]: sentences about problems in the input
 //
 //	Figures: units, judging {judged, ok, no_value, parse_errors,

@@ -72,6 +72,11 @@ type Verdict struct {
 	// its values (bbh's error_type and reasoning_score, match's rule), as
 	// text; they are counted in JudgeReport.Extras.
 	Extra map[string]string `json:"extra,omitempty"`
+	// Confidence is the probability the judge gave its own answer (from
+	// logprobs, or imported), in [0, 1]; nil when unknown, and when the
+	// judge withheld it as meaningless. It feeds the operating points and
+	// the reliability curve of single-dimension judges.
+	Confidence *float64 `json:"confidence,omitempty"`
 }
 
 // Label is one annotator's label on a unit.
@@ -120,6 +125,9 @@ type Options struct {
 	// counts and judge-vs-judge comparisons keep the original order's
 	// verdict. On a scale without a tie such pairs are left out.
 	SwapDisagreeAsTie bool
+	// Costs weigh a false pass and a false fail when the operating points
+	// choose a graded judge's best cut; nil means DefaultCosts (1 and 1).
+	Costs *Costs
 }
 
 // Defaults for Options' zero values.

@@ -45,6 +45,13 @@ type Report struct {
 	// Humans holds inter-annotator agreement per dimension, in the order
 	// dimensions first appear among the judges.
 	Humans []HumanAgreement `json:"humans"`
+	// OperatingPoints reads every graded judge dimension (an ordinal
+	// score, or a binary verdict with a logprob confidence or samples) at
+	// every pass threshold against binary human labels, in judge order.
+	OperatingPoints []OperatingPoints `json:"operating_points"`
+	// Reliability compares each judge's confidence with its agreement with
+	// the humans, for judges whose verdicts carry one, in judge order.
+	Reliability []Reliability `json:"reliability"`
 	// Notes lists problems found in the input (verdicts of unknown judges,
 	// values off the scale, skipped segment fields…), one sentence each.
 	Notes []string `json:"notes"`
