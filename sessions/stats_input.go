@@ -180,6 +180,9 @@ func (s *Store) readStatsInput(tx *sql.Tx) (stats.Input, error) {
 	}
 	units.addSegments(groups)
 	addVerdictValues(in.Units, placed, values)
+	if err := readConfidences(tx, in.Units, placed); err != nil {
+		return in, err
+	}
 	labelled := addStatsLabels(units, labels)
 	in.Dimensions = labelOnlyDimensions(runs, codec, labelled)
 	return in, nil
