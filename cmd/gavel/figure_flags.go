@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -18,6 +19,9 @@ type figureFlags struct {
 	parseErrors string
 	// includeTrunc counts truncated verdicts in agreement.
 	includeTrunc bool
+	// costFalsePass, costFalseFail and bandAgreement choose a graded
+	// judge's best cut and its "ask a human" band.
+	costFalsePass, costFalseFail, bandAgreement float64
 }
 
 // The values of --parse-errors.
@@ -31,6 +35,9 @@ func (o *figureFlags) add(f *pflag.FlagSet) {
 	f.IntVar(&o.resamples, "resamples", stats.DefaultResamples, "`N` bootstrap resamples per interval; 0 turns the bootstrap off")
 	f.StringVar(&o.parseErrors, "parse-errors", parseErrorsExclude, "`HOW` to count a binary judge's unreadable answers: exclude (left out of agreement and pass rates, only counted) or fail (counted as NO, the judge's score as deployed)")
 	f.BoolVar(&o.includeTrunc, "include-truncated", false, "count the values of truncated verdicts (answers to a prompt the server cut to its context) in agreement; by default they are only counted")
+	f.Float64Var(&o.costFalsePass, "cost-false-pass", 1, "the `COST` of a false pass (the judge passes what a human fails) when choosing a graded judge's best cut")
+	f.Float64Var(&o.costFalseFail, "cost-false-fail", 1, "the `COST` of a false fail (the judge fails what a human passes) when choosing a graded judge's best cut")
+	f.Float64Var(&o.bandAgreement, "band-agreement", stats.DefaultBandAgreement, "the `SHARE` (0-1) of agreement with the humans a graded judge's \"ask a human\" band must leave on the items it keeps")
 	f.BoolVar(&o.swapTies, "swap-ties", false, "count a pair the judge answered differently in its two orders (--swap) as a tie when comparing it with the humans: a winner forced there is noise")
 }
 
@@ -48,8 +55,23 @@ func (o figureFlags) options() (stats.Options, error) {
 	if o.resamples < 0 || o.resamples > maxResamples {
 		return stats.Options{}, usagef("--resamples %d is out of range: use 0 (no bootstrap) to %d", o.resamples, maxResamples)
 	}
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"--cost-false-pass", o.costFalsePass}, {"--cost-false-fail", o.costFalseFail}} {
+		if !(c.v >= 0) || math.IsInf(c.v, 0) {
+			return stats.Options{}, usagef("%s %v is out of range: use a number of 0 or more", c.name, c.v)
+		}
+	}
+	if o.costFalsePass == 0 && o.costFalseFail == 0 {
+		return stats.Options{}, usagef("--cost-false-pass and --cost-false-fail are both 0: every cut would cost nothing")
+	}
+	if !(o.bandAgreement > 0 && o.bandAgreement <= 1) {
+		return stats.Options{}, usagef("--band-agreement %v is out of range: use a share above 0 and at most 1 (0.95 is 95%%)", o.bandAgreement)
+	}
 	opts := stats.Options{Seed: o.seed, Resamples: o.resamples, SwapDisagreeAsTie: o.swapTies,
-		ParseErrorsFail: parseErrorsFail, IncludeTruncated: o.includeTrunc}
+		ParseErrorsFail: parseErrorsFail, IncludeTruncated: o.includeTrunc,
+		Costs: &stats.Costs{FalsePass: o.costFalsePass, FalseFail: o.costFalseFail, BandAgreement: o.bandAgreement}}
 	if o.resamples == 0 {
 		opts.Resamples = -1 // stats.Options reads 0 as the default
 	}

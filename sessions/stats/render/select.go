@@ -45,6 +45,18 @@ func Select(r stats.Report, keys []string) stats.Report {
 			out.JudgePairs = append(out.JudgePairs, p)
 		}
 	}
+	out.OperatingPoints = []stats.OperatingPoints{}
+	for _, op := range r.OperatingPoints {
+		if slices.Contains(keys, op.Judge) {
+			out.OperatingPoints = append(out.OperatingPoints, op)
+		}
+	}
+	out.Reliability = []stats.Reliability{}
+	for _, rel := range r.Reliability {
+		if slices.Contains(keys, rel.Judge) {
+			out.Reliability = append(out.Reliability, rel)
+		}
+	}
 	for _, h := range r.Humans {
 		if rated[dim{h.Dimension, h.Scale}] {
 			out.Humans = append(out.Humans, h)

@@ -59,6 +59,7 @@ func DetailLines(r stats.Report, width int) []Line {
 			out = append(out, nil)
 		}
 	}
+	out = append(out, gradedLines(r)...)
 	if len(r.Judges) > 0 {
 		out = append(out, judgePairLines(r)...)
 		out = append(out, nil)

@@ -1,0 +1,155 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gavel-dev/gavel/sessions/safetext"
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// CutText is a cut as the sweep reads it: "≥ 4" for a score, "≥ 0.70" for
+// a probability.
+func CutText(op stats.OperatingPoints, cut float64) string {
+	if op.Grade == stats.GradeScore {
+		return "≥ " + stats.FormatNumber(cut, -1)
+	}
+	return "≥ " + stats.FormatNumber(cut, 2)
+}
+
+// gradeText says what a grade is, for a heading.
+func gradeText(grade string) string {
+	switch grade {
+	case stats.GradeScore:
+		return "its score"
+	case stats.GradeLogprob:
+		return "P(YES) from its logprob confidence"
+	case stats.GradeSamples:
+		return "P(YES) as the share of samples saying YES"
+	}
+	return grade
+}
+
+// OperatingTitle names an operating-point analysis: the judge's
+// dimension and the human dimension it is read against.
+func OperatingTitle(op stats.OperatingPoints) string {
+	t := safetext.SanitizeLine(op.Judge) + " · " + safetext.SanitizeLine(op.Dimension)
+	if op.Against != op.Dimension {
+		t += " against human " + safetext.SanitizeLine(op.Against)
+	}
+	return t
+}
+
+// costText is "1 per false pass, 1 per false fail".
+func costText(c stats.Costs) string {
+	return fmt.Sprintf("cost %s per false pass, %s per false fail", stats.FormatNumber(c.FalsePass, -1), stats.FormatNumber(c.FalseFail, -1))
+}
+
+// operatingLines renders the operating points of one graded judge: the
+// sweep as a table, the best cut and the "ask a human" band.
+func operatingLines(op stats.OperatingPoints) []Line {
+	out := []Line{
+		text(RoleHeader, "Operating points: "+OperatingTitle(op)),
+		text(RoleMuted, fmt.Sprintf("graded by %s; %s graded, %d without a grade, %d labelled %s",
+			gradeText(op.Grade), plural(op.Graded, "item", "items"), op.Unknown, op.Labelled, safetext.SanitizeLine(op.Against))),
+	}
+	if op.SmallSample != "" {
+		out = append(out, Line{{Text: "warning: ", Role: RoleWarning}, plain(op.SmallSample)})
+	}
+	head := padRight("pass if", 9) + padLeft("pass", 7) + padLeft("agree", 8) + padLeft("f-pass", 8) + padLeft("f-fail", 8) + padLeft("kappa", 8) + padLeft("cost", 7)
+	out = append(out, text(RoleMuted, "  "+head))
+	for _, c := range op.Cuts {
+		mark := "  "
+		if op.Best != nil && c.Cut == op.Best.Cut {
+			mark = "▸ "
+		}
+		row := padRight(CutText(op, c.Cut), 9) + padLeft(pct(c.PassRate), 7) + padLeft(pct(c.Agreement.Estimate()), 8) +
+			padLeft(pct(c.FalsePassRate.Estimate()), 8) + padLeft(pct(c.FalseFailRate.Estimate()), 8) +
+			padLeft(num(c.CohenKappa, 3), 8) + padLeft(num(c.Cost, 3), 7)
+		out = append(out, Line{muted(mark), plain(row)})
+	}
+	if b := op.Best; b != nil {
+		out = append(out, Line{strong("Best cut "), plain(fmt.Sprintf("%s (%s): agreement %s, false pass %s, false fail %s, kappa %s",
+			CutText(op, b.Cut), costText(op.Costs), interval(b.Agreement, true), interval(b.FalsePassRate, true),
+			interval(b.FalseFailRate, true), estimate(b.CohenKappa, 3)))})
+	} else {
+		out = append(out, Line{strong("Best cut "), muted(stats.Undefined + " (no labelled item)")})
+	}
+	out = append(out, bandLine(op))
+	return out
+}
+
+// bandLine says which items the "ask a human" band sends to people.
+func bandLine(op stats.OperatingPoints) Line {
+	if op.Band == nil {
+		return Line{strong("Ask a human "), muted(stats.Undefined + reason(op.BandReason))}
+	}
+	b := op.Band
+	return Line{strong("Ask a human "), plain(fmt.Sprintf("when %s ≤ grade < %s: %s of the items (%d) go to people; the judge agrees with them on %s of the %s it keeps (target %s)",
+		gradeNumber(op, b.Low), gradeNumber(op, b.High), pct(b.Sent), b.SentItems, interval(b.Agreement, true),
+		plural(b.Rest, "labelled item", "labelled items"), stats.FormatPercent(op.Costs.BandAgreement, 0)))}
+}
+
+// gradeNumber is a cut without its "≥".
+func gradeNumber(op stats.OperatingPoints, v float64) string {
+	return strings.TrimPrefix(CutText(op, v), "≥ ")
+}
+
+// reliabilityLines renders a reliability curve: the non-empty bins and the
+// expected calibration error.
+func reliabilityLines(r stats.Reliability) []Line {
+	src := "logprob confidence"
+	if r.Confidence == stats.GradeSamples {
+		src = "share of agreeing samples"
+	}
+	out := []Line{
+		text(RoleHeader, "Reliability: "+safetext.SanitizeLine(r.Judge)+" · "+safetext.SanitizeLine(r.Dimension)),
+		text(RoleMuted, fmt.Sprintf("confidence: %s; %d labelled, %d without a confidence", src, r.N, r.Unknown)),
+	}
+	if r.SmallSample != "" {
+		out = append(out, Line{{Text: "warning: ", Role: RoleWarning}, plain(r.SmallSample)})
+	}
+	out = append(out, text(RoleMuted, "  "+padRight("confidence", 12)+padLeft("items", 6)+padLeft("mean", 8)+"  agreement"))
+	for _, b := range r.Bins {
+		if b.N == 0 {
+			continue
+		}
+		out = append(out, Line{plain("  " + padRight(binText(b), 12) + padLeft(fmt.Sprint(b.N), 6) + padLeft(num(b.Confidence, 3), 8) + "  " + interval(b.Agreement, true))})
+	}
+	out = append(out, Line{strong("Expected calibration error "), plain(interval(r.ECE, false))})
+	return out
+}
+
+// binText is "0.50–0.60".
+func binText(b stats.ReliabilityBin) string {
+	return stats.FormatNumber(b.Low, 2) + "–" + stats.FormatNumber(b.High, 2)
+}
+
+// pct is a proportion with one decimal, or "—".
+func pct(e stats.Estimate) string {
+	if !e.Defined() {
+		return stats.Undefined
+	}
+	return stats.FormatPercent(e.Value, 1)
+}
+
+// num is a number, or "—".
+func num(e stats.Estimate, decimals int) string {
+	if !e.Defined() {
+		return stats.Undefined
+	}
+	return stats.FormatNumber(e.Value, decimals)
+}
+
+// gradedLines renders every operating point and reliability curve of a
+// report.
+func gradedLines(r stats.Report) []Line {
+	var out []Line
+	for _, op := range r.OperatingPoints {
+		out = append(append(out, operatingLines(op)...), nil)
+	}
+	for _, rel := range r.Reliability {
+		out = append(append(out, reliabilityLines(rel)...), nil)
+	}
+	return out
+}
