@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
@@ -25,14 +24,12 @@ const accumulationPoints = 40
 // the humans (a stats.Confusion) filled unit by unit in the order the
 // units were first labelled, and read at up to accumulationPoints counts
 // by the table's own methods (percent agreement with its Wilson interval,
-// Cohen's kappa). Each unit pairs the judge's current ok verdict with the
-// humans' label as the statistics pair them (currentVerdict, humanValue;
-// a binary judge's parse error counts as NO under Options.ParseErrorsFail),
-// so the last point is the report's figure. order gives each labelled
-// unit the id of its first label's action; units labelled together (an
-// import) keep dataset order.
-func (d *Data) accumulate(in stats.Input, order map[unitKey]int64) {
-	failParse := d.Options.Stats.ParseErrorsFail
+// Cohen's kappa). Each unit pairs the judge's value with the humans' as
+// the statistics pair them (stats.Pairs, under the report's options), so
+// the last point is the report's figure. order gives each labelled unit
+// the id of its first label's action; units labelled together (an import)
+// keep dataset order.
+func (d *Data) accumulate(in stats.Input, order map[unitKey]int64) error {
 	for ji := range d.Judges {
 		j := &d.Judges[ji]
 		var spec stats.JudgeSpec
@@ -60,24 +57,26 @@ func (d *Data) accumulate(in stats.Input, order map[unitKey]int64) {
 		if n == 0 {
 			continue
 		}
+		// The pairs the figures count, under the same options, so that the
+		// last point is the report's figure.
+		pairs, err := stats.Pairs(in, spec.Key, d.Options.Stats)
+		if err != nil {
+			return err
+		}
 		steps := min(n, accumulationPoints)
 		for di, dr := range j.Report.Dimensions {
-			dim := judge.Dimension{Name: dr.Dimension, Scale: dr.Scale}
-			c := stats.NewConfusion(dim.Scale.Values())
+			if di >= len(pairs) {
+				break
+			}
+			pairOf := make(map[int]stats.Pair, len(pairs[di]))
+			for _, p := range pairs[di] {
+				pairOf[p.Unit] = p
+			}
+			c := stats.NewConfusion(dr.Scale.Values())
 			next := 1
 			for k, p := range units {
-				u := in.Units[p.unit]
-				if hv, ok := humanValue(u, dim); ok {
-					if v, ok := currentVerdict(u, spec.Key); ok {
-						switch {
-						case v.Status == judge.StatusOK:
-							if jv, ok := v.Values[dim.Name]; ok && dim.Scale.Valid(jv) {
-								c.Add(jv, hv)
-							}
-						case failParse && v.Status == judge.StatusParseError && dim.Scale.Kind() == judge.KindBinary:
-							c.Add(0, hv)
-						}
-					}
+				if pr, ok := pairOf[p.unit]; ok {
+					c.Add(pr.Judge, pr.Human)
 				}
 				if at := (n*next + steps - 1) / steps; k+1 == at {
 					j.Accumulation[di] = append(j.Accumulation[di], Point{Labelled: k + 1, N: c.N(), Agreement: c.PercentAgreement(), Kappa: c.CohenKappa()})
@@ -86,4 +85,5 @@ func (d *Data) accumulate(in stats.Input, order map[unitKey]int64) {
 			}
 		}
 	}
+	return nil
 }

@@ -158,7 +158,9 @@ func Gather(s *sessions.Store, in stats.Input, rep stats.Report, o Options) (*Da
 		return nil, err
 	}
 	d.gatherAnnotators(labels, notes)
-	d.accumulate(in, labelOrder(labels))
+	if err := d.accumulate(in, labelOrder(labels)); err != nil {
+		return nil, err
+	}
 	if err := d.gatherDisagreements(s, in, labels, notes); err != nil {
 		return nil, err
 	}
@@ -218,46 +220,6 @@ type unitKey struct {
 	criterion int
 }
 
-// humanValue is the humans' value of a unit on a dimension, as the
-// statistics take it: the single label, or the annotators' most common
-// value; false when nobody labelled it or the most common value is tied.
-func humanValue(u stats.Unit, dim judge.Dimension) (float64, bool) {
-	counts := map[float64]int{}
-	seen := map[string]int{}
-	for i, l := range u.Labels {
-		seen[l.Annotator] = i // an annotator's later label wins
-	}
-	for i, l := range u.Labels {
-		if seen[l.Annotator] != i {
-			continue
-		}
-		if v, ok := l.Values[dim.Name]; ok && dim.Scale.Valid(v) {
-			counts[v]++
-		}
-	}
-	best, n, tied := 0.0, 0, false
-	for v, c := range counts {
-		switch {
-		case c > n:
-			best, n, tied = v, c, false
-		case c == n:
-			tied = true
-		}
-	}
-	return best, n > 0 && !tied
-}
-
-// currentVerdict is a judge's current verdict on a unit: its last one in
-// the original order.
-func currentVerdict(u stats.Unit, key string) (stats.Verdict, bool) {
-	for i := len(u.Verdicts) - 1; i >= 0; i-- {
-		if v := u.Verdicts[i]; v.Judge == key && !v.Swapped {
-			return v, true
-		}
-	}
-	return stats.Verdict{}, false
-}
-
 func (d *Data) gatherDisagreements(s *sessions.Store, in stats.Input, labels []sessions.Label, notes []sessions.Note) error {
 	specs := map[string]stats.JudgeSpec{}
 	for _, j := range in.Judges {
@@ -274,27 +236,24 @@ func (d *Data) gatherDisagreements(s *sessions.Store, in stats.Input, labels []s
 	for ji := range d.Judges {
 		j := &d.Judges[ji]
 		spec := specs[j.Report.Judge]
+		// The pairs the figures count, under the same options: the list
+		// holds exactly the units off the confusion matrix's diagonal.
+		pairs, err := stats.Pairs(in, spec.Key, d.Options.Stats)
+		if err != nil {
+			return err
+		}
 		j.Disagreements = make([]int, len(j.Report.Dimensions))
 		for di, dr := range j.Report.Dimensions {
+			if di >= len(pairs) {
+				break
+			}
 			dim := judge.Dimension{Name: dr.Dimension, Scale: dr.Scale}
-			for ui, u := range in.Units {
-				if (u.Criterion > 0) != spec.PerCriterion {
-					continue
-				}
-				v, ok := currentVerdict(u, spec.Key)
-				if !ok || v.Status != judge.StatusOK {
-					continue
-				}
-				jv, ok := v.Values[dim.Name]
-				if !ok || !dim.Scale.Valid(jv) {
-					continue
-				}
-				hv, ok := humanValue(u, dim)
-				if !ok || hv == jv {
+			for _, p := range pairs[di] {
+				if p.Judge == p.Human {
 					continue
 				}
 				j.Disagreements[di]++
-				all = append(all, found{ui, ji, dim, jv, hv})
+				all = append(all, found{p.Unit, ji, dim, p.Judge, p.Human})
 			}
 		}
 	}

@@ -46,29 +46,3 @@ func TestSessionTextIsInert(t *testing.T) {
 		t.Errorf("mdFromHTML: %q", got)
 	}
 }
-
-// The humans' value is the single label, or the annotators' most common
-// value; a tie or no label on the scale gives none.
-func TestHumanValue(t *testing.T) {
-	dim := judge.Dimension{Name: "correct", Scale: judge.Binary}
-	label := func(who string, v float64) stats.Label {
-		return stats.Label{Annotator: who, Values: map[string]float64{"correct": v}}
-	}
-	for _, tc := range []struct {
-		labels []stats.Label
-		want   float64
-		ok     bool
-	}{
-		{[]stats.Label{label("a", 1)}, 1, true},
-		{[]stats.Label{label("a", 1), label("b", 0), label("c", 0)}, 0, true},
-		{[]stats.Label{label("a", 1), label("b", 0)}, 0, false},
-		{[]stats.Label{label("a", 1), label("a", 0)}, 0, true}, // a's later label wins
-		{[]stats.Label{label("a", 7)}, 0, false},
-		{nil, 0, false},
-	} {
-		got, ok := humanValue(stats.Unit{Labels: tc.labels}, dim)
-		if ok != tc.ok || (ok && got != tc.want) {
-			t.Errorf("%v: got %v %v, want %v %v", tc.labels, got, ok, tc.want, tc.ok)
-		}
-	}
-}

@@ -611,6 +611,44 @@ func TestReportOfOpenSession(t *testing.T) {
 	}
 }
 
+// checkCurveAndList gathers the report of s with opts and checks that each
+// judge's curve of agreement as labels accumulate ends on the report's
+// figures, and that it lists as many disagreements as its confusion
+// matrix has units off the diagonal.
+func checkCurveAndList(t *testing.T, s *sessions.Store, in stats.Input, opts stats.Options) *report.Data {
+	t.Helper()
+	rep := stats.Compute(in, opts)
+	d, err := report.Gather(s, in, rep, report.Options{Stats: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range d.Judges {
+		for di, dr := range j.Report.Dimensions {
+			pts := j.Accumulation[di]
+			if len(pts) < 2 {
+				t.Fatalf("%s %+v: %d points", j.Report.Judge, opts, len(pts))
+			}
+			last, a := pts[len(pts)-1], dr.Overall.VsHumans
+			if last.N != a.N || last.Agreement.Value != a.PercentAgreement.Value || last.Agreement.Low != a.PercentAgreement.Low ||
+				last.Kappa.Value != a.CohenKappa.Value || last.Labelled != dr.Overall.Labelled {
+				t.Errorf("%s %+v: the curve ends at %+v, the report says n %d, %v, kappa %v, %d labelled", j.Report.Judge, opts, last, a.N, a.PercentAgreement, a.CohenKappa, dr.Overall.Labelled)
+			}
+			off := 0
+			for r, row := range a.Confusion.Counts {
+				for c, n := range row {
+					if r != c {
+						off += n
+					}
+				}
+			}
+			if j.Disagreements[di] != off {
+				t.Errorf("%s %+v: %d disagreements listed, the confusion matrix has %d off its diagonal", j.Report.Judge, opts, j.Disagreements[di], off)
+			}
+		}
+	}
+	return d
+}
+
 // The curve of agreement as labels accumulate ends on the report's
 // figures, and --disagreements lists a seeded sample of the items.
 func TestReportCurveAndSample(t *testing.T) {
@@ -624,36 +662,12 @@ func TestReportCurveAndSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := stats.Options{Seed: statsSeed}
-	rep := stats.Compute(in, opts)
-	d, err := report.Gather(s, in, rep, report.Options{Stats: opts})
-	if err != nil {
-		t.Fatal(err)
+	// Each option that changes what the figures count changes the curve
+	// and the list with them (statsSession has a parse error).
+	for _, opts := range []stats.Options{{Seed: statsSeed}, {Seed: statsSeed, ParseErrorsFail: true}, {Seed: statsSeed, IncludeTruncated: true}} {
+		checkCurveAndList(t, s, in, opts)
 	}
-	for _, j := range d.Judges {
-		for di, dr := range j.Report.Dimensions {
-			pts := j.Accumulation[di]
-			if len(pts) < 2 {
-				t.Fatalf("%s: %d points", j.Report.Judge, len(pts))
-			}
-			last, a := pts[len(pts)-1], dr.Overall.VsHumans
-			if last.N != a.N || last.Agreement.Value != a.PercentAgreement.Value || last.Agreement.Low != a.PercentAgreement.Low ||
-				last.Kappa.Value != a.CohenKappa.Value || last.Labelled != dr.Overall.Labelled {
-				t.Errorf("%s: the curve ends at %+v, the report says n %d, %v, kappa %v, %d labelled", j.Report.Judge, last, a.N, a.PercentAgreement, a.CohenKappa, dr.Overall.Labelled)
-			}
-			off := 0
-			for r, row := range a.Confusion.Counts {
-				for c, n := range row {
-					if r != c {
-						off += n
-					}
-				}
-			}
-			if j.Disagreements[di] != off {
-				t.Errorf("%s: %d disagreements listed, the confusion matrix has %d off its diagonal", j.Report.Judge, j.Disagreements[di], off)
-			}
-		}
-	}
+	d := checkCurveAndList(t, s, in, stats.Options{Seed: statsSeed})
 	all := d.DisagreeingItems
 	code, out, errs := gavel(t, "report", path, "--disagreements", "3", "-o", "-")
 	if code != 0 {
@@ -695,7 +709,11 @@ func TestReportPairwiseSwap(t *testing.T) {
 	var acts []sessions.Action
 	for i, it := range items {
 		v := prefs[i%3]
-		vs = append(vs, judge.Verdict{ItemID: it.ID, Status: judge.StatusOK, Values: map[string]float64{dim.Name: v}, Reason: "A is clearer"})
+		status := judge.StatusOK
+		if i%7 == 3 {
+			status = judge.StatusTruncated // counted only with --include-truncated
+		}
+		vs = append(vs, judge.Verdict{ItemID: it.ID, Status: status, Values: map[string]float64{dim.Name: v}, Reason: "A is clearer"})
 		swapped := v
 		if i%4 == 0 {
 			swapped = judge.PreferA // it prefers the first position
@@ -712,6 +730,13 @@ func TestReportPairwiseSwap(t *testing.T) {
 	}
 	if _, err := s.Record(acts); err != nil {
 		t.Fatal(err)
+	}
+	in, err := s.StatsInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []stats.Options{{}, {SwapDisagreeAsTie: true}, {IncludeTruncated: true}, {SwapDisagreeAsTie: true, IncludeTruncated: true}} {
+		checkCurveAndList(t, s, in, opts)
 	}
 	s.Close()
 	page := filepath.Join(dir, "pairs.html")
