@@ -41,6 +41,7 @@ func Markdown(r stats.Report) string {
 			mdTable(&b, []string{"Field", "Counts over its current ok verdicts"}, rows)
 		}
 	}
+	markdownGraded(&b, r)
 	if len(r.Judges) > 0 {
 		markdownPairs(&b, r)
 	}

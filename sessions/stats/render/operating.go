@@ -85,7 +85,7 @@ func bandLine(op stats.OperatingPoints) Line {
 		return Line{strong("Ask a human "), muted(stats.Undefined + reason(op.BandReason))}
 	}
 	b := op.Band
-	return Line{strong("Ask a human "), plain(fmt.Sprintf("when %s ≤ grade < %s: %s of the items (%d) go to people; the judge agrees with them on %s of the %s it keeps (target %s)",
+	return Line{strong("Ask a human "), plain(fmt.Sprintf("when the grade is at least %s and below %s: %s of the items (%d) go to people; the judge agrees with them on %s of the %s it keeps (target %s)",
 		gradeNumber(op, b.Low), gradeNumber(op, b.High), pct(b.Sent), b.SentItems, interval(b.Agreement, true),
 		plural(b.Rest, "labelled item", "labelled items"), stats.FormatPercent(op.Costs.BandAgreement, 0)))}
 }
