@@ -154,11 +154,16 @@ func browse(t *testing.T, file, dir string, widths []int, bypassCSP bool) browse
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 900),
+		// Chromium's own socket directory (/tmp/org.chromium.Chromium.*)
+		// goes where the test cleans up.
+		chromedp.Env("TMPDIR=" + t.TempDir()),
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(allocCtx)
 	defer cancel()
+	// Closed, not killed: a killed Chromium leaves its directories behind.
+	defer func() { _ = chromedp.Cancel(ctx) }()
 	// Start the browser before any timeout (see chromedp.Run).
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("cannot start %s: %v", exe, err)
