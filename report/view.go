@@ -29,7 +29,11 @@ type page struct {
 	TableChart template.HTML
 	Judges     []judgeView
 	Pairs      []pairsView
-	Humans     []humansView
+	// Graded and Reliability are the operating points of graded judges
+	// and their reliability curves (operating.go).
+	Graded      []gradedView
+	Reliability []reliabilityView
+	Humans      []humansView
 	Annotators []Annotator
 	Disagree   []disagreeView
 	DisagreeN  int
@@ -204,6 +208,9 @@ func (d *Data) view() (*page, error) {
 		return nil, err
 	}
 	p.Pairs = pairs
+	if p.Graded, p.Reliability, err = d.gradedViews(); err != nil {
+		return nil, err
+	}
 	p.Humans = d.humansViews()
 	p.Annotators = d.Annotators
 	for _, dis := range d.Disagreements {
