@@ -27,7 +27,7 @@ type gradedView struct {
 }
 
 type cutRow struct {
-	Best                                                          bool
+	Best                                                            bool
 	Cut, Pass, Agreement, FalsePass, FalseFail, Kappa, FP, FF, Cost template.HTML
 }
 
@@ -39,7 +39,7 @@ type reliabilityView struct {
 }
 
 type binRow struct {
-	Range                     string
+	Range                    string
 	N, Confidence, Agreement template.HTML
 }
 

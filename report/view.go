@@ -34,9 +34,9 @@ type page struct {
 	Graded      []gradedView
 	Reliability []reliabilityView
 	Humans      []humansView
-	Annotators []Annotator
-	Disagree   []disagreeView
-	DisagreeN  int
+	Annotators  []Annotator
+	Disagree    []disagreeView
+	DisagreeN   int
 	// DisagreeShown is how many are listed: fewer than DisagreeN when
 	// they were sampled.
 	DisagreeShown int

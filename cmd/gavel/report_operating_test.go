@@ -69,7 +69,9 @@ func TestReportOperatingPointsEqualStats(t *testing.T) {
 	}
 	var doc struct {
 		OperatingPoints []struct {
-			Costs struct{ FalsePass float64 `json:"false_pass"` } `json:"costs"`
+			Costs struct {
+				FalsePass float64 `json:"false_pass"`
+			} `json:"costs"`
 		} `json:"operating_points"`
 		Reliability []any `json:"reliability"`
 	}
