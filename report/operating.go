@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
@@ -192,8 +193,16 @@ func sweepChart(op stats.OperatingPoints) (template.HTML, error) {
 		p.Legend.Add("best cut", l)
 	}
 	p.X.Min, p.X.Max = lo, hi
-	p.Y.Min, p.Y.Max = 0, 1
-	p.Y.Tick.Marker = percentTicks{}
+	if op.Grade == stats.GradeScore && len(op.Cuts) <= 12 {
+		var ticks plot.ConstantTicks
+		for _, c := range op.Cuts {
+			ticks = append(ticks, plot.Tick{Value: c.Cut, Label: stats.FormatNumber(c.Cut, -1)})
+		}
+		p.X.Tick.Marker = ticks
+	}
+	// Room above 100% for the legend, which would hide the lines.
+	p.Y.Min, p.Y.Max = 0, 1.45
+	p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0%"}, {Value: 0.25}, {Value: 0.5, Label: "50%"}, {Value: 0.75}, {Value: 1, Label: "100%"}}
 	p.Legend.Top = true
 	p.Legend.Left = false
 	return drawSVG(p, 440, 260, "Agreement, false-pass and false-fail rates at every pass threshold")
