@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/gavel-dev/gavel/sessions/safetext"
 	"github.com/gavel-dev/gavel/sessions/stats/render"
 )
 
@@ -129,19 +128,8 @@ func writeProvenanceMarkdown(b *strings.Builder, p provenance) {
 	table([2]string{"Setting", ""}, p.Settings)
 }
 
-// md makes session text safe on one line of Markdown, table cells
-// included.
-func md(s string) string {
-	s = safetext.SanitizeLine(s)
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("\\`*_[]<>|#!&~", r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// md makes session text safe in Markdown, as gavel stats' Markdown does.
+func md(s string) string { return render.MarkdownText(s) }
 
 var tags = regexp.MustCompile(`<[^>]*>`)
 

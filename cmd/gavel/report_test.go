@@ -314,13 +314,14 @@ func labelEveryVerdict(t *testing.T, path, annotator string, flip int, via strin
 // hostile texts, one per field of the session.
 var hostile = []string{
 	`<script>alert('item')</script>`,
-	`<img src=x onerror=alert('img')>`,
-	`<a href="javascript:alert('link')">click</a>`,
+	`<img src=x onerror=alert('img')> &#x202E;&lt;b&gt;`,
+	`<a href="javascript:alert('link')">click</a> &amp;`,
 	`</textarea><svg onload=alert('svg')>`,
 	`</style><script>alert('style')</script>`,
 	`]]><!-- <iframe src=javascript:alert('frame')>`,
 	"\u202eevil\u202c \u2066isolate\u2069 <b onmouseover=alert('bidi')>x</b>",
 	"\x1b[31mred\x1b[0m {{.CSS}} ${alert('tmpl')} \x00nul",
+	"&#x202E;entity &lt;b onmouseover=alert('entity')&gt;x&lt;/b&gt; ~~struck~~ ![img](x)",
 }
 
 func hostileText(i int) string { return hostile[i%len(hostile)] + fmt.Sprintf(" #%d", i) }
@@ -483,6 +484,10 @@ func TestReportHostile(t *testing.T) {
 	prose := withoutFences(string(m))
 	if i := regexp.MustCompile(`(^|[^\\])<`).FindStringIndex(prose); i != nil {
 		t.Errorf("the Markdown holds a bare <: %q", prose[max(0, i[0]-40):min(len(prose), i[1]+40)])
+	}
+	// Nor a bare &: "&#x202E;" would be a real override and "&lt;b&gt;" a tag.
+	if i := regexp.MustCompile(`(^|[^\\])&`).FindStringIndex(prose); i != nil {
+		t.Errorf("the Markdown holds a bare &: %q", prose[max(0, i[0]-40):min(len(prose), i[1]+40)])
 	}
 	for _, bad := range []string{"](javascript", "\u202e", "\x1b"} {
 		if strings.Contains(string(m), bad) {

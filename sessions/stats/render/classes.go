@@ -56,7 +56,7 @@ func markdownClasses(b *strings.Builder, cl *stats.ClassAgreement, ref string) {
 	}
 	var rows [][]string
 	for _, f := range cl.PerClass {
-		rows = append(rows, []string{mdText(f.Category), fmt.Sprint(f.Support), fmt.Sprint(f.Predicted),
+		rows = append(rows, []string{MarkdownText(f.Category), fmt.Sprint(f.Support), fmt.Sprint(f.Predicted),
 			pct(f.Precision), pct(f.Recall), stats.FormatNumber(f.F1.Value, 3)})
 	}
 	rows = append(rows, []string{"Macro average, " + macroNote(cl), "", "",

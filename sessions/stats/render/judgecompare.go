@@ -188,10 +188,10 @@ func CompareMarkdown(c stats.Comparison, allItems bool) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Comparing two judges\n\n")
-	w("- **A** (baseline): %s\n- **B**: %s\n", mdText(c.A), mdText(c.B))
+	w("- **A** (baseline): %s\n- **B**: %s\n", MarkdownText(c.A), MarkdownText(c.B))
 	for _, d := range c.Dimensions {
 		a, bb, p := d.A.VsHumans, d.B.VsHumans, d.Paired
-		w("\n## %s (%s)\n\nRight: %s.\n", mdText(d.Dimension), mdText(string(d.Scale)), mdText(d.Right))
+		w("\n## %s (%s)\n\nRight: %s.\n", MarkdownText(d.Dimension), MarkdownText(string(d.Scale)), MarkdownText(d.Right))
 		w("\n### Each judge against the humans\n")
 		cell := func(i stats.Interval, percent bool) string {
 			s := mdInterval(i, percent)
@@ -225,7 +225,7 @@ func CompareMarkdown(c stats.Comparison, allItems bool) string {
 		}
 		w("\n")
 		if p.SmallSample != "" {
-			w("\n> %s\n", mdText(capitalize(p.SmallSample)))
+			w("\n> %s\n", MarkdownText(capitalize(p.SmallSample)))
 		}
 		mdTable(&b, []string{"", ">B right", ">B wrong"}, [][]string{
 			{"**A right**", fmt.Sprint(p.BothRight), fmt.Sprint(p.OnlyA)},
@@ -236,7 +236,7 @@ func CompareMarkdown(c stats.Comparison, allItems bool) string {
 			statRowMD("accuracy A", mdInterval(p.AccuracyA, true), ""),
 			statRowMD("accuracy B", mdInterval(p.AccuracyB, true), ""),
 			statRowMD("difference B − A", diff, "Newcombe method 10"),
-			{"McNemar exact p", mdText(PValue(p.McNemarP)), "", mdText(verdictOf(p))},
+			{"McNemar exact p", MarkdownText(PValue(p.McNemarP)), "", MarkdownText(verdictOf(p))},
 		})
 		w("\n**Fixed by B** (A wrong, B right): %s\n", mdItems(p.Fixed, allItems))
 		w("\n**Broken by B** (A right, B wrong): %s\n", mdItems(p.Broken, allItems))
@@ -244,7 +244,7 @@ func CompareMarkdown(c stats.Comparison, allItems bool) string {
 	if len(c.Notes) > 0 {
 		w("\n## Notes\n\n")
 		for _, n := range c.Notes {
-			w("- %s\n", mdText(n))
+			w("- %s\n", MarkdownText(n))
 		}
 	}
 	w("\nPercent agreement, accuracy and the rates: Wilson 95%% intervals; kappa: item bootstrap 95%%; difference: Newcombe (1998) method 10; McNemar: exact, two-sided.\n")
@@ -262,7 +262,7 @@ func mdItems(us []stats.UnitRef, all bool) string {
 	}
 	ids := make([]string, n)
 	for i := range n {
-		ids[i] = mdText(itemRef(us[i]))
+		ids[i] = MarkdownText(itemRef(us[i]))
 	}
 	s := fmt.Sprintf("%d — %s", len(us), strings.Join(ids, ", "))
 	if n < len(us) {

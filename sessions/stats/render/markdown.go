@@ -33,10 +33,10 @@ func Markdown(r stats.Report) string {
 			markdownDimension(&b, jr.Judge, d, r.Truncated == "include")
 		}
 		if len(jr.Extras) > 0 {
-			fmt.Fprintf(&b, "\n### What %s reported beside its verdicts\n", mdText(jr.Judge))
+			fmt.Fprintf(&b, "\n### What %s reported beside its verdicts\n", MarkdownText(jr.Judge))
 			var rows [][]string
 			for _, e := range jr.Extras {
-				rows = append(rows, []string{mdText(e.Field), mdText(extraCounts(e))})
+				rows = append(rows, []string{MarkdownText(e.Field), MarkdownText(extraCounts(e))})
 			}
 			mdTable(&b, []string{"Field", "Counts over its current ok verdicts"}, rows)
 		}
@@ -51,18 +51,22 @@ func Markdown(r stats.Report) string {
 	if len(r.Notes) > 0 {
 		w("\n## Notes\n\n")
 		for _, n := range r.Notes {
-			w("- %s\n", mdText(n))
+			w("- %s\n", MarkdownText(n))
 		}
 	}
 	return b.String()
 }
 
-// mdText makes session text safe inside Markdown (and a table cell).
-func mdText(s string) string {
+// MarkdownText makes session text safe inside Markdown and a table cell:
+// sanitised to one line, and every character Markdown or HTML would read
+// as markup backslash-escaped — & too, or "&#x202E;" would become a real
+// right-to-left override and "&lt;b&gt;" a tag on GitHub. gavel stats and
+// gavel report write their Markdown with it.
+func MarkdownText(s string) string {
 	s = safetext.SanitizeLine(s)
 	var b strings.Builder
 	for _, r := range s {
-		if strings.ContainsRune("\\`*_[]<>|#", r) {
+		if strings.ContainsRune("\\`*_[]<>|#!&~", r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
@@ -99,7 +103,7 @@ func mdTable(b *strings.Builder, head []string, rows [][]string) {
 // undefined, as three cells.
 func mdInterval(i stats.Interval, percent bool) []string {
 	if !i.Defined() {
-		return []string{stats.Undefined, "", mdText(i.Reason)}
+		return []string{stats.Undefined, "", MarkdownText(i.Reason)}
 	}
 	f := intervalPart(percent)
 	ci := ""
@@ -111,14 +115,14 @@ func mdInterval(i stats.Interval, percent bool) []string {
 
 func mdEstimate(e stats.Estimate, decimals int) []string {
 	if !e.Defined() {
-		return []string{stats.Undefined, "", mdText(e.Reason)}
+		return []string{stats.Undefined, "", MarkdownText(e.Reason)}
 	}
 	return []string{stats.FormatNumber(e.Value, decimals), "", ""}
 }
 
 func mdSigned(scale judge.Scale, i stats.Interval) []string {
 	if !i.Defined() {
-		return []string{stats.Undefined, "", mdText(i.Reason)}
+		return []string{stats.Undefined, "", MarkdownText(i.Reason)}
 	}
 	f, unit := signedPart(scale)
 	ci := ""
@@ -173,7 +177,7 @@ func agreementRowsMD(scale judge.Scale, a stats.Agreement, ref string) [][]strin
 
 func mdEstimateMean(scale judge.Scale, e stats.Estimate) []string {
 	if !e.Defined() {
-		return []string{stats.Undefined, "", mdText(e.Reason)}
+		return []string{stats.Undefined, "", MarkdownText(e.Reason)}
 	}
 	return []string{meanText(scale, e), "", ""}
 }
@@ -186,13 +190,13 @@ func capitalize(s string) string {
 }
 
 func markdownConfusion(b *strings.Builder, scale judge.Scale, c stats.Confusion, rowName, colName string) {
-	head := []string{mdText(rowName) + " \\\\ " + mdText(colName)}
+	head := []string{MarkdownText(rowName) + " \\\\ " + MarkdownText(colName)}
 	for _, v := range c.Categories {
-		head = append(head, ">"+mdText(scale.Format(v)))
+		head = append(head, ">"+MarkdownText(scale.Format(v)))
 	}
 	var rows [][]string
 	for i, v := range c.Categories {
-		row := []string{mdText(scale.Format(v))}
+		row := []string{MarkdownText(scale.Format(v))}
 		for j := range c.Categories {
 			cell := fmt.Sprint(c.Counts[i][j])
 			if i == j {
@@ -210,7 +214,7 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 	f := d.Overall
 	j := f.Judging
 	a := f.VsHumans
-	w("\n## %s · %s (%s)\n\n", mdText(judgeName), mdText(d.Dimension), mdText(string(d.Scale)))
+	w("\n## %s · %s (%s)\n\n", MarkdownText(judgeName), MarkdownText(d.Dimension), MarkdownText(string(d.Scale)))
 	w("Labelled %d of %d (%s); judged %d: ok %d, no value %d, parse errors %d (%s), API errors %d (%s) — errors are kept out of agreement.",
 		f.Labelled, f.Units, stats.FormatPercent(f.Coverage.Value, 1), j.Judged, j.OK, j.NoValue,
 		j.ParseErrors, stats.FormatPercent(j.ParseErrorRate.Value, 1), j.APIErrors, stats.FormatPercent(j.APIErrorRate.Value, 1))
@@ -222,14 +226,14 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 		w(" Truncated %d (%s): the server cut the prompt to its context; %s.", j.Truncated, stats.FormatPercent(j.TruncatedRate.Value, 1), how)
 	}
 	if a.SmallSample != "" {
-		w(" **%s.**", mdText(capitalize(a.SmallSample)))
+		w(" **%s.**", MarkdownText(capitalize(a.SmallSample)))
 	}
 	if f.HumanTies > 0 {
 		w(" %s with annotators tied on the value are left out.", plural(f.HumanTies, "labelled item", "labelled items"))
 	}
 	w("\n")
 	if s := f.Selection.Warning; s != "" {
-		w("\n> **Warning:** %s.\n", mdText(s))
+		w("\n> **Warning:** %s.\n", MarkdownText(s))
 	}
 	w("\n### Judge vs human (n = %d)\n", a.N)
 	if a.N == 0 {
@@ -259,7 +263,7 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 	if p := f.Selection.UnbiasedPart; p != nil {
 		sel := f.Selection
 		w("\n### Unbiased part (%s reached at random; n = %d)\n\n", plural(sel.Unbiased, "labelled item", "labelled items"), p.VsHumans.N)
-		w("Labels reached by %s (%s of the labelled items through a filter).\n", mdText(provenanceText(sel.ByProvenance)), stats.FormatPercent(sel.FilteredShare.Value, 0))
+		w("Labels reached by %s (%s of the labelled items through a filter).\n", MarkdownText(provenanceText(sel.ByProvenance)), stats.FormatPercent(sel.FilteredShare.Value, 0))
 		if p.VsHumans.N > 0 {
 			rows := agreementRowsMD(d.Scale, p.VsHumans, "human")
 			if bin := p.VsHumans.Binary; bin != nil {
@@ -286,7 +290,7 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 		var rows [][]string
 		for _, s := range d.Segments {
 			sa := s.Figures.VsHumans
-			rows = append(rows, []string{mdText(segmentName(s)), fmt.Sprint(s.Figures.Units), fmt.Sprint(s.Figures.Labelled), fmt.Sprint(sa.N),
+			rows = append(rows, []string{MarkdownText(segmentName(s)), fmt.Sprint(s.Figures.Units), fmt.Sprint(s.Figures.Labelled), fmt.Sprint(sa.N),
 				bare(interval(sa.PercentAgreement, true)), bare(interval(sa.CohenKappa, false)), bare(interval(sa.GwetAC1, false)),
 				bare(signedInterval(d.Scale, sa.ScoreBias))})
 		}
@@ -296,7 +300,7 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 
 func mdPercent(e stats.Estimate) []string {
 	if !e.Defined() {
-		return []string{stats.Undefined, "", mdText(e.Reason)}
+		return []string{stats.Undefined, "", MarkdownText(e.Reason)}
 	}
 	return []string{stats.FormatPercent(e.Value, 1), "", ""}
 }
@@ -314,7 +318,7 @@ func markdownPairs(b *strings.Builder, r stats.Report) {
 		if a.Ordinal != nil {
 			quad = bare(interval(a.Ordinal.QuadraticKappa, false))
 		}
-		rows = append(rows, []string{mdText(p.Judge), mdText(p.Reference), mdText(p.Dimension) + " (" + mdText(string(p.Scale)) + ")", fmt.Sprint(a.N),
+		rows = append(rows, []string{MarkdownText(p.Judge), MarkdownText(p.Reference), MarkdownText(p.Dimension) + " (" + MarkdownText(string(p.Scale)) + ")", fmt.Sprint(a.N),
 			bare(interval(a.PercentAgreement, true)), bare(interval(a.CohenKappa, false)), bare(interval(a.GwetAC1, false)), quad,
 			bare(signedInterval(p.Scale, a.ScoreBias))})
 	}
@@ -331,18 +335,18 @@ func markdownHumans(b *strings.Builder, hs []stats.HumanAgreement) {
 	for _, h := range hs {
 		names := make([]string, len(h.Annotators))
 		for i, a := range h.Annotators {
-			names[i] = mdText(a)
+			names[i] = MarkdownText(a)
 		}
-		rows = append(rows, []string{mdText(h.Dimension) + " (" + mdText(string(h.Scale)) + ")", strings.Join(names, ", "), fmt.Sprint(h.Labelled), fmt.Sprint(h.Pairable), fmt.Sprint(h.MajorityTies)})
+		rows = append(rows, []string{MarkdownText(h.Dimension) + " (" + MarkdownText(string(h.Scale)) + ")", strings.Join(names, ", "), fmt.Sprint(h.Labelled), fmt.Sprint(h.Pairable), fmt.Sprint(h.MajorityTies)})
 	}
 	mdTable(b, []string{"Dimension", "Annotators", ">Labelled", ">By two or more", ">Tied"}, rows)
 	for _, h := range hs {
 		if len(h.Annotators) < 2 {
 			continue
 		}
-		fmt.Fprintf(b, "\n### %s (%s): agreement between annotators\n", mdText(h.Dimension), mdText(string(h.Scale)))
+		fmt.Fprintf(b, "\n### %s (%s): agreement between annotators\n", MarkdownText(h.Dimension), MarkdownText(string(h.Scale)))
 		if h.SmallSample != "" {
-			fmt.Fprintf(b, "\n**%s.**\n", mdText(capitalize(h.SmallSample)))
+			fmt.Fprintf(b, "\n**%s.**\n", MarkdownText(capitalize(h.SmallSample)))
 		}
 		figs := [][]string{
 			statRowMD("Percent agreement", mdInterval(h.PercentAgreement, true), "pairs of labels that agree"),
@@ -365,7 +369,7 @@ func markdownHumans(b *strings.Builder, hs []stats.HumanAgreement) {
 	var pairs [][]string
 	for _, h := range hs {
 		for _, p := range h.Pairs {
-			pairs = append(pairs, []string{mdText(h.Dimension), mdText(p.A), mdText(p.B), fmt.Sprint(p.N), bare(interval(p.PercentAgreement, true)), bare(interval(p.CohenKappa, false))})
+			pairs = append(pairs, []string{MarkdownText(h.Dimension), MarkdownText(p.A), MarkdownText(p.B), fmt.Sprint(p.N), bare(interval(p.PercentAgreement, true)), bare(interval(p.CohenKappa, false))})
 		}
 	}
 	if len(pairs) > 0 {

@@ -18,7 +18,7 @@ func markdownJudgeTable(b *strings.Builder, rows []stats.JudgeRow) {
 	b.WriteString("\n## Judges, ranked by Cohen's kappa against the humans\n")
 	var cells [][]string
 	for _, r := range rows {
-		cells = append(cells, []string{fmt.Sprint(r.Rank), mdText(r.Judge), mdText(r.Dimension), fmt.Sprint(r.N),
+		cells = append(cells, []string{fmt.Sprint(r.Rank), MarkdownText(r.Judge), MarkdownText(r.Dimension), fmt.Sprint(r.N),
 			bare(interval(r.CohenKappa, false)), bare(interval(r.PercentAgreement, true)), bare(interval(r.GwetAC1, false)),
 			bare(signedInterval(r.Scale, r.ScoreBias)), bare(interval(r.FalsePassRate, true)), bare(interval(r.FalseFailRate, true))})
 	}
@@ -46,7 +46,7 @@ func markdownHumanScore(b *strings.Builder, scale judge.Scale, f stats.Figures) 
 	}
 	if reason := notGiven(c, bm); reason != "" {
 		mdTable(b, statHead, rows)
-		fmt.Fprintf(b, "\nNot estimated: %s.\n", mdText(reason))
+		fmt.Fprintf(b, "\nNot estimated: %s.\n", MarkdownText(reason))
 		return
 	}
 	if n := f.Selection.Fair; n < stats.MinReliableItems {

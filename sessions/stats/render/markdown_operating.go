@@ -11,11 +11,11 @@ import (
 // tables.
 func markdownGraded(b *strings.Builder, r stats.Report) {
 	for _, op := range r.OperatingPoints {
-		fmt.Fprintf(b, "\n## Operating points: %s\n\n", mdText(OperatingTitle(op)))
+		fmt.Fprintf(b, "\n## Operating points: %s\n\n", MarkdownText(OperatingTitle(op)))
 		fmt.Fprintf(b, "Graded by %s; %s graded, %d without a grade, %d labelled %s. An item passes a cut when its grade is at least the cut; %s.\n",
-			gradeText(op.Grade), plural(op.Graded, "item", "items"), op.Unknown, op.Labelled, mdText(op.Against), costText(op.Costs))
+			gradeText(op.Grade), plural(op.Graded, "item", "items"), op.Unknown, op.Labelled, MarkdownText(op.Against), costText(op.Costs))
 		if op.SmallSample != "" {
-			fmt.Fprintf(b, "\n**Warning:** %s.\n", mdText(op.SmallSample))
+			fmt.Fprintf(b, "\n**Warning:** %s.\n", MarkdownText(op.SmallSample))
 		}
 		var rows [][]string
 		for _, c := range op.Cuts {
@@ -37,11 +37,11 @@ func markdownGraded(b *strings.Builder, r stats.Report) {
 				gradeNumber(op, band.Low), gradeNumber(op, band.High), pct(band.Sent), band.SentItems, interval(band.Agreement, true),
 				plural(band.Rest, "labelled item", "labelled items"), stats.FormatPercent(op.Costs.BandAgreement, 0))
 		} else {
-			fmt.Fprintf(b, "\n**Ask a human**: %s (%s).\n", stats.Undefined, mdText(op.BandReason))
+			fmt.Fprintf(b, "\n**Ask a human**: %s (%s).\n", stats.Undefined, MarkdownText(op.BandReason))
 		}
 	}
 	for _, rel := range r.Reliability {
-		fmt.Fprintf(b, "\n## Reliability: %s · %s\n\n", mdText(rel.Judge), mdText(rel.Dimension))
+		fmt.Fprintf(b, "\n## Reliability: %s · %s\n\n", MarkdownText(rel.Judge), MarkdownText(rel.Dimension))
 		src := "logprob confidence"
 		if rel.Confidence == stats.GradeSamples {
 			src = "share of agreeing samples"
