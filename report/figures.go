@@ -84,7 +84,7 @@ func numE(path string, e stats.Estimate, decimals int) template.HTML {
 
 // count writes a whole number.
 func count(path string, n int) template.HTML {
-	return fig(path, unitCount, fmt.Sprint(n), "")
+	return fig(path, unitCount, thousands(n), "")
 }
 
 // isShare reports whether a scale's mean is a proportion (a pass rate, a

@@ -26,7 +26,7 @@ func TestFigures(t *testing.T) {
 			`<span class="fig" data-fig="b" data-unit="pts">+1.5 pts<span class="ci"> [+0.4, +2.5]</span></span>`},
 		{"scale points", string(signedI("b", judge.Likert, stats.Interval{Value: -0.25, Low: -0.5, High: 0})),
 			`<span class="fig" data-fig="b" data-unit="number">-0.25<span class="ci"> [-0.50, 0.00]</span></span>`},
-		{"count", string(count(`x"y`, 3595)), `<span class="fig" data-fig="x&#34;y" data-unit="count">3595</span>`},
+		{"count", string(count(`x"y`, 3595)), `<span class="fig" data-fig="x&#34;y" data-unit="count">3,595</span>`},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, tc.got, tc.want)

@@ -42,7 +42,7 @@ func WriteMarkdown(w io.Writer, d *Data) error {
 		}
 		b.WriteString(l + "\n")
 	}
-	f("\n## Disagreements (%d items)\n\n", d.DisagreeingItems)
+	f("\n## Disagreements (%s items)\n\n", thousands(d.DisagreeingItems))
 	if len(d.Disagreements) < d.DisagreeingItems {
 		f("A seeded random sample of %d of them, in dataset order (`gavel report --disagreements 0` lists them all).\n\n", len(d.Disagreements))
 	}

@@ -37,6 +37,8 @@ type page struct {
 	Annotators  []Annotator
 	Disagree    []disagreeView
 	DisagreeN   int
+	// DisagreeNText is DisagreeN as the page writes it (2,412).
+	DisagreeNText string
 	// DisagreeShown is how many are listed: fewer than DisagreeN when
 	// they were sampled.
 	DisagreeShown int
@@ -217,6 +219,7 @@ func (d *Data) view() (*page, error) {
 		p.Disagree = append(p.Disagree, disagreeViewOf(dis))
 	}
 	p.DisagreeN = d.DisagreeingItems
+	p.DisagreeNText = thousands(d.DisagreeingItems)
 	p.DisagreeShown = len(d.Disagreements)
 	p.Provenance = d.provenance()
 	return p, nil
@@ -640,6 +643,8 @@ func (d *Data) provenance() provenance {
 		{"Bootstrap seed", fmt.Sprint(d.Stats.Seed)},
 		{"Bootstrap resamples", thousands(d.Stats.Resamples)},
 		{"Parse errors", d.Stats.ParseErrors},
+		{"Truncated verdicts", d.Stats.Truncated},
+		{"Pairs answered differently in their two orders", swapTiesText(d.Options.Stats.SwapDisagreeAsTie)},
 		{"Statistics schema", fmt.Sprint(d.Stats.SchemaVersion)},
 	}
 	if s := d.Split; s != nil {
@@ -650,4 +655,13 @@ func (d *Data) provenance() provenance {
 		p.Settings = append(p.Settings, kv{"Items covered", v})
 	}
 	return p
+}
+
+// swapTiesText says how the figures count a pair the judge answered
+// differently in its two orders (gavel stats --swap-ties).
+func swapTiesText(asTie bool) string {
+	if asTie {
+		return "counted as a tie (--swap-ties)"
+	}
+	return "compared as answered in the original order"
 }

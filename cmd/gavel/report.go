@@ -57,8 +57,8 @@ the session is escaped, so a hostile dataset cannot add to the page.
 request or a paper's appendix.
 
 The figures are gavel stats' for the same session and flags: --judge,
---seed, --resamples, --parse-errors, --split and --swap-ties mean what
-they mean there. The session is only read.
+--seed, --resamples, --parse-errors, --split, --swap-ties and
+--include-truncated mean what they mean there. The session is only read.
 
 With no -o, the report is written beside the session: evals.gavel gives
 evals-report.html (or .md). -o - writes it to standard output. On the
