@@ -373,7 +373,7 @@ func (countTicks) Ticks(lo, hi float64) []plot.Tick {
 // accumulationChart draws agreement with the humans as labels accumulated:
 // the agreement over the first labelled items with its Wilson band, and a
 // dashed line at the last value.
-func accumulationChart(points []Point) (template.HTML, error) {
+func accumulationChart(points []Point, together bool) (template.HTML, error) {
 	var line, upper, lower plotter.XYs
 	for _, pt := range points {
 		if !pt.Agreement.Defined() {
@@ -388,6 +388,9 @@ func accumulationChart(points []Point) (template.HTML, error) {
 	p := newPlot()
 	p.Title.Text = "Agreement as labels accumulate"
 	p.X.Label.Text = "items labelled, in the order they were labelled"
+	if together {
+		p.X.Label.Text = "labelled items, in dataset order (labelled together)"
+	}
 	p.Y.Label.Text = "agreement"
 	if len(upper) > 1 {
 		band := append(plotter.XYs{}, upper...)

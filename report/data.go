@@ -57,6 +57,10 @@ type Data struct {
 	// differs from the humans' label, in dataset order: all of them, or a
 	// sample of Options.MaxDisagreements.
 	Disagreements []Disagreement
+	// LabelledTogether is set when every current label has one time (an
+	// import, a merge): the order they were labelled in is then the
+	// dataset's, and the curve of agreement as labels accumulate says so.
+	LabelledTogether bool
 	// DisagreeingItems is how many items have a disagreement, listed or
 	// not.
 	DisagreeingItems int
@@ -158,6 +162,7 @@ func Gather(s *sessions.Store, in stats.Input, rep stats.Report, o Options) (*Da
 		return nil, err
 	}
 	d.gatherAnnotators(labels, notes)
+	d.LabelledTogether = len(labels) > 1 && !slices.ContainsFunc(labels, func(l sessions.Label) bool { return !l.At.Equal(labels[0].At) })
 	if err := d.accumulate(in, labelOrder(labels)); err != nil {
 		return nil, err
 	}

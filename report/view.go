@@ -431,8 +431,12 @@ func (d *Data) dimCharts(j Judge, di int) ([]chart, error) {
 		}
 	}
 	if di < len(j.Accumulation) && len(j.Accumulation[di]) > 1 {
-		svg, err := accumulationChart(j.Accumulation[di])
-		if err := add("accumulation", "Agreement over the first labelled items, in the order they were labelled, with its Wilson band: a curve that has settled will not move much with more labels.", svg, err); err != nil {
+		svg, err := accumulationChart(j.Accumulation[di], d.LabelledTogether)
+		caption := "Agreement over the first labelled items, in the order they were labelled, with its Wilson band: a curve that has settled will not move much with more labels."
+		if d.LabelledTogether {
+			caption = "Agreement over the labelled items in dataset order, with its Wilson band. The labels were made at one moment (imported or merged), so this shows how agreement varies along the file — a file sorted by model or task moves it — not whether it settles as labels accumulate."
+		}
+		if err := add("accumulation", caption, svg, err); err != nil {
 			return nil, err
 		}
 	}

@@ -769,3 +769,48 @@ func TestReportPairwiseSwap(t *testing.T) {
 		t.Errorf("%d swap charts", swaps)
 	}
 }
+
+// Labels imported together have no order of their own: the curve of
+// agreement as labels accumulate says it follows the file, and a session
+// labelled over time keeps the usual caption.
+func TestReportCurveOfImportedLabels(t *testing.T) {
+	dir := t.TempDir()
+	session := importCSV(t, dir, "imp", splitCSV(80, nil))
+	s, err := sessions.Open(session, sessions.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := s.StatsInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := stats.Options{Seed: statsSeed, Resamples: -1}
+	d, err := report.Gather(s, in, stats.Compute(in, opts), report.Options{Stats: opts})
+	s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.LabelledTogether {
+		t.Error("imported labels are not seen as labelled together")
+	}
+	code, out, errs := gavel(t, "report", session, "-o", "-", "--resamples", "0")
+	if code != 0 || !strings.Contains(out, "in dataset order") || !strings.Contains(out, "not whether it settles") {
+		t.Errorf("exit %d: %s; the imported labels' curve does not say it follows the file", code, errs)
+	}
+
+	path := statsSession(t)
+	s, err = sessions.Open(path, sessions.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if in, err = s.StatsInput(); err != nil {
+		t.Fatal(err)
+	}
+	if d, err = report.Gather(s, in, stats.Compute(in, opts), report.Options{Stats: opts}); err != nil {
+		t.Fatal(err)
+	}
+	if d.LabelledTogether {
+		t.Error("labels made one by one are seen as labelled together")
+	}
+}
