@@ -243,8 +243,10 @@ func TestStatsMarkdownShape(t *testing.T) {
 			headings++
 		}
 	}
-	if headings != 5 { // the judge table, two judges, judge against judge, between annotators
-		t.Errorf("%d second-level headings, want 5:\n%s", headings, md)
+	// the judge table, two judges, the operating points and reliability
+	// of the judge that sampled, judge against judge, between annotators
+	if headings != 7 {
+		t.Errorf("%d second-level headings, want 7:\n%s", headings, md)
 	}
 	checkTables(t, md)
 }

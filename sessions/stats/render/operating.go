@@ -56,15 +56,20 @@ func operatingLines(op stats.OperatingPoints) []Line {
 	if op.SmallSample != "" {
 		out = append(out, Line{{Text: "warning: ", Role: RoleWarning}, plain(op.SmallSample)})
 	}
-	head := padRight("pass if", 9) + padLeft("pass", 7) + padLeft("agree", 8) + padLeft("f-pass", 8) + padLeft("f-fail", 8) + padLeft("kappa", 8) + padLeft("cost", 7)
+	head := padRight("pass if", 15) + padLeft("pass", 7) + padLeft("agree", 8) + padLeft("false pass", 12) + padLeft("false fail", 12) + padLeft("kappa", 8) + padLeft("cost", 7)
 	out = append(out, text(RoleMuted, "  "+head))
-	for _, c := range op.Cuts {
+	for _, g := range CutGroups(op) {
+		c := op.Cuts[g[0]]
 		mark := "  "
-		if op.Best != nil && c.Cut == op.Best.Cut {
+		if op.Best != nil && op.Best.Cut >= c.Cut && op.Best.Cut <= op.Cuts[g[1]].Cut {
 			mark = "▸ "
 		}
-		row := padRight(CutText(op, c.Cut), 9) + padLeft(pct(c.PassRate), 7) + padLeft(pct(c.Agreement.Estimate()), 8) +
-			padLeft(pct(c.FalsePassRate.Estimate()), 8) + padLeft(pct(c.FalseFailRate.Estimate()), 8) +
+		label := CutText(op, c.Cut)
+		if g[1] > g[0] {
+			label += " to " + gradeNumber(op, op.Cuts[g[1]].Cut)
+		}
+		row := padRight(label, 15) + padLeft(pct(c.PassRate), 7) + padLeft(pct(c.Agreement.Estimate()), 8) +
+			padLeft(pct(c.FalsePassRate.Estimate()), 12) + padLeft(pct(c.FalseFailRate.Estimate()), 12) +
 			padLeft(num(c.CohenKappa, 3), 8) + padLeft(num(c.Cost, 3), 7)
 		out = append(out, Line{muted(mark), plain(row)})
 	}
@@ -76,6 +81,25 @@ func operatingLines(op stats.OperatingPoints) []Line {
 		out = append(out, Line{strong("Best cut "), muted(stats.Undefined + " (no labelled item)")})
 	}
 	out = append(out, bandLine(op))
+	return out
+}
+
+// CutGroups groups the consecutive cuts of a sweep that pass the same
+// items (the same pass rate, false passes and false fails): [first, last]
+// indexes into op.Cuts. A judge whose grades take few values (two
+// samples, a few distinct confidences) has long runs of identical cuts.
+func CutGroups(op stats.OperatingPoints) [][2]int {
+	var out [][2]int
+	for k, c := range op.Cuts {
+		if n := len(out); n > 0 {
+			p := op.Cuts[out[n-1][1]]
+			if p.PassRate == c.PassRate && p.FalsePasses == c.FalsePasses && p.FalseFails == c.FalseFails {
+				out[n-1][1] = k
+				continue
+			}
+		}
+		out = append(out, [2]int{k, k})
+	}
 	return out
 }
 
