@@ -46,3 +46,17 @@ func TestSessionTextIsInert(t *testing.T) {
 		t.Errorf("mdFromHTML: %q", got)
 	}
 }
+
+// A listed disagreement's long text is cut around a marked middle, so a
+// page of thousands of long documents stays readable; short text is whole.
+func TestLongTextIsCut(t *testing.T) {
+	short := "a short prediction"
+	if got := long(short); got != short {
+		t.Errorf("short text changed: %q", got)
+	}
+	doc := strings.Repeat("x", 50_000) + "THE END"
+	got := long(doc)
+	if len(got) > longHead+longTail+100 || !strings.Contains(got, "bytes cut") || !strings.HasSuffix(got, "THE END") {
+		t.Errorf("a 50 KB text became %d bytes: %q…", len(got), got[:min(len(got), 80)])
+	}
+}

@@ -542,10 +542,23 @@ func (d *Data) humansViews() []humansView {
 	return out
 }
 
+// The most of one text of a listed disagreement the page holds: its head
+// and its tail, the middle marked as cut. Thousands of items with long
+// documents would otherwise make a page of hundreds of megabytes; the
+// whole text stays in the session (gavel export).
+const (
+	longHead = 3000
+	longTail = 1000
+)
+
+// long is a disagreement's text as the page shows it: kept on its lines,
+// cut to longHead and longTail bytes around a marked middle.
+func long(s string) string { return block(judge.CutText(s, longHead, longTail)) }
+
 func disagreeViewOf(d Disagreement) disagreeView {
 	v := disagreeView{
-		ID: line(d.ItemID), Rubric: block(d.Rubric), Question: block(d.Question), Gold: block(d.Gold),
-		Prediction: block(d.Prediction), ResponseA: block(d.ResponseA), ResponseB: block(d.ResponseB),
+		ID: line(d.ItemID), Rubric: block(d.Rubric), Question: long(d.Question), Gold: long(d.Gold),
+		Prediction: long(d.Prediction), ResponseA: long(d.ResponseA), ResponseB: long(d.ResponseB),
 	}
 	if d.Criterion > 0 {
 		v.Criterion = fmt.Sprint(d.Criterion)
@@ -559,7 +572,7 @@ func disagreeViewOf(d Disagreement) disagreeView {
 	seenJudge := map[string]bool{}
 	for _, vd := range d.Verdicts {
 		vd.Judge, vd.Dimension, vd.Value, vd.Human = line(vd.Judge), line(vd.Dimension), line(vd.Value), line(vd.Human)
-		vd.Reason, vd.Raw = block(vd.Reason), block(vd.Raw)
+		vd.Reason, vd.Raw = long(vd.Reason), long(vd.Raw)
 		v.Verdicts = append(v.Verdicts, vd)
 		if !seenJudge[vd.Judge] {
 			seenJudge[vd.Judge] = true
@@ -575,7 +588,7 @@ func disagreeViewOf(d Disagreement) disagreeView {
 		h.Annotator, h.Dimension, h.Value, h.Via = line(h.Annotator), line(h.Dimension), line(h.Value), line(h.Via)
 		if h.Note != "" && !seenNote[h.Annotator] {
 			seenNote[h.Annotator] = true
-			v.Notes = append(v.Notes, h.Annotator+": "+block(h.Note))
+			v.Notes = append(v.Notes, h.Annotator+": "+long(h.Note))
 		}
 		h.Note = ""
 		v.Humans = append(v.Humans, h)
