@@ -11,6 +11,7 @@ import (
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/safetext"
 	"github.com/gavel-dev/gavel/sessions/stats"
+	"github.com/gavel-dev/gavel/sessions/stats/render"
 )
 
 // How a figure is written, as `gavel stats` writes it: proportions as
@@ -106,9 +107,9 @@ func meanE(path string, scale judge.Scale, e stats.Estimate) template.HTML {
 // signedI writes a difference with its sign and interval: percentage
 // points on a share ("+1.5 pts [+0.4, +2.5]"), scale points otherwise.
 func signedI(path string, scale judge.Scale, i stats.Interval) template.HTML {
-	unit, f, suffix := unitNumber, func(v float64) string { return signedNumber(v, 2) }, ""
+	unit, f, suffix := unitNumber, func(v float64) string { return render.SignedNumber(v, 2) }, ""
 	if isShare(scale) {
-		unit, f, suffix = unitPoints, func(v float64) string { return signedNumber(100*v, 1) }, " pts"
+		unit, f, suffix = unitPoints, func(v float64) string { return render.SignedNumber(100*v, 1) }, " pts"
 	}
 	if !i.Defined() {
 		return fig(path, unit, stats.Undefined, orUndefined(i.Reason))
@@ -118,14 +119,6 @@ func signedI(path string, scale judge.Scale, i stats.Interval) template.HTML {
 		s += fmt.Sprintf(" [%s, %s]", f(i.Low), f(i.High))
 	}
 	return fig(path, unit, s, "")
-}
-
-func signedNumber(v float64, decimals int) string {
-	s := stats.FormatNumber(v, decimals)
-	if v > 0 && s != stats.FormatNumber(0, decimals) {
-		return "+" + s
-	}
-	return s
 }
 
 func orUndefined(r string) string {

@@ -83,19 +83,21 @@ func signedInterval(scale judge.Scale, i stats.Interval) string {
 // otherwise.
 func signedPart(scale judge.Scale) (f func(float64) string, unit string) {
 	if isShare(scale) {
-		return func(v float64) string { return signedNumber(100*v, 1) }, " pts"
+		return func(v float64) string { return SignedNumber(100*v, 1) }, " pts"
 	}
-	return func(v float64) string { return signedNumber(v, 2) }, ""
+	return func(v float64) string { return SignedNumber(v, 2) }, ""
 }
 
 func signed(e stats.Estimate) string {
 	if !e.Defined() {
 		return stats.Undefined + reason(e.Reason)
 	}
-	return signedNumber(e.Value, 3)
+	return SignedNumber(e.Value, 3)
 }
 
-func signedNumber(v float64, decimals int) string {
+// SignedNumber writes v with its sign, + for positive values that do not
+// round to zero (+4.8 pts); gavel report writes its differences with it.
+func SignedNumber(v float64, decimals int) string {
 	s := stats.FormatNumber(v, decimals)
 	if v > 0 && s != stats.FormatNumber(0, decimals) {
 		return "+" + s
@@ -184,9 +186,9 @@ func signedIntervalNumber(i stats.Interval) string {
 	if !i.Defined() {
 		return stats.Undefined + reason(i.Reason)
 	}
-	s := signedNumber(i.Value, 3)
+	s := SignedNumber(i.Value, 3)
 	if i.HasBounds() {
-		s += fmt.Sprintf(" [%s, %s]", signedNumber(i.Low, 3), signedNumber(i.High, 3))
+		s += fmt.Sprintf(" [%s, %s]", SignedNumber(i.Low, 3), SignedNumber(i.High, 3))
 	}
 	return s
 }
