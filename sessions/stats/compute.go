@@ -42,6 +42,11 @@ type judgeDim struct {
 	// trunc marks the units whose current verdict is truncated; nil when
 	// none is.
 	trunc []bool
+	// sampleShare is, per unit whose current ok verdict has two or more
+	// samples with a value, the share of them that gave the verdict's
+	// value (NaN elsewhere); nil when no verdict has. The operating points
+	// and the reliability curve read it.
+	sampleShare []float64
 }
 
 // scope is a judge's dataset: whole items, or rubric criteria.
@@ -276,10 +281,16 @@ func (c *computation) judgeDims(js JudgeSpec, nt *notes) []*judgeDim {
 			}
 			if cur.Status == judge.StatusOK && len(cur.Samples) > 1 {
 				var f flipCount
+				same := 0
 				for _, s := range cur.Samples {
-					f.add(labelValue(s, dim.Name, cats))
+					k := labelValue(s, dim.Name, cats)
+					f.add(k)
+					if k >= 0 && jd.state[u] == stOK && int8(k) == jd.code[u] {
+						same++
+					}
 				}
 				f.into(&jd.samples)
+				jd.setSampleShare(u, same, f.seen, n)
 			}
 		}
 	}

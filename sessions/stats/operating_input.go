@@ -1,6 +1,8 @@
 package stats
 
 import (
+	"math"
+
 	"github.com/gavel-dev/gavel/judge"
 )
 
@@ -75,7 +77,6 @@ func currentVerdicts(in *Input, units []int32, key string) []*Verdict {
 // judges only: the confidence is the verdict's, not a dimension's), else
 // samples when any verdict has two or more; "" when neither.
 func confidenceSource(current []*Verdict, jd *judgeDim, single bool) string {
-	samples := false
 	for u, v := range current {
 		if v == nil || jd.vsState[u] != stOK {
 			continue
@@ -83,34 +84,27 @@ func confidenceSource(current []*Verdict, jd *judgeDim, single bool) string {
 		if single && v.Confidence != nil {
 			return GradeLogprob
 		}
-		samples = samples || len(v.Samples) > 1
 	}
-	if samples {
+	if jd.sampleShare != nil {
 		return GradeSamples
 	}
 	return ""
 }
 
-// agreeingShare is the share of v's samples that gave value on the
-// dimension, among those with a value on its scale; ok is false with
-// fewer than two such samples.
-func agreeingShare(v *Verdict, jd *judgeDim, value float64) (share float64, ok bool) {
-	cats := jd.key.scale.Values()
-	n, same := 0, 0
-	for _, s := range v.Samples {
-		k := labelValue(s, jd.key.name, cats)
-		if k < 0 {
-			continue
-		}
-		n++
-		if cats[k] == value {
-			same++
+// setSampleShare records that same of the seen samples of unit u's
+// current verdict gave its value (n units in all); fewer than two seen
+// leave it unknown.
+func (jd *judgeDim) setSampleShare(u int32, same, seen, n int) {
+	if seen < 2 || jd.state[u] != stOK {
+		return
+	}
+	if jd.sampleShare == nil {
+		jd.sampleShare = make([]float64, n)
+		for i := range jd.sampleShare {
+			jd.sampleShare[i] = math.NaN()
 		}
 	}
-	if n < 2 {
-		return 0, false
-	}
-	return float64(same) / float64(n), true
+	jd.sampleShare[u] = float64(same) / float64(seen)
 }
 
 // verdictConfidence is the judge's confidence in its value on unit u
@@ -119,7 +113,6 @@ func verdictConfidence(v *Verdict, jd *judgeDim, u int32, source string) (float6
 	if v == nil {
 		return 0, false
 	}
-	value := jd.key.scale.Values()[jd.vsCode[u]]
 	switch source {
 	case GradeLogprob:
 		if v.Confidence == nil || !finite(*v.Confidence) {
@@ -127,7 +120,10 @@ func verdictConfidence(v *Verdict, jd *judgeDim, u int32, source string) (float6
 		}
 		return min(max(*v.Confidence, 0), 1), true
 	case GradeSamples:
-		return agreeingShare(v, jd, value)
+		if jd.sampleShare == nil || math.IsNaN(jd.sampleShare[u]) {
+			return 0, false
+		}
+		return jd.sampleShare[u], true
 	}
 	return 0, false
 }
