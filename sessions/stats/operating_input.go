@@ -18,36 +18,49 @@ func (c *computation) graded(judges []JudgeSpec, dims [][]*judgeDim, dimOrder []
 			costs.BandAgreement = DefaultBandAgreement
 		}
 	}
-	for i, js := range judges {
-		units := c.scopeOf(js.PerCriterion).units
-		current := currentVerdicts(c.in, units, js.Key)
-		for _, jd := range dims[i] {
-			h := c.humans[jd.key]
-			source := confidenceSource(current, jd, len(js.Dimensions) == 1)
-			if source != "" && h != nil {
-				items, unknown := confidentItems(current, units, jd, h, source)
-				if len(items)+unknown > 0 {
-					seed := deriveSeed(c.opts.Seed, "reliability", js.Key, jd.key.name)
-					rels = append(rels, reliability(js.Key, jd, source, items, unknown, seed, c.opts.Resamples))
-				}
+	// Each judge's analyses are independent: they run on every core and
+	// are joined in judge order.
+	opsOf := make([][]OperatingPoints, len(judges))
+	relsOf := make([][]Reliability, len(judges))
+	forEach(len(judges), func(i int) {
+		opsOf[i], relsOf[i] = c.gradedJudge(judges[i], dims[i], dimOrder, costs)
+	})
+	for i := range judges {
+		ops, rels = append(ops, opsOf[i]...), append(rels, relsOf[i]...)
+	}
+	return ops, rels
+}
+
+// gradedJudge builds one judge's operating points and reliability curves.
+func (c *computation) gradedJudge(js JudgeSpec, dims []*judgeDim, dimOrder []dimKey, costs Costs) (ops []OperatingPoints, rels []Reliability) {
+	units := c.scopeOf(js.PerCriterion).units
+	current := currentVerdicts(c.in, units, js.Key)
+	for _, jd := range dims {
+		h := c.humans[jd.key]
+		source := confidenceSource(current, jd, len(js.Dimensions) == 1)
+		if source != "" && h != nil {
+			items, unknown := confidentItems(current, units, jd, h, source)
+			if len(items)+unknown > 0 {
+				seed := deriveSeed(c.opts.Seed, "reliability", js.Key, jd.key.name)
+				rels = append(rels, reliability(js.Key, jd, source, items, unknown, seed, c.opts.Resamples))
 			}
-			switch jd.key.scale.Kind() {
-			case judge.KindBinary:
-				if source == "" || h == nil {
+		}
+		switch jd.key.scale.Kind() {
+		case judge.KindBinary:
+			if source == "" || h == nil {
+				continue
+			}
+			g, unknown := gradedItems(current, units, jd, h, source)
+			ops = append(ops, operatingPoints(js.Key, jd, source, g, unknown, jd.key.name, costs))
+		case judge.KindOrdinal:
+			for _, k := range dimOrder {
+				hb := c.humans[k]
+				if k.scale.Kind() != judge.KindBinary || hb == nil {
 					continue
 				}
-				g, unknown := gradedItems(current, units, jd, h, source)
-				ops = append(ops, operatingPoints(js.Key, jd, source, g, unknown, jd.key.name, costs))
-			case judge.KindOrdinal:
-				for _, k := range dimOrder {
-					hb := c.humans[k]
-					if k.scale.Kind() != judge.KindBinary || hb == nil {
-						continue
-					}
-					g, unknown := gradedItems(current, units, jd, hb, GradeScore)
-					if labelledAny(g) {
-						ops = append(ops, operatingPoints(js.Key, jd, GradeScore, g, unknown, k.name, costs))
-					}
+				g, unknown := gradedItems(current, units, jd, hb, GradeScore)
+				if labelledAny(g) {
+					ops = append(ops, operatingPoints(js.Key, jd, GradeScore, g, unknown, k.name, costs))
 				}
 			}
 		}
