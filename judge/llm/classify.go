@@ -2,6 +2,8 @@ package llm
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -58,10 +60,22 @@ func (c *Client) classify(ctx, attempt context.Context, err error, x *exchange, 
 		}
 		return &failure{msg: fmt.Sprintf("no answer within %s (%s)", timeout.Round(time.Millisecond), flag), retry: true, silent: true}
 	}
+	if x.status == 0 && !c.answered.Load() {
+		// No HTTP answer yet from this server: a TLS or protocol error is
+		// the URL's scheme or port, which no wait mends.
+		if problem, fix, ok := notHTTP(err); ok {
+			return &failure{fatal: &FatalError{
+				Problem: fmt.Sprintf("%s at %s (%s)", problem, displayURL(c.cfg.BaseURL), oneLine(err.Error())),
+				Fix:     fix,
+			}}
+		}
+	}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	switch {
-	case x.status != 0 && len(x.body) > 0 && (errors.As(err, &apiErr) || errors.As(err, &reqErr)):
+	case x.status >= 400 && len(x.body) > 0:
+		// The doer kept the error body's start: read it even when the
+		// rest broke off (a TLS server answering plain HTTP closes at once).
 		return c.classifyStatus(ctx, x.status, parseErrorBody(x.body), x)
 	case errors.As(err, &apiErr):
 		e := serverError{message: apiErr.Message, typ: apiErr.Type, code: fmt.Sprint(apiErr.Code)}
@@ -121,7 +135,19 @@ func (c *Client) classifyStatus(ctx context.Context, status int, e serverError, 
 		return fatal("the account has no quota left", "check the plan and billing of the API key's account")
 	case status == http.StatusTooManyRequests:
 		return retry("rate limited by the server")
-	case status == http.StatusRequestEntityTooLarge || e.tooLong() && (status < 500 || e.typ == "exceed_context_size_error"):
+	case status == http.StatusRequestEntityTooLarge:
+		// A limit on the body's bytes, most often a proxy's (nginx's
+		// client_max_body_size): other items may be smaller.
+		return &failure{msg: "the server, or a proxy in front of it, refused the request body as too large (" + detail + "): a limit on the body's size, not the model's context; raise the proxy's limit (nginx: client_max_body_size) or shorten the item"}
+	case e.tooLong() && e.ctxTokens > 0 && e.completion >= e.ctxTokens && (status < 500 || e.typ == "exceed_context_size_error"):
+		// The answer's room alone fills the context: every item fails so.
+		flag := "--max-tokens"
+		if c.maxTokensOf(x) != c.cfg.MaxTokens {
+			flag = "the judge file's max_tokens"
+		}
+		return fatal(fmt.Sprintf("the answer's room (max_tokens %d) alone is over the model's context of %d tokens", e.completion, e.ctxTokens),
+			fmt.Sprintf("lower %s below %d (a judge's answer needs a few hundred tokens)", flag, e.ctxTokens))
+	case e.tooLong() && (status < 500 || e.typ == "exceed_context_size_error"):
 		// llama.cpp said so with HTTP 500 before it said 400 (b6383).
 		return &failure{msg: tooLongMessage(e, c.serverKind(), c.maxTokensOf(x), detail)}
 	case status == http.StatusRequestTimeout, status == http.StatusConflict, status == http.StatusTooEarly:
@@ -142,9 +168,44 @@ func (c *Client) classifyStatus(ctx context.Context, status int, e serverError, 
 		return retry("server error")
 	case strings.Contains(lower, "content_filter") || strings.Contains(lower, "content management policy"):
 		return &failure{msg: "the server's content filter refused this item (" + detail + ")"}
+	case status == http.StatusBadRequest && strings.Contains(lower, "http request to an https server"):
+		// Go's and nginx's answer to plain HTTP on a TLS port.
+		return fatal("the server speaks TLS", "use https:// in --base-url")
+	case (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) && x != nil && c.succeeded(x.shape):
+		// The server took requests of this model and these settings, so
+		// what it refuses now is this item.
+		return &failure{msg: "the server rejected this item (" + detail + "); it took requests with the same model and settings, so the run goes on"}
 	}
 	return fatal("the server rejected the request",
 		"check --model, --temperature and --max-tokens; if the message is about response_format or logprobs, run again with --no-response-format or --no-logprobs")
+}
+
+// succeeded reports whether the server answered a request of this shape
+// (shapeOf).
+func (c *Client) succeeded(shape string) bool {
+	_, ok := c.worked.Load(shape)
+	return ok && shape != ""
+}
+
+// notHTTP tells a connection that does not speak HTTP as the URL says: TLS
+// to a plain-HTTP server, a certificate the system does not trust, or
+// something else on the port. ok is false for other errors.
+func notHTTP(err error) (problem, fix string, ok bool) {
+	var verify *tls.CertificateVerificationError
+	var authority x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var record tls.RecordHeaderError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &verify), errors.As(err, &authority), errors.As(err, &host), errors.As(err, &invalid):
+		return "cannot verify the server's TLS certificate", "the certificate is not trusted: add its CA to the system's trust store (or name it in SSL_CERT_FILE), check the host name in --base-url, or use http:// if the server speaks plain HTTP", true
+	case errors.Is(err, http.ErrSchemeMismatch), errors.As(err, &record), strings.Contains(msg, "first record does not look like a TLS handshake"):
+		return "the server answered a TLS handshake in plain HTTP", "use http://: the server does not speak TLS", true
+	case strings.Contains(msg, "malformed HTTP"), strings.Contains(msg, "tls: "):
+		return "the server did not answer in HTTP", "check --base-url's scheme and port: use https:// if the server speaks TLS, and the port the server listens on", true
+	}
+	return "", "", false
 }
 
 // The failures of a server down or loading start so (Health.String).

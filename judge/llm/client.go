@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +39,16 @@ type Client struct {
 	health *health
 	// server is what Probe learned of the server: its kind and context.
 	server serverState
+	// seen is the largest prompt-token count reported per model
+	// (answer.truncated).
+	seen seenTokens
+	// worked holds the request shapes (model and settings, shapeOf) the
+	// server has answered: a 400 it then gives is about the item, not the
+	// settings.
+	worked sync.Map
+	// answered is set once any request got an HTTP status: until then a
+	// TLS or protocol error is a wrong URL, not a passing fault.
+	answered atomic.Bool
 }
 
 // NewClient checks cfg, fills its defaults and returns a client for it.
@@ -128,8 +139,13 @@ type answer struct {
 	// from prompt_tokens (see answer.read).
 	cachedTokens int
 	// estimate is a low estimate of the prompt's tokens (promptEstimate),
-	// to tell a prompt the server cut (answer.truncated).
+	// to tell a prompt the server cut (answer.truncated); seen is the
+	// largest prompt-token count the server reported for the model, room
+	// the answer's (max tokens) and kind the server's, for the advice.
 	estimate int
+	seen     int
+	room     int
+	kind     string
 	tokens   []string
 	logprobs []float64
 	// topTokens and topLogprobs are, per token, the most likely
@@ -158,7 +174,7 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 			// A truncated answer is never served: the server is asked
 			// again (its context may have been raised since).
 			if a, ok := c.cacheGet(key); ok {
-				if a.estimate = estimate; !a.truncated() {
+				if a.estimate, a.seen = estimate, c.seen.get(req.Model); !a.truncated() {
 					return a, nil
 				}
 			}
@@ -166,6 +182,14 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 	}
 	// A prompt the server's context cannot hold is not sent (Probe).
 	if err := c.fits(k, req); err != nil {
+		var f *FatalError
+		if errors.As(err, &f) {
+			// No prompt fits (the answer's room alone fills the context).
+			c.fatal.CompareAndSwap(nil, f)
+			f = c.fatal.Load()
+			stopRun(ctx, f)
+			return answer{}, f
+		}
 		return answer{}, err
 	}
 	clk := c.cfg.Clock
@@ -207,6 +231,8 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 		if fail == nil {
 			c.reached.Store(true)
 			a.tries, a.estimate = try, estimate
+			a.seen = c.seen.add(req.Model, a.read())
+			a.room, a.kind = max(req.MaxTokens, req.MaxCompletionTokens), c.serverKind()
 			if key != "" && !a.truncated() {
 				c.cachePut(key, a)
 			}
@@ -217,6 +243,7 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 			return answer{tries: try}, ctx.Err()
 		case fail.fatal != nil:
 			fail.fatal.Problem = c.redact(fail.fatal.Problem)
+			fail.fatal.Fix = c.redact(fail.fatal.Fix)
 			c.fatal.CompareAndSwap(nil, fail.fatal)
 			f := c.fatal.Load()
 			stopRun(ctx, f)
@@ -326,11 +353,17 @@ func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest, tim
 	defer cancel()
 	// go-openai leaves a zero temperature out: the doer puts it back,
 	// unless the model is a reasoning one, which takes only its own.
-	x := &exchange{zeroTemperature: req.Temperature == 0 && !isReasoningModel(req.Model), decided: true, model: req.Model}
+	x := &exchange{zeroTemperature: req.Temperature == 0 && !isReasoningModel(req.Model), decided: true, model: req.Model, shape: shapeOf(req), maxTokens: max(req.MaxTokens, req.MaxCompletionTokens)}
 	resp, err := c.api.CreateChatCompletion(withExchange(actx, x), req)
+	if x.status != 0 {
+		c.answered.Store(true)
+	}
 	if err != nil {
 		return answer{}, c.classify(ctx, actx, err, x, timeout)
 	}
+	// The server takes requests of this model and these settings: a 400
+	// it gives one later is about that item.
+	c.worked.Store(x.shape, true)
 	if len(resp.Choices) == 0 {
 		return answer{}, &failure{msg: "the server's response held no answer (empty choices)", retry: true}
 	}
@@ -362,6 +395,13 @@ func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest, tim
 		a.topTokens, a.topLogprobs = topAlternatives(ch.LogProbs.Content)
 	}
 	return a, nil
+}
+
+// shapeOf is what a request asks besides its messages: the model and the
+// settings a server may refuse (temperature, max tokens, response_format,
+// logprobs).
+func shapeOf(req openai.ChatCompletionRequest) string {
+	return fmt.Sprintf("%s|%g|%d|%d|%t|%t|%d", req.Model, req.Temperature, req.MaxTokens, req.MaxCompletionTokens, req.ResponseFormat != nil, req.LogProbs, req.TopLogProbs)
 }
 
 // redact removes the API key from text that may reach the user: a server

@@ -15,6 +15,7 @@ const (
 	serverVLLM     = "vLLM"
 	serverOllama   = "Ollama"
 	serverOpenAI   = "OpenAI"
+	serverTGI      = "TGI"
 )
 
 // serverError is what an error body says, whatever the server's dialect:
@@ -24,6 +25,8 @@ const (
 //   - older vLLM: {"object":"error","message":…,"type":…,"code":…};
 //   - Ollama's native API: {"error":"…"}, and on /v1 a llama.cpp error body
 //     carried whole as the message string (double-encoded);
+//   - Hugging Face TGI: {"error":"Input validation error: …","error_type":"validation"}
+//     (router/src/lib.rs ErrorResponse; HTTP 422 for a validation error);
 //   - FastAPI (vLLM) without a route: {"detail":"Not Found"};
 //   - anything else: the text itself.
 type serverError struct {
@@ -60,8 +63,9 @@ func parseErrorDepth(body []byte, depth int) serverError {
 	text := strings.TrimSpace(string(body))
 	var e serverError
 	var top struct {
-		Error  json.RawMessage `json:"error"`
-		Detail json.RawMessage `json:"detail"`
+		Error     json.RawMessage `json:"error"`
+		Detail    json.RawMessage `json:"detail"`
+		ErrorType string          `json:"error_type"`
 		errorObject
 	}
 	if depth > 2 || !strings.HasPrefix(text, "{") || json.Unmarshal([]byte(text), &top) != nil {
@@ -73,6 +77,10 @@ func parseErrorDepth(body []byte, depth int) serverError {
 	switch {
 	case len(top.Error) > 0 && top.Error[0] == '{':
 		_ = json.Unmarshal(top.Error, &obj)
+	case len(top.Error) > 0 && top.Error[0] == '"' && top.ErrorType != "":
+		// TGI: {"error":"Input validation error: …","error_type":"validation"}.
+		obj = errorObject{Message: top.Error, Type: top.ErrorType}
+		e.kind = serverTGI
 	case len(top.Error) > 0 && top.Error[0] == '"':
 		// Ollama's native API: {"error":"model \"x\" not found, try pulling it first"}.
 		obj = errorObject{Message: top.Error}
@@ -135,6 +143,12 @@ var (
 	// newer vLLM: "your request has 2778 input tokens", "'max_tokens' or 'max_completion_tokens' is too large: 8000".
 	inputTokensRe = regexp.MustCompile(`(?:your request has|your messages resulted in) (\d+) (?:input )?tokens`)
 	maxTokensRe   = regexp.MustCompile(`'max_tokens'[^:]*is too large: (\d+)`)
+	// TGI (router/src/validation.rs, with or without the backquotes of
+	// later versions): "`inputs` tokens + `max_new_tokens` must be <= 4096.
+	// Given: 4838 `inputs` tokens and 512 `max_new_tokens`", "`inputs` must
+	// have less than 4095 tokens. Given: 5000".
+	tgiTotalRe = regexp.MustCompile("`?inputs`? tokens \\+ `?max_new_tokens`? must be <= (\\d+)\\. Given: (\\d+) `?inputs`? tokens and (\\d+) `?max_new_tokens`?")
+	tgiInputRe = regexp.MustCompile("`?inputs`? must have less than (\\d+) tokens\\. Given: (\\d+)")
 )
 
 // readCounts fills the token counts the message states, where the body
@@ -168,6 +182,14 @@ func (e *serverError) readCounts() {
 	if g := maxTokensRe.FindStringSubmatch(m); g != nil {
 		e.completion = atoi(g[1])
 		e.requested = e.promptTokens + e.completion
+	}
+	if g := tgiTotalRe.FindStringSubmatch(m); g != nil {
+		e.ctxTokens, e.promptTokens, e.completion = atoi(g[1]), atoi(g[2]), atoi(g[3])
+		e.requested = e.promptTokens + e.completion
+	}
+	if g := tgiInputRe.FindStringSubmatch(m); g != nil {
+		// The limit on the prompt alone (--max-input-tokens).
+		e.ctxTokens, e.promptTokens = atoi(g[1]), atoi(g[2])
 	}
 }
 
@@ -219,6 +241,14 @@ func contextFix(kind string, need int) string {
 		return fmt.Sprintf("raise Ollama's num_ctx to %d or more: PARAMETER num_ctx %d in a Modelfile (ollama create), or OLLAMA_CONTEXT_LENGTH=%d for `ollama serve`", n, n, n)
 	case serverOpenAI:
 		return "use a model with a longer context"
+	case serverTGI:
+		if need > 0 {
+			return fmt.Sprintf("start text-generation-inference with --max-total-tokens %d or more (and --max-input-tokens below it), up to what the model supports", n)
+		}
+		return "start text-generation-inference with larger --max-input-tokens and --max-total-tokens"
+	}
+	if need > 0 {
+		return fmt.Sprintf("raise the server's context to %d tokens or more (Ollama: PARAMETER num_ctx %d in a Modelfile, or OLLAMA_CONTEXT_LENGTH=%d for `ollama serve`; llama.cpp: --ctx-size %d; vLLM: --max-model-len %d) or use a model with a longer context", n, n, n, n, n)
 	}
 	return "raise the server's context (llama.cpp --ctx-size, vLLM --max-model-len, Ollama num_ctx or OLLAMA_CONTEXT_LENGTH) or use a model with a longer context"
 }

@@ -97,7 +97,33 @@ var dialectFixtures = []dialectFixture{
 	// Newer vLLM, as quoted in andrewcho-dev/opsconductor-ng vLLM_transition/TOKEN_LIMIT_FIX.md.
 	{name: "vLLM error object, max_tokens too large", status: 400,
 		body: `{"error":{"message":"'max_tokens' or 'max_completion_tokens' is too large: 8000. This model's maximum context length is 4096 tokens and your request has 2778 input tokens (8000 > 4096 - 2778). None","type":"BadRequestError","param":null,"code":400}}`,
-		want: itemFails, says: []string{"2778 prompt tokens and 8000 for the answer (--max-tokens), over vLLM's 4096", "lower --max-tokens to 1318 or less", "--max-model-len 16384 (or more)"}},
+		want: stops, says: []string{"the answer's room (max_tokens 8000) alone is over the model's context of 4096 tokens", "lower --max-tokens below 4096"}},
+	{name: "vLLM error object, max_tokens pushes it over", status: 400,
+		body: `{"error":{"message":"'max_tokens' or 'max_completion_tokens' is too large: 1000. This model's maximum context length is 4096 tokens and your request has 3500 input tokens (1000 > 4096 - 3500). None","type":"BadRequestError","param":null,"code":400}}`,
+		want: itemFails, says: []string{"3500 prompt tokens and 1000 for the answer (--max-tokens), over vLLM's 4096", "lower --max-tokens to 596 or less", "--max-model-len 8192 (or more)"}},
+
+	// Hugging Face text-generation-inference (router/src/validation.rs
+	// ValidationError, as InferError's "Input validation error: {0}",
+	// HTTP 422 with error_type "validation").
+	{name: "TGI 422 inputs + max_new_tokens", status: 422,
+		body: "{\"error\":\"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4838 `inputs` tokens and 512 `max_new_tokens`\",\"error_type\":\"validation\"}",
+		want: itemFails, says: []string{"4838 prompt tokens, TGI's context holds 4096", "--max-total-tokens 8192 or more"}, never: []string{"--no-response-format", "Ollama"}},
+	{name: "TGI 422 inputs + max_new_tokens, the answer pushes it over", status: 422,
+		body: "{\"error\":\"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 3900 `inputs` tokens and 512 `max_new_tokens`\",\"error_type\":\"validation\"}",
+		want: itemFails, says: []string{"3900 prompt tokens and 512 for the answer (--max-tokens), over TGI's 4096", "lower --max-tokens to 196 or less"}},
+	{name: "TGI 422 inputs too long (older wording)", status: 422,
+		body: `{"error":"Input validation error: inputs must have less than 1000 tokens. Given: 1534","error_type":"validation"}`,
+		want: itemFails, says: []string{"1534 prompt tokens, TGI's context holds 1000", "--max-input-tokens"}},
+	{name: "TGI 422 inputs too long", status: 422,
+		body: "{\"error\":\"Input validation error: `inputs` must have less than 4095 tokens. Given: 6000\",\"error_type\":\"validation\"}",
+		want: itemFails, says: []string{"6000 prompt tokens, TGI's context holds 4095"}},
+	{name: "TGI 422 answer room alone over the context", status: 422,
+		body: "{\"error\":\"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 300 `inputs` tokens and 8000 `max_new_tokens`\",\"error_type\":\"validation\"}",
+		want: stops, says: []string{"lower --max-tokens below 4096"}},
+	// A proxy's limit on the body's bytes (nginx's own page).
+	{name: "nginx 413", status: 413, ctype: "text/html",
+		body: "<html>\r\n<head><title>413 Request Entity Too Large</title></head>\r\n<body>\r\n<center><h1>413 Request Entity Too Large</h1></center>\r\n<hr><center>nginx/1.24.0</center>\r\n</body>\r\n</html>\r\n",
+		want: itemFails, says: []string{"refused the request body as too large", "not the model's context", "client_max_body_size"}, never: []string{"--ctx-size", "num_ctx"}},
 	{name: "vLLM flat 404 model", status: 404, model: "Llama-3.1-8B-Instruct",
 		body:   "{\"object\":\"error\",\"message\":\"The model `Llama-3.1-8B-Instruct` does not exist.\",\"type\":\"NotFoundError\",\"param\":null,\"code\":404}",
 		models: []Model{{ID: "meta-llama/Llama-3.1-8B-Instruct", OwnedBy: "vllm", Context: 8192}},
@@ -190,7 +216,7 @@ func TestDialects(t *testing.T) {
 				if v.Status != judge.StatusAPIError || FatalCause(ctx) != nil || j.Client().Fatal() != nil {
 					t.Fatalf("%s %q, fatal %v; want this item to fail and the run to go on", v.Status, v.Error, j.Client().Fatal())
 				}
-				if !strings.HasPrefix(got, TooLongPrefix) {
+				if !strings.HasPrefix(got, TooLongPrefix) && f.status != http.StatusRequestEntityTooLarge {
 					t.Errorf("error %q does not start %q", got, TooLongPrefix)
 				}
 				if n := chats.Load(); n != 1 {

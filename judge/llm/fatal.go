@@ -269,8 +269,11 @@ func (h *health) report(call *int, probe bool, sent time.Time, f *failure) (free
 			s = &st
 		}
 	}
-	if f != nil && f.down {
-		// Down or loading: no item's doing, so no item's tries pay.
+	if f != nil && f.down && h.down {
+		// Down or loading, and the run paused for it: no item's doing, so
+		// no item's tries pay. A request sent before the last success
+		// does not start the pause: its failure is an ordinary try, with
+		// its backoff, rather than a free retry at once.
 		free = true
 	}
 	h.mu.Unlock()

@@ -70,7 +70,12 @@ func (c *Client) serverKind() string {
 }
 
 // maxTokensOf is the answer's room a request asked for.
-func (c *Client) maxTokensOf(*exchange) int { return c.cfg.MaxTokens }
+func (c *Client) maxTokensOf(x *exchange) int {
+	if x != nil && x.maxTokens > 0 {
+		return x.maxTokens
+	}
+	return c.cfg.MaxTokens
+}
 
 // Probe asks the server what it is and how long a context it holds
 // (GET /v1/models, llama.cpp's GET /props, Ollama's GET /api/version),
@@ -247,6 +252,16 @@ func (c *Client) fits(k call, req openai.ChatCompletionRequest) error {
 	est := promptEstimate(k.messages)
 	room := max(req.MaxTokens, req.MaxCompletionTokens)
 	switch {
+	case kind == serverVLLM && room >= limit:
+		// vLLM counts the answer's room in the context: no prompt fits.
+		flag := "--max-tokens"
+		if room != c.cfg.MaxTokens {
+			flag = "the judge file's max_tokens"
+		}
+		return &FatalError{
+			Problem: fmt.Sprintf("the answer's room (max_tokens %d) alone is over the model's context of %d tokens (%s), so no prompt fits", room, limit, from),
+			Fix:     fmt.Sprintf("lower %s below %d (a judge's answer needs a few hundred tokens)", flag, limit),
+		}
 	case kind == serverLlamaCpp && est >= limit, kind == serverVLLM && est >= limit:
 		return fmt.Errorf("the prompt is too long for the model's context: about %d tokens at least (a deliberately low estimate), %s's context holds %d (%s); not sent: %s, or shorten the item",
 			est, kind, limit, from, contextFix(kind, est+max(room, answerRoom)))

@@ -34,6 +34,10 @@ type exchange struct {
 	decided         bool
 	// model is the model asked for: a judge file may name its own.
 	model string
+	// shape is the request's model and settings (shapeOf); maxTokens its
+	// answer's room.
+	shape     string
+	maxTokens int
 	// connected is set once the request has a TCP connection to the
 	// server (a new one or one kept alive): the server was there, so a
 	// refused connection later is a server that went down, not a wrong URL.
