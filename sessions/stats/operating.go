@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -88,7 +89,8 @@ type OperatingPoints struct {
 	// such cut on a tie; null when no item is labelled.
 	Best *OperatingCut `json:"best"`
 	// Band is the narrowest "ask a human" band: null when no band leaves
-	// Costs.BandAgreement on the rest, with BandReason saying why.
+	// Costs.BandAgreement on MinReliableItems or more labelled items it
+	// keeps, with BandReason saying why.
 	Band       *Band  `json:"band"`
 	BandReason string `json:"band_reason,omitempty"`
 }
@@ -218,8 +220,10 @@ func bucketOf(cuts []float64, g float64) int {
 
 // bestBand finds the band [cuts[i], cuts[j]) that sends the smallest
 // share of graded items to people while the judge agrees with the humans
-// on at least target of the labelled items left to it; on a tie the one
-// with the higher agreement on the rest, then the lower band.
+// on at least target of the labelled items left to it, of which there
+// must be MinReliableItems or more (else a band that keeps one lucky
+// item would do); on a tie the one with the higher agreement on the
+// rest, then the lower band.
 func bestBand(cuts []float64, total, yes, no []int, graded int, target float64) (*Band, string) {
 	if graded == 0 {
 		return nil, "no graded items"
@@ -246,8 +250,8 @@ func bestBand(cuts []float64, total, yes, no []int, graded int, target float64) 
 			failNo := pn[i+1]
 			passYes := py[len(yes)] - py[j+1]
 			rest := pn[i+1] + py[i+1] + (py[len(yes)] - py[j+1]) + (pn[len(no)] - pn[j+1])
-			if rest == 0 {
-				continue
+			if rest < MinReliableItems {
+				continue // too few labels left to tell its agreement
 			}
 			agree := float64(failNo+passYes) / float64(rest)
 			if agree < target-cutTolerance {
@@ -262,7 +266,7 @@ func bestBand(cuts []float64, total, yes, no []int, graded int, target float64) 
 		}
 	}
 	if best == nil {
-		return nil, "no band leaves the judge " + FormatPercent(target, 0) + " agreement on the items it keeps"
+		return nil, fmt.Sprintf("no band leaves the judge %s agreement on %d or more labelled items it keeps", FormatPercent(target, 0), MinReliableItems)
 	}
 	return best, ""
 }

@@ -183,7 +183,7 @@ func TestOperatingBand(t *testing.T) {
 	if sent != b.SentItems || rest != b.Rest || b.Agreement.Value != float64(agree)/float64(rest) {
 		t.Errorf("band %v–%v: sent %d rest %d agreement %v, recount %d %d %d/%d", b.Low, b.High, b.SentItems, b.Rest, b.Agreement.Value, sent, rest, agree, rest)
 	}
-	if b.Agreement.Value < 0.9 {
+	if b.Agreement.Value < 0.9 || b.Rest < MinReliableItems {
 		t.Errorf("band leaves %v agreement, below the target", b.Agreement.Value)
 	}
 	// No narrower band reaches the target.
@@ -204,7 +204,7 @@ func TestOperatingBand(t *testing.T) {
 					}
 				}
 			}
-			if r > 0 && float64(a)/float64(r) >= 0.9 && s < b.SentItems {
+			if r >= MinReliableItems && float64(a)/float64(r) >= 0.9 && s < b.SentItems {
 				t.Errorf("band %v–%v sends %d < %d and reaches the target", c.Cut, d.Cut, s, b.SentItems)
 			}
 		}
