@@ -12,6 +12,7 @@ import (
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/judge/llm"
 	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/safetext"
 )
 
 func newModelsCmd(e env) *cobra.Command {
@@ -61,14 +62,17 @@ func listModels(ctx context.Context, e env, cfg llm.Config) error {
 		}
 		return fmt.Errorf("cannot list the models at %s: %v: %s", info.URL, err, fix)
 	}
+	// Every text the server or the user gave goes through the sanitiser:
+	// a model id may hold escape sequences.
+	safe := safetext.SanitizeLine
 	w := e.stdout
-	fmt.Fprintf(w, "%s at %s", count(len(info.Models), "model"), info.URL)
+	fmt.Fprintf(w, "%s at %s", count(len(info.Models), "model"), safe(info.URL))
 	if info.Kind != "" {
-		fmt.Fprintf(w, " (%s)", info.Kind)
+		fmt.Fprintf(w, " (%s)", safe(info.Kind))
 	}
 	fmt.Fprintln(w, ":")
 	for _, m := range info.Models {
-		fmt.Fprintf(w, "  %s", m.ID)
+		fmt.Fprintf(w, "  %s", safe(m.ID))
 		if m.Context > 0 {
 			fmt.Fprintf(w, "  (context %d tokens, max_model_len)", m.Context)
 		}
@@ -88,11 +92,11 @@ func listModels(ctx context.Context, e env, cfg llm.Config) error {
 		}
 		switch near := llm.NearestModel(cfg.Model, names); {
 		case near == cfg.Model:
-			fmt.Fprintf(w, "--model %s is served.\n", cfg.Model)
+			fmt.Fprintf(w, "--model %s is served.\n", safe(cfg.Model))
 		case near != "":
-			fmt.Fprintf(w, "--model %s is not listed; the nearest name is %s.\n", cfg.Model, near)
+			fmt.Fprintf(w, "--model %s is not listed; the nearest name is %s.\n", safe(cfg.Model), safe(near))
 		default:
-			fmt.Fprintf(w, "--model %s is not listed.\n", cfg.Model)
+			fmt.Fprintf(w, "--model %s is not listed.\n", safe(cfg.Model))
 		}
 	}
 	return nil
@@ -109,8 +113,14 @@ func serverNote(ctx context.Context, w io.Writer, client *llm.Client, wait time.
 	info, err := client.Probe(ctx)
 	// A server loading its model (503) tells nothing yet: wait for it, as
 	// the run would, so that its context is known before the first item.
+	// A 503 that does not say it is loading (a proxy's, or a server that
+	// answers 503 on GET /v1/models alone) is asked a couple of times,
+	// then left to the run's own pause.
 	start, pause := time.Now(), time.Second
-	for err != nil && strings.Contains(err.Error(), "HTTP 503") && time.Since(start) < wait {
+	for tries := 1; err != nil && strings.Contains(err.Error(), "HTTP 503") && time.Since(start) < wait; tries++ {
+		if tries >= notReadyTries && !strings.Contains(strings.ToLower(err.Error()), "loading") {
+			break
+		}
 		if pause == time.Second {
 			fmt.Fprintf(w, "The server at %s is not ready (loading its model?): waiting for it, up to %s (--wait).\n", info.URL, wait)
 		}
@@ -126,6 +136,10 @@ func serverNote(ctx context.Context, w io.Writer, client *llm.Client, wait time.
 		fmt.Fprintln(w, text)
 	}
 }
+
+// notReadyTries is how many times serverNote asks a server answering 503
+// without saying it is loading.
+const notReadyTries = 3
 
 // serverText says what the server told of its context, "" when nothing;
 // named says where the items that cannot fit are named.
@@ -161,11 +175,12 @@ func serverCheck(ctx context.Context, client *llm.Client) func() (string, error)
 
 // tooLongNote names the run's items whose prompt is over the server's
 // context (found before sending, or told by the server), with their token
-// counts, and how to give them room; "" when there are none.
-func tooLongNote(st *sessions.Store, runID int64) string {
+// counts, and how to give them room: the lines to write, each apart; none
+// when there are none.
+func tooLongNote(st *sessions.Store, runID int64) []string {
 	vs, err := st.ReviewVerdicts(runID)
 	if err != nil {
-		return ""
+		return nil
 	}
 	var lines []string
 	fix, most := "", -1
@@ -190,13 +205,13 @@ func tooLongNote(st *sessions.Store, runID int64) string {
 		}
 	}
 	if len(lines) == 0 {
-		return ""
+		return nil
 	}
 	head := "1 item is too long for the server's context, not judged (the next run tries it again):"
 	if len(lines) > 1 {
 		head = fmt.Sprintf("%d items are too long for the server's context, not judged (the next run tries them again):", len(lines))
 	}
-	return head + "\n" + strings.Join(lines, "\n") + "\nTo judge them: " + fix + ".\n"
+	return append(append([]string{head}, lines...), "To judge them: "+fix+".")
 }
 
 // firstNumber is the first whole number in s, 0 when there is none.

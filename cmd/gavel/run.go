@@ -152,7 +152,11 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 		}
 		fmt.Fprintf(e.stderr, ". Saved in %s.\n", o.session)
 		if t.apiErrors > 0 {
-			fmt.Fprint(e.stderr, tooLongNote(rv.Store, st.Run.ID))
+			// One write a line: stderr's sanitiser shows a line break
+			// inside a write as ⏎.
+			for _, line := range tooLongNote(rv.Store, st.Run.ID) {
+				fmt.Fprintln(e.stderr, line)
+			}
 		}
 		if len(errs) > 0 {
 			return errors.Join(errs...)
