@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -98,9 +100,12 @@ func TestNotHTTPStopsAtOnce(t *testing.T) {
 		writeCompletion(w, "m", completion{content: "reason: ok\nresult: YES"})
 	}))
 	defer plain.Close()
-	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	tlsSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeCompletion(w, "m", completion{content: "reason: ok\nresult: YES"})
 	}))
+	// Its complaints about the handshakes this test fails on purpose.
+	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	tlsSrv.StartTLS()
 	defer tlsSrv.Close()
 	// Something else on the port: a Redis server, which answers the
 	// request line with its own error and closes on the Host: line.
