@@ -215,7 +215,9 @@ const (
 )
 
 func promptTooLong(lower string) bool {
-	for _, s := range []string{"context_length_exceeded", "exceed_context_size", "context length", "maximum context", "context window", "context size", "too many tokens", "prompt is too long", "input is too long"} {
+	for _, s := range []string{"context_length_exceeded", "exceed_context_size", "context length", "maximum context", "context window", "context size", "too many tokens", "prompt is too long", "input is too long",
+		// TGI, with or without its backquotes.
+		"`max_new_tokens` must be <=", "max_new_tokens must be <=", "`inputs` must have less than", "inputs must have less than"} {
 		if strings.Contains(lower, s) {
 			return true
 		}

@@ -271,6 +271,8 @@ func TestParseErrorBodyCounts(t *testing.T) {
 		{dialectFixtures[0].body, serverOpenAI, 3120, 4097, 1000, 4120},
 		{`{"error":"model \"x\" not found, try pulling it first"}`, serverOllama, 0, 0, 0, 0},
 		{`plain text`, "", 0, 0, 0, 0},
+		{"{\"error\":\"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4838 `inputs` tokens and 512 `max_new_tokens`\",\"error_type\":\"validation\"}", serverTGI, 4838, 4096, 512, 5350},
+		{`{"error":"Input validation error: inputs must have less than 1000 tokens. Given: 1534","error_type":"validation"}`, serverTGI, 1534, 1000, 0, 0},
 	}
 	for _, tc := range tests {
 		e := parseErrorBody([]byte(tc.body))
