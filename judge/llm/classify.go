@@ -202,7 +202,10 @@ func notHTTP(err error) (problem, fix string, ok bool) {
 		return "cannot verify the server's TLS certificate", "the certificate is not trusted: add its CA to the system's trust store (or name it in SSL_CERT_FILE), check the host name in --base-url, or use http:// if the server speaks plain HTTP", true
 	case errors.Is(err, http.ErrSchemeMismatch), errors.As(err, &record), strings.Contains(msg, "first record does not look like a TLS handshake"):
 		return "the server answered a TLS handshake in plain HTTP", "use http://: the server does not speak TLS", true
-	case strings.Contains(msg, "malformed HTTP"), strings.Contains(msg, "tls: "):
+	case strings.Contains(msg, "malformed HTTP"), strings.Contains(msg, "tls: "),
+		// A server that speaks first (SSH, MySQL): the transport drops the
+		// connection on its unsolicited bytes before the request is written.
+		strings.Contains(msg, "use of closed network connection"):
 		return "the server did not answer in HTTP", "check --base-url's scheme and port: use https:// if the server speaks TLS, and the port the server listens on", true
 	}
 	return "", "", false

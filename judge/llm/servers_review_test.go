@@ -130,10 +130,33 @@ func TestNotHTTPStopsAtOnce(t *testing.T) {
 			}()
 		}
 	}()
+	// A server that speaks first: an SSH server's banner.
+	ssh, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ssh.Close()
+	go func() {
+		for {
+			c, err := ssh.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				fmt.Fprint(c, "SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13.5\r\n")
+				c.SetReadDeadline(time.Now().Add(2 * time.Second))
+				buf := make([]byte, 4096)
+				c.Read(buf)
+				fmt.Fprint(c, "Invalid SSH identification string.\r\n")
+			}()
+		}
+	}()
 	tests := []struct {
 		name, url string
 		says      []string
 	}{
+		{"a server that speaks first", "http://" + ssh.Addr().String(), []string{"did not answer in HTTP", "scheme and port"}},
 		{"https:// to a plain HTTP server", strings.Replace(plain.URL, "http://", "https://", 1), []string{"use http://: the server does not speak TLS"}},
 		{"an untrusted certificate", tlsSrv.URL, []string{"cannot verify the server's TLS certificate", "the certificate is not trusted"}},
 		{"http:// to a TLS server", strings.Replace(tlsSrv.URL, "https://", "http://", 1), []string{"the server speaks TLS", "use https://"}},
