@@ -161,12 +161,13 @@ func TestZeroPromptTokensAreUnknown(t *testing.T) {
 	}
 }
 
-// A server counting the cached prefix apart (llama.cpp's usage:
-// prompt_tokens_details.cached_tokens, tools/server/server-task.cpp
-// usage_json_oaicompat; Ollama's llama-server runner before
-// ollama/ollama#16428 counted only the new tokens) is read whole: prompt
-// plus cached tokens. Here the judge's instructions were cached and only
-// the last 40 tokens processed.
+// A server counting the cached prefix apart from prompt_tokens is read
+// whole: prompt plus cached tokens. (llama.cpp's usage, in
+// tools/server/server-task.cpp usage_json_oaicompat, counts the whole
+// prompt in prompt_tokens and the cached part of it in
+// prompt_tokens_details.cached_tokens; the sum then over-counts, which
+// only makes the truncation rule more cautious.) Here the judge's
+// instructions were cached and only the last 40 tokens processed.
 func TestCachedTokensCount(t *testing.T) {
 	fs := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request, req chatRequest, _ int) {
 		total := realTokens(req.Messages)
