@@ -1,8 +1,10 @@
 package stats
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -65,7 +67,8 @@ type OperatingPoints struct {
 	Judge     string      `json:"judge"`
 	Dimension string      `json:"dimension"`
 	Scale     judge.Scale `json:"scale"`
-	// Grade is GradeScore, GradeLogprob or GradeSamples.
+	// Grade is GradeScore or GradeSamples (a logprob confidence is not a
+	// probability of YES: it gets a reliability curve, not a sweep).
 	Grade string `json:"grade"`
 	// Against is the binary dimension of the human labels.
 	Against string `json:"against"`
@@ -242,6 +245,15 @@ func bestBand(cuts []float64, total, yes, no []int, graded int, target float64) 
 	pt, py, pn := prefix(total), prefix(yes), prefix(no)
 	// Items failing cut i are in buckets 0..i (bucket index k+1 holds
 	// grades in [cut k, cut k+1)); those passing cut j in buckets j+1 and up.
+	// A single cut that already reaches the target needs no band: no item
+	// has to go to people (a band is never better than sending none).
+	for i := range cuts {
+		agree := pn[i+1] + py[len(yes)] - py[i+1]
+		labelled := pn[len(no)] + py[len(yes)]
+		if labelled >= MinReliableItems && float64(agree) >= (target-cutTolerance)*float64(labelled) {
+			return nil, fmt.Sprintf("none needed: at the cut %s alone the judge agrees with the humans on %d of %d labelled items (at least %s)", FormatNumber(cuts[i], 2), agree, labelled, FormatNumber(100*target, 0)+"%")
+		}
+	}
 	var best *Band
 	bestSent, bestAgree := 0, -1.0
 	for i := range cuts {
@@ -345,7 +357,7 @@ func reliability(judgeKey string, jd *judgeDim, source string, items []confident
 		r.ECE = undefinedInterval("no labelled item has a confidence")
 		return r
 	}
-	r.ECE = Interval{Value: ece(items, nil), Low: math.NaN(), High: math.NaN()}
+	r.ECE = Interval{Value: ece(items), Low: math.NaN(), High: math.NaN()}
 	if resamples <= 0 {
 		return r
 	}
@@ -380,23 +392,32 @@ type eceCell struct {
 // eceGrain is the resolution of the bootstrap's cells of confidence.
 const eceGrain = 1000
 
-// eceCells groups items into cells, in order of confidence.
+// eceCells groups items into cells, in order of confidence: by bin, then
+// confidence to eceGrain, then correctness. A cell never crosses a bin's
+// edge (0.0996 and 0.1004 round alike but lie in two bins), so the cells
+// at full weight give exactly the point ECE.
 func eceCells(items []confidentUnit) []eceCell {
-	sums := make([]float64, 2*(eceGrain+1))
-	ns := make([]int, 2*(eceGrain+1))
+	type cellKey struct{ bin, grain, right int }
+	sums := map[cellKey]float64{}
+	ns := map[cellKey]int{}
 	for _, it := range items {
-		k := 2 * int(math.Round(min(max(it.conf, 0), 1)*eceGrain))
+		k := cellKey{binOf(it.conf), int(math.Round(min(max(it.conf, 0), 1) * eceGrain)), 0}
 		if it.right {
-			k++
+			k.right = 1
 		}
 		sums[k] += it.conf
 		ns[k]++
 	}
-	var out []eceCell
-	for k, n := range ns {
-		if n > 0 {
-			out = append(out, eceCell{conf: sums[k] / float64(n), right: k%2 == 1, n: n})
-		}
+	keys := make([]cellKey, 0, len(ns))
+	for k := range ns {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b cellKey) int {
+		return cmp.Or(cmp.Compare(a.bin, b.bin), cmp.Compare(a.grain, b.grain), cmp.Compare(a.right, b.right))
+	})
+	out := make([]eceCell, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, eceCell{conf: sums[k] / float64(ns[k]), right: k.right == 1, n: ns[k]})
 	}
 	return out
 }
@@ -422,29 +443,17 @@ func eceOfCells(cells []eceCell, weight []int) float64 {
 	return calibrationError(n, right, conf, total)
 }
 
-// ece is the expected calibration error of items, each counted weight[i]
-// times (once when weight is nil).
-func ece(items []confidentUnit, weight []int) float64 {
-	var n, right [ReliabilityBins]float64
-	var conf [ReliabilityBins]float64
-	total := 0.0
-	for i, it := range items {
-		w := 1.0
-		if weight != nil {
-			w = float64(weight[i])
-		}
-		if w == 0 {
-			continue
-		}
-		b := binOf(it.conf)
-		n[b] += w
-		conf[b] += w * it.conf
-		if it.right {
-			right[b] += w
-		}
-		total += w
+// ece is the expected calibration error of items: the sum over their cells
+// (eceCells), each counted as many times as it holds items — the same
+// code the bootstrap resamples cells with, so the point and its interval
+// are one statistic.
+func ece(items []confidentUnit) float64 {
+	cells := eceCells(items)
+	w := make([]int, len(cells))
+	for i, c := range cells {
+		w[i] = c.n
 	}
-	return calibrationError(n, right, conf, total)
+	return eceOfCells(cells, w)
 }
 
 // calibrationError is Σ (n_b / total)·|right_b/n_b − conf_b/n_b|.

@@ -47,7 +47,14 @@ func (c *computation) gradedJudge(js JudgeSpec, dims []*judgeDim, dimOrder []dim
 		}
 		switch jd.key.scale.Kind() {
 		case judge.KindBinary:
-			if source == "" || h == nil {
+			// A logprob confidence is the probability of the tokens that
+			// spell the judge's own answer, not normalised over YES and
+			// NO: 1 − c for a NO is not the probability of YES (it holds
+			// "No", " no"… too), so no cut over it gives back the
+			// judge's own verdicts. Such a judge gets its reliability
+			// curve, where c is read as what it is, and no sweep. The
+			// share of samples is a probability of YES.
+			if source == "" || source == GradeLogprob || h == nil {
 				continue
 			}
 			g, unknown := gradedItems(current, units, jd, h, source)

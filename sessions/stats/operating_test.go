@@ -12,15 +12,18 @@ import (
 )
 
 // gradedInput is a session of n items judged by a Likert judge
-// ("quality", dimension "correctness") and a binary judge with logprob
-// confidences ("docqa", dimension "correct"), with random binary human
-// labels on "correct" for most items.
+// ("quality", dimension "correctness"), a binary judge with logprob
+// confidences ("docqa", dimension "correct") and one that samples four
+// times ("voter"), with random binary human labels on "correct" for most
+// items.
 func gradedInput(seed uint64, n int) Input {
 	r := rand.New(rand.NewPCG(seed, 1))
 	in := Input{Judges: []JudgeSpec{
 		{Key: "quality", Dimensions: []judge.Dimension{{Name: "correctness", Scale: judge.Likert}}},
 		{Key: "docqa", Dimensions: []judge.Dimension{{Name: "correct", Scale: judge.Binary}}},
+		{Key: "voter", Dimensions: []judge.Dimension{{Name: "correct", Scale: judge.Binary}}},
 	}}
+	votes := rand.New(rand.NewPCG(seed, 2)) // its own stream: the others' draws are unchanged
 	for i := range n {
 		truth := r.Float64() < 0.6
 		score := float64(1 + r.IntN(3))
@@ -44,6 +47,26 @@ func gradedInput(seed uint64, n int) Input {
 		if i%7 == 3 {
 			u.Verdicts[1].Confidence = nil // unknown
 		}
+		// voter samples four times: its share of YES samples is a
+		// probability of YES, its verdict the majority (a 2–2 tie is NO).
+		pYes := 0.3
+		if truth {
+			pYes = 0.75
+		}
+		var samples []map[string]float64
+		k := 0
+		for range 4 {
+			s := 0.0
+			if votes.Float64() < pYes {
+				s, k = 1, k+1
+			}
+			samples = append(samples, map[string]float64{"correct": s})
+		}
+		vv := 0.0
+		if k >= 3 {
+			vv = 1
+		}
+		u.Verdicts = append(u.Verdicts, Verdict{Judge: "voter", Status: judge.StatusOK, Values: map[string]float64{"correct": vv}, Samples: samples})
 		if r.Float64() < 0.8 {
 			h := 0.0
 			if truth {
@@ -88,13 +111,11 @@ func TestOperatingBestCutIsBruteForce(t *testing.T) {
 		}
 		h := u.Labels[0].Values["correct"]
 		scorePairs = append(scorePairs, [2]float64{u.Verdicts[0].Values["correctness"], h})
-		if c := u.Verdicts[1].Confidence; c != nil {
-			p := *c
-			if u.Verdicts[1].Values["correct"] == 0 {
-				p = 1 - p
-			}
-			probPairs = append(probPairs, [2]float64{p, h})
+		yes := 0
+		for _, smp := range u.Verdicts[2].Samples {
+			yes += int(smp["correct"])
 		}
+		probPairs = append(probPairs, [2]float64{float64(yes) / 4, h})
 	}
 	probCuts := make([]float64, 21)
 	for k := range probCuts {
@@ -103,7 +124,7 @@ func TestOperatingBestCutIsBruteForce(t *testing.T) {
 	for _, costs := range []Costs{{FalsePass: 1, FalseFail: 1}, {FalsePass: 5, FalseFail: 1}, {FalsePass: 1, FalseFail: 4}} {
 		rep := Compute(in, Options{Seed: 1, Resamples: -1, Costs: &costs})
 		if len(rep.OperatingPoints) != 2 {
-			t.Fatalf("%d operating points, want 2 (quality vs correct, docqa)", len(rep.OperatingPoints))
+			t.Fatalf("%d operating points, want 2 (quality vs correct, voter)", len(rep.OperatingPoints))
 		}
 		for _, op := range rep.OperatingPoints {
 			pairs, cuts := probPairs, probCuts
@@ -150,9 +171,25 @@ func TestOperatingSweepCounts(t *testing.T) {
 			t.Errorf("cut %v: %d agree + %d + %d ≠ %d", c.Cut, agree, c.FalsePasses, c.FalseFails, op.Labelled)
 		}
 	}
-	docqa := rep.OperatingPoints[1]
-	if docqa.Grade != GradeLogprob || docqa.Unknown == 0 {
-		t.Errorf("docqa grade %q with %d unknown confidences", docqa.Grade, docqa.Unknown)
+	// A binary judge's logprob confidence is not a probability of YES (a
+	// NO's 1 − c holds every other token too): it gets a reliability curve
+	// and no sweep.
+	for _, op := range rep.OperatingPoints {
+		if op.Grade == GradeLogprob {
+			t.Errorf("%s is swept over its logprob confidence", op.Judge)
+		}
+	}
+	found := false
+	for _, r := range rep.Reliability {
+		if r.Judge == "docqa" && r.Confidence == GradeLogprob {
+			found = true
+			if r.Unknown == 0 {
+				t.Errorf("docqa's curve counts no unknown confidence")
+			}
+		}
+	}
+	if !found {
+		t.Error("docqa has no reliability curve")
 	}
 }
 
@@ -295,5 +332,54 @@ func TestOperatingSamples(t *testing.T) {
 	b, _ := json.Marshal(rep.OperatingPoints)
 	if strings.Contains(string(b), "NaN") {
 		t.Errorf("NaN in JSON: %s", b)
+	}
+}
+
+// The ECE is the per-item sum over bins, also for confidences on either
+// side of a bin's edge that round to one grain (0.0996 and 0.1004): the
+// bootstrap's cells never cross an edge.
+func TestECEAtBinEdges(t *testing.T) {
+	items := []confidentUnit{{0.0996, true}, {0.0996, true}, {0.1004, false}, {0.1004, false}, {0.1004, true}, {0.55, true}, {0.55, false}, {0.9, true}}
+	var n, right, conf [ReliabilityBins]float64
+	for _, it := range items {
+		b := int(it.conf * ReliabilityBins)
+		n[b]++
+		conf[b] += it.conf
+		if it.right {
+			right[b]++
+		}
+	}
+	want := 0.0
+	for b := range n {
+		if n[b] > 0 {
+			want += n[b] / float64(len(items)) * math.Abs(right[b]/n[b]-conf[b]/n[b])
+		}
+	}
+	if got := ece(items); math.Abs(got-want) > 1e-12 {
+		t.Errorf("ECE %v, by hand %v", got, want)
+	}
+}
+
+// A single cut that already reaches the target agreement needs no band:
+// nothing is sent to people.
+func TestNoBandNeeded(t *testing.T) {
+	var in Input
+	in.Judges = []JudgeSpec{{Key: "quality", Dimensions: []judge.Dimension{{Name: "correctness", Scale: judge.Likert}}}}
+	in.Dimensions = []judge.Dimension{{Name: "correct", Scale: judge.Binary}}
+	for i := range 60 {
+		score, h := 2.0, 0.0
+		if i%2 == 0 {
+			score, h = 4, 1
+		}
+		in.Units = append(in.Units, Unit{ItemID: fmt.Sprint(i),
+			Verdicts: []Verdict{{Judge: "quality", Status: judge.StatusOK, Values: map[string]float64{"correctness": score}}},
+			Labels:   []Label{{Annotator: "ann", Values: map[string]float64{"correct": h}, Provenance: "random"}}})
+	}
+	ops := Compute(in, Options{Resamples: -1}).OperatingPoints
+	if len(ops) != 1 {
+		t.Fatalf("%d operating points", len(ops))
+	}
+	if ops[0].Band != nil || !strings.Contains(ops[0].BandReason, "none needed") {
+		t.Errorf("band %+v (%q) for a judge that agrees at one cut", ops[0].Band, ops[0].BandReason)
 	}
 }

@@ -38,7 +38,12 @@ func gradedFixture() stats.Input {
 func TestOperatingText(t *testing.T) {
 	r := stats.Compute(gradedFixture(), stats.Options{Seed: 1, Resamples: 100})
 	text := Text(r)
-	for _, want := range []string{"Operating points: docqa · correct", "Operating points: quality · correctness against human correct",
+	// docqa's logprob confidence gets a reliability curve, not a sweep (a
+	// NO's 1 − c is not a probability of YES).
+	if strings.Contains(text, "Operating points: docqa") {
+		t.Error("docqa is swept over its logprob confidence")
+	}
+	for _, want := range []string{"Operating points: quality · correctness against human correct",
 		"▸ ≥ ", "Best cut ≥ ", "Ask a human", "Reliability: docqa · correct", "Expected calibration error"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q", want)
@@ -51,7 +56,7 @@ func TestOperatingText(t *testing.T) {
 	}
 	md := Markdown(r)
 	checkMarkdownTables(t, md)
-	for _, want := range []string{"## Operating points: docqa · correct", "| Pass if |", "(best)", "## Reliability: docqa · correct", "| Confidence |"} {
+	for _, want := range []string{"## Operating points: quality · correctness", "| Pass if |", "(best)", "## Reliability: docqa · correct", "| Confidence |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q", want)
 		}
