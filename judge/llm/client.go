@@ -231,7 +231,7 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 		if fail == nil {
 			c.reached.Store(true)
 			a.tries, a.estimate = try, estimate
-			a.seen = c.seen.add(req.Model, a.read())
+			a.seen = c.seen.add(req.Model, a.surelyRead())
 			a.room, a.kind = max(req.MaxTokens, req.MaxCompletionTokens), c.serverKind()
 			if key != "" && !a.truncated() {
 				c.cachePut(key, a)

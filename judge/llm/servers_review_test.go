@@ -456,3 +456,17 @@ type stepClock struct{ now time.Time }
 func (c *stepClock) Now() time.Time                         { return c.now }
 func (c *stepClock) After(d time.Duration) <-chan time.Time { return make(chan time.Time) }
 func (c *stepClock) advance(d time.Duration)                { c.now = c.now.Add(d) }
+
+// The length a server is trusted to read whole is the larger of its two
+// counts, not their sum: one fully cached prompt counted as 1900 + 1900
+// must not let a later prompt cut to 1024 of about 3000 tokens pass.
+func TestSurelyReadIsNotTheSum(t *testing.T) {
+	cached := answer{promptTokens: 1900, cachedTokens: 1900}
+	if got := cached.surelyRead(); got != 1900 {
+		t.Errorf("surely read %d of a 1900-token prompt counted twice", got)
+	}
+	later := answer{promptTokens: 1024, estimate: 3000, seen: cached.surelyRead()}
+	if !later.truncated() {
+		t.Error("a prompt cut to 1024 of about 3000 tokens is not truncated after a cached 1900")
+	}
+}

@@ -67,6 +67,15 @@ func (a answer) read() int {
 	return max(a.promptTokens, 0) + max(a.cachedTokens, 0)
 }
 
+// surelyRead is the least the server certainly read whole: the larger of
+// its two counts, not their sum — llama.cpp, vLLM and OpenAI count the
+// cached part inside prompt_tokens, and a sum would let one fully cached
+// prompt raise the length the server is trusted to read (answer.seen)
+// to twice what it read, hiding a later cut.
+func (a answer) surelyRead() int {
+	return max(a.promptTokens, a.cachedTokens, 0)
+}
+
 // truncated reports whether the server read less than half of the
 // prompt's estimate, for a prompt longer than any it has shown it reads
 // whole (answer.seen).
