@@ -171,14 +171,28 @@ func (c *Client) classifyStatus(ctx context.Context, status int, e serverError, 
 	case status == http.StatusBadRequest && strings.Contains(lower, "http request to an https server"):
 		// Go's and nginx's answer to plain HTTP on a TLS port.
 		return fatal("the server speaks TLS", "use https:// in --base-url")
+	case strings.Contains(lower, "budget") && (strings.Contains(lower, "exceeded") || strings.Contains(lower, "spent")):
+		// LiteLLM's "Budget has been exceeded!" is a 400 by design
+		// (BerriAI/litellm#4139): no later request will pass.
+		return fatal("the server refused: the key's budget is spent ("+detail+")", "raise the budget on the proxy (or use another key), then run again: the items not judged are still to do")
 	case (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) && x != nil && c.succeeded(x.shape):
 		// The server took requests of this model and these settings, so
-		// what it refuses now is this item.
+		// what it refuses now is this item — unless it refuses every item
+		// in a row, which is about the server, not the items.
+		if n := c.rejected.Add(1); n >= rejectedInARow {
+			return fatal(fmt.Sprintf("the server rejected %d requests in a row that it took before (last: %s)", n, detail),
+				"check what changed on the server (a proxy's budget or policy, a model reloaded with other limits), then run again: the items not judged are still to do")
+		}
 		return &failure{msg: "the server rejected this item (" + detail + "); it took requests with the same model and settings, so the run goes on"}
 	}
 	return fatal("the server rejected the request",
 		"check --model, --temperature and --max-tokens; if the message is about response_format or logprobs, run again with --no-response-format or --no-logprobs")
 }
+
+// rejectedInARow is how many refusals of items, with no success between,
+// stop a run: one or two are items the server will not take; more are the
+// server refusing everything.
+const rejectedInARow = 3
 
 // succeeded reports whether the server answered a request of this shape
 // (shapeOf).

@@ -46,6 +46,11 @@ type Client struct {
 	// server has answered: a 400 it then gives is about the item, not the
 	// settings.
 	worked sync.Map
+	// rejected counts the requests refused in a row as about their item
+	// (a 400 after the shape worked): a server that refuses every item —
+	// a proxy's spent budget, a policy — stops the run instead of failing
+	// each remaining item with a request of its own. A success resets it.
+	rejected atomic.Int64
 	// answered is set once any request got an HTTP status: until then a
 	// TLS or protocol error is a wrong URL, not a passing fault.
 	answered atomic.Bool
@@ -364,6 +369,7 @@ func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest, tim
 	// The server takes requests of this model and these settings: a 400
 	// it gives one later is about that item.
 	c.worked.Store(x.shape, true)
+	c.rejected.Store(0)
 	if len(resp.Choices) == 0 {
 		return answer{}, &failure{msg: "the server's response held no answer (empty choices)", retry: true}
 	}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -468,5 +469,50 @@ func TestSurelyReadIsNotTheSum(t *testing.T) {
 	later := answer{promptTokens: 1024, estimate: 3000, seen: cached.surelyRead()}
 	if !later.truncated() {
 		t.Error("a prompt cut to 1024 of about 3000 tokens is not truncated after a cached 1900")
+	}
+}
+
+// A server that took the first item and then refuses every item — a
+// proxy's spent budget, a policy — stops the run: at once when it says
+// the budget is spent (LiteLLM's 400, BerriAI/litellm#4139), after a few
+// refusals in a row otherwise, instead of a request per remaining item.
+func TestEveryItemRefusedStopsTheRun(t *testing.T) {
+	tests := []struct {
+		name     string
+		body     string
+		wantSent int64 // requests sent before the stop, the first success included
+		want     string
+	}{
+		{"LiteLLM budget", `{"error":{"message":"Budget has been exceeded! Current cost: 10.02, Max budget: 10.0","type":"budget_exceeded","param":null,"code":"400"}}`, 2, "budget is spent"},
+		{"unknown refusal", `{"error":{"message":"Request blocked by policy","type":"invalid_request_error","param":null,"code":null}}`, 1 + rejectedInARow, "requests in a row"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var served atomic.Int64
+			fs := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request, req chatRequest, _ int) {
+				if served.Add(1) == 1 {
+					writeCompletion(w, req.Model, completion{content: "reason: it matches.\nresult: YES"})
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprint(w, tc.body)
+			})
+			j := mustJudge(t, "docqa", testConfig(fs))
+			var tasks []judge.Task
+			for i := range 12 {
+				tasks = append(tasks, judge.Task{Item: testItem(fmt.Sprint("i", i))})
+			}
+			ctx, cancel := StopOnFatal(context.Background())
+			defer cancel()
+			runWithin(t, 20*time.Second, func() []judge.Verdict { return runAll(t, ctx, j, tasks, 1) })
+			f := FatalCause(ctx)
+			if f == nil || !strings.Contains(f.Error(), tc.want) {
+				t.Fatalf("cause %v; want the run stopped (%q)", f, tc.want)
+			}
+			if n := served.Load(); n != tc.wantSent {
+				t.Errorf("%d requests sent, want %d", n, tc.wantSent)
+			}
+		})
 	}
 }
