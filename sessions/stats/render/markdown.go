@@ -60,13 +60,14 @@ func Markdown(r stats.Report) string {
 // MarkdownText makes session text safe inside Markdown and a table cell:
 // sanitised to one line, and every character Markdown or HTML would read
 // as markup backslash-escaped — & too, or "&#x202E;" would become a real
-// right-to-left override and "&lt;b&gt;" a tag on GitHub. gavel stats and
+// right-to-left override and "&lt;b&gt;" a tag on GitHub; $ (GitHub's
+// math: coloured, spoofed text) and @ (a mention pings a user) as well. gavel stats and
 // gavel report write their Markdown with it.
 func MarkdownText(s string) string {
 	s = safetext.SanitizeLine(s)
 	var b strings.Builder
 	for _, r := range s {
-		if strings.ContainsRune("\\`*_[]<>|#!&~", r) {
+		if strings.ContainsRune("\\`*_[]<>|#!&~$@", r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
