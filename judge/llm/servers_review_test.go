@@ -156,12 +156,19 @@ func TestNotHTTPStopsAtOnce(t *testing.T) {
 	tests := []struct {
 		name, url string
 		says      []string
+		// mayPause: a banner that arrives before the request is written
+		// reaches an idle connection (net/http closes it: "Unsolicited
+		// response"), so the first try may fail as a dropped connection
+		// and pause before the next one reads the banner; which happens
+		// depends on scheduling (it did under -race). The run must still
+		// stop at once with the advice.
+		mayPause bool
 	}{
-		{"a server that speaks first", "http://" + ssh.Addr().String(), []string{"did not answer in HTTP", "scheme and port"}},
-		{"https:// to a plain HTTP server", strings.Replace(plain.URL, "http://", "https://", 1), []string{"use http://: the server does not speak TLS"}},
-		{"an untrusted certificate", tlsSrv.URL, []string{"cannot verify the server's TLS certificate", "the certificate is not trusted"}},
-		{"http:// to a TLS server", strings.Replace(tlsSrv.URL, "https://", "http://", 1), []string{"the server speaks TLS", "use https://"}},
-		{"another protocol on the port", "http://" + l.Addr().String(), []string{"did not answer in HTTP", "scheme and port"}},
+		{"a server that speaks first", "http://" + ssh.Addr().String(), []string{"did not answer in HTTP", "scheme and port"}, true},
+		{"https:// to a plain HTTP server", strings.Replace(plain.URL, "http://", "https://", 1), []string{"use http://: the server does not speak TLS"}, false},
+		{"an untrusted certificate", tlsSrv.URL, []string{"cannot verify the server's TLS certificate", "the certificate is not trusted"}, false},
+		{"http:// to a TLS server", strings.Replace(tlsSrv.URL, "https://", "http://", 1), []string{"the server speaks TLS", "use https://"}, false},
+		{"another protocol on the port", "http://" + l.Addr().String(), []string{"did not answer in HTTP", "scheme and port"}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -185,7 +192,7 @@ func TestNotHTTPStopsAtOnce(t *testing.T) {
 				t.Errorf("stopped after %s; want at once", d)
 			}
 			for _, h := range log.all() {
-				if h.NotAnswering {
+				if h.NotAnswering && !tc.mayPause {
 					t.Errorf("the run paused: %s", h)
 				}
 			}
