@@ -580,7 +580,6 @@ func (w *workspace) variantFilters() []filter {
 		if v.cmp == nil {
 			continue
 		}
-		v := v
 		name := SanitizeLine(Clip(v.name, 64))
 		out = append(out,
 			filter{id: v.filterID(true), name: "fixed by " + name, offered: notBlind, match: func(_ *workspace, i int) bool { return v.fixed[i] }},
