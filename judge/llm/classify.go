@@ -141,12 +141,9 @@ func (c *Client) classifyStatus(ctx context.Context, status int, e serverError, 
 		return &failure{msg: "the server, or a proxy in front of it, refused the request body as too large (" + detail + "): a limit on the body's size, not the model's context; raise the proxy's limit (nginx: client_max_body_size) or shorten the item"}
 	case e.tooLong() && e.ctxTokens > 0 && e.completion >= e.ctxTokens && (status < 500 || e.typ == "exceed_context_size_error"):
 		// The answer's room alone fills the context: every item fails so.
-		flag := "--max-tokens"
-		if c.maxTokensOf(x) != c.cfg.MaxTokens {
-			flag = "the judge file's max_tokens"
-		}
-		return fatal(fmt.Sprintf("the answer's room (max_tokens %d) alone is over the model's context of %d tokens", e.completion, e.ctxTokens),
-			fmt.Sprintf("lower %s below %d (a judge's answer needs a few hundred tokens)", flag, e.ctxTokens))
+		f := c.roomOverContext(c.maxTokensOf(x), e.completion, e.ctxTokens, "("+detail+")")
+		f.StatusCode = status
+		return &failure{fatal: f}
 	case e.tooLong() && (status < 500 || e.typ == "exceed_context_size_error"):
 		// llama.cpp said so with HTTP 500 before it said 400 (b6383).
 		return &failure{msg: tooLongMessage(e, c.serverKind(), c.maxTokensOf(x), detail)}

@@ -254,14 +254,7 @@ func (c *Client) fits(k call, req openai.ChatCompletionRequest) error {
 	switch {
 	case kind == serverVLLM && room >= limit:
 		// vLLM counts the answer's room in the context: no prompt fits.
-		flag := "--max-tokens"
-		if room != c.cfg.MaxTokens {
-			flag = "the judge file's max_tokens"
-		}
-		return &FatalError{
-			Problem: fmt.Sprintf("the answer's room (max_tokens %d) alone is over the model's context of %d tokens (%s), so no prompt fits", room, limit, from),
-			Fix:     fmt.Sprintf("lower %s below %d (a judge's answer needs a few hundred tokens)", flag, limit),
-		}
+		return c.roomOverContext(room, room, limit, "("+from+"), so no prompt fits")
 	case kind == serverLlamaCpp && est >= limit, kind == serverVLLM && est >= limit:
 		return fmt.Errorf("the prompt is too long for the model's context: about %d tokens at least (a deliberately low estimate), %s's context holds %d (%s); not sent: %s, or shorten the item",
 			est, kind, limit, from, contextFix(kind, est+max(room, answerRoom)))
@@ -275,3 +268,21 @@ func (c *Client) fits(k call, req openai.ChatCompletionRequest) error {
 // TooLongPrefix starts the error of every item whose prompt is over the
 // server's context, found before sending or told by the server.
 const TooLongPrefix = "the prompt is too long for the model's context"
+
+// roomOverContext is the run-stopping error of an answer's room
+// (max_tokens) that alone fills the model's context, so that every item
+// would fail: found before sending (vLLM's max_model_len) or told by the
+// server (room is then the server's count). It names the flag to lower:
+// --max-tokens, or the judge file's own max_tokens when the request asked
+// for another room than --max-tokens'. how says where the limit came from
+// and what follows.
+func (c *Client) roomOverContext(asked, room, limit int, how string) *FatalError {
+	flag := "--max-tokens"
+	if asked != c.cfg.MaxTokens {
+		flag = "the judge file's max_tokens"
+	}
+	return &FatalError{
+		Problem: fmt.Sprintf("the answer's room (max_tokens %d) alone is over the model's context of %d tokens %s", room, limit, how),
+		Fix:     fmt.Sprintf("lower %s below %d (a judge's answer needs a few hundred tokens)", flag, limit),
+	}
+}
