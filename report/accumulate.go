@@ -29,7 +29,7 @@ const accumulationPoints = 40
 // the last point is the report's figure. order gives each labelled unit
 // the id of its first label's action; units labelled together (an import)
 // keep dataset order.
-func (d *Data) accumulate(in stats.Input, order map[unitKey]int64) error {
+func (d *Data) accumulate(in stats.Input, order map[unitKey]int64) {
 	for ji := range d.Judges {
 		j := &d.Judges[ji]
 		var spec stats.JudgeSpec
@@ -59,10 +59,7 @@ func (d *Data) accumulate(in stats.Input, order map[unitKey]int64) error {
 		}
 		// The pairs the figures count, under the same options, so that the
 		// last point is the report's figure.
-		pairs, err := stats.Pairs(in, spec.Key, d.Options.Stats)
-		if err != nil {
-			return err
-		}
+		pairs := j.pairs
 		steps := min(n, accumulationPoints)
 		for di, dr := range j.Report.Dimensions {
 			if di >= len(pairs) {
@@ -85,5 +82,4 @@ func (d *Data) accumulate(in stats.Input, order map[unitKey]int64) error {
 			}
 		}
 	}
-	return nil
 }

@@ -83,6 +83,10 @@ type Judge struct {
 	// Disagreements counts, per dimension, the units where the judge
 	// disagrees with the humans (listed or not).
 	Disagreements []int
+	// pairs are, per dimension, the units and values its agreement with
+	// the humans counts (stats.Pairs under the report's options): read
+	// once, for the curve and the list of disagreements.
+	pairs [][]stats.Pair
 }
 
 // Annotator is one person who labelled.
@@ -163,9 +167,13 @@ func Gather(s *sessions.Store, in stats.Input, rep stats.Report, o Options) (*Da
 	}
 	d.gatherAnnotators(labels, notes)
 	d.LabelledTogether = len(labels) > 1 && !slices.ContainsFunc(labels, func(l sessions.Label) bool { return !l.At.Equal(labels[0].At) })
-	if err := d.accumulate(in, labelOrder(labels)); err != nil {
-		return nil, err
+	for ji := range d.Judges {
+		j := &d.Judges[ji]
+		if j.pairs, err = stats.Pairs(in, j.Report.Judge, d.Options.Stats); err != nil {
+			return nil, err
+		}
 	}
+	d.accumulate(in, labelOrder(labels))
 	if err := d.gatherDisagreements(s, in, labels, notes); err != nil {
 		return nil, err
 	}
@@ -226,10 +234,6 @@ type unitKey struct {
 }
 
 func (d *Data) gatherDisagreements(s *sessions.Store, in stats.Input, labels []sessions.Label, notes []sessions.Note) error {
-	specs := map[string]stats.JudgeSpec{}
-	for _, j := range in.Judges {
-		specs[j.Key] = j
-	}
 	type found struct {
 		unit    int
 		judge   int
@@ -240,13 +244,9 @@ func (d *Data) gatherDisagreements(s *sessions.Store, in stats.Input, labels []s
 	var all []found
 	for ji := range d.Judges {
 		j := &d.Judges[ji]
-		spec := specs[j.Report.Judge]
 		// The pairs the figures count, under the same options: the list
 		// holds exactly the units off the confusion matrix's diagonal.
-		pairs, err := stats.Pairs(in, spec.Key, d.Options.Stats)
-		if err != nil {
-			return err
-		}
+		pairs := j.pairs
 		j.Disagreements = make([]int, len(j.Report.Dimensions))
 		for di, dr := range j.Report.Dimensions {
 			if di >= len(pairs) {
