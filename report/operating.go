@@ -107,10 +107,7 @@ func (d *Data) gradedViews() ([]gradedView, []reliabilityView, error) {
 	var rels []reliabilityView
 	for i, r := range d.Stats.Reliability {
 		base := fmt.Sprintf("reliability.%d.", i)
-		src := "logprob confidence"
-		if r.Confidence == stats.GradeSamples {
-			src = "share of agreeing samples"
-		}
+		src := render.ConfidenceText(r.Confidence)
 		rv := reliabilityView{Title: line(r.Judge) + " · " + line(r.Dimension) + " (" + src + ")", Small: line(r.SmallSample)}
 		rv.Facts = []figRow{
 			{"Labelled items with a confidence", count(base+"n", r.N)},

@@ -32,20 +32,11 @@ func markdownGraded(b *strings.Builder, r stats.Report) {
 				CutText(op, best.Cut), interval(best.Agreement, true), interval(best.FalsePassRate, true),
 				interval(best.FalseFailRate, true), estimate(best.CohenKappa, 3))
 		}
-		if band := op.Band; band != nil {
-			fmt.Fprintf(b, "\n**Ask a human** when the grade is at least %s and below %s: %s of the items (%d) go to people; the judge agrees with them on %s of the %s it keeps (target %s).\n",
-				gradeNumber(op, band.Low), gradeNumber(op, band.High), pct(band.Sent), band.SentItems, interval(band.Agreement, true),
-				plural(band.Rest, "labelled item", "labelled items"), stats.FormatPercent(op.Costs.BandAgreement, 0))
-		} else {
-			fmt.Fprintf(b, "\n**Ask a human**: %s (%s).\n", stats.Undefined, MarkdownText(op.BandReason))
-		}
+		fmt.Fprintf(b, "\n**Ask a human** %s.\n", MarkdownText(BandSentence(op)))
 	}
 	for _, rel := range r.Reliability {
 		fmt.Fprintf(b, "\n## Reliability: %s · %s\n\n", MarkdownText(rel.Judge), MarkdownText(rel.Dimension))
-		src := "logprob confidence"
-		if rel.Confidence == stats.GradeSamples {
-			src = "share of agreeing samples"
-		}
+		src := ConfidenceText(rel.Confidence)
 		fmt.Fprintf(b, "Confidence: %s; %d labelled, %d without a confidence. Expected calibration error **%s**.\n",
 			src, rel.N, rel.Unknown, interval(rel.ECE, false))
 		var rows [][]string

@@ -30,6 +30,16 @@ func gradeText(grade string) string {
 	return grade
 }
 
+// ConfidenceText says what a reliability curve's confidence is ("logprob
+// confidence", "share of agreeing samples"), as the text, the Markdown
+// and the report write it.
+func ConfidenceText(source string) string {
+	if source == stats.GradeSamples {
+		return "share of agreeing samples"
+	}
+	return "logprob confidence"
+}
+
 // OperatingTitle names an operating-point analysis: the judge's
 // dimension and the human dimension it is read against.
 func OperatingTitle(op stats.OperatingPoints) string {
@@ -105,13 +115,27 @@ func CutGroups(op stats.OperatingPoints) [][2]int {
 
 // bandLine says which items the "ask a human" band sends to people.
 func bandLine(op stats.OperatingPoints) Line {
-	if op.Band == nil {
-		return Line{strong("Ask a human "), muted(stats.Undefined + reason(op.BandReason))}
+	if op.Band == nil && !strings.HasPrefix(op.BandReason, "none needed") {
+		return Line{strong("Ask a human "), muted(BandSentence(op))}
 	}
+	return Line{strong("Ask a human "), plain(BandSentence(op))}
+}
+
+// BandSentence says, after "Ask a human", which items the band sends to
+// people and how the judge does on the rest; or why there is none — none
+// needed, when one cut alone reaches the target. Text and Markdown write
+// it alike.
+func BandSentence(op stats.OperatingPoints) string {
 	b := op.Band
-	return Line{strong("Ask a human "), plain(fmt.Sprintf("when the grade is at least %s and below %s: %s of the items (%d) go to people; the judge agrees with them on %s of the %s it keeps (target %s)",
+	switch {
+	case b == nil && strings.HasPrefix(op.BandReason, "none needed"):
+		return safetext.SanitizeLine(op.BandReason)
+	case b == nil:
+		return stats.Undefined + reason(safetext.SanitizeLine(op.BandReason))
+	}
+	return fmt.Sprintf("when the grade is at least %s and below %s: %s of the items (%d) go to people; the judge agrees with them on %s of the %s it keeps (target %s)",
 		gradeNumber(op, b.Low), gradeNumber(op, b.High), pct(b.Sent), b.SentItems, interval(b.Agreement, true),
-		plural(b.Rest, "labelled item", "labelled items"), stats.FormatPercent(op.Costs.BandAgreement, 0)))}
+		plural(b.Rest, "labelled item", "labelled items"), stats.FormatPercent(op.Costs.BandAgreement, 0))
 }
 
 // gradeNumber is a cut without its "≥".
@@ -122,10 +146,7 @@ func gradeNumber(op stats.OperatingPoints, v float64) string {
 // reliabilityLines renders a reliability curve: the non-empty bins and the
 // expected calibration error.
 func reliabilityLines(r stats.Reliability) []Line {
-	src := "logprob confidence"
-	if r.Confidence == stats.GradeSamples {
-		src = "share of agreeing samples"
-	}
+	src := ConfidenceText(r.Confidence)
 	out := []Line{
 		text(RoleHeader, "Reliability: "+safetext.SanitizeLine(r.Judge)+" · "+safetext.SanitizeLine(r.Dimension)),
 		text(RoleMuted, fmt.Sprintf("confidence: %s; %d labelled, %d without a confidence", src, r.N, r.Unknown)),
