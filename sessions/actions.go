@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -22,6 +24,40 @@ const (
 	KindNote ActionKind = "note"
 	// KindUndo is written by Undo only: it cancels the action it Undoes.
 	KindUndo ActionKind = "undo"
+	// KindCantJudge is one annotator's decision that the whole item cannot
+	// be judged, with a Reason (and a Note for "other"). It is not a
+	// label: the item counts as reviewed for that person and is left out
+	// of every agreement figure, until a later label or accept by the same
+	// person, or an undo, takes it back.
+	KindCantJudge ActionKind = "cant_judge"
+	// KindTag puts the failure tag Tag on the item (Value 1) or takes it
+	// off (Value 0).
+	KindTag ActionKind = "tag"
+)
+
+// Reasons an item cannot be judged, as commands and the session spell them.
+const (
+	ReasonGoldWrong  = "gold-wrong"
+	ReasonAmbiguous  = "ambiguous"
+	ReasonUnreadable = "unreadable"
+	ReasonOther      = "other"
+)
+
+// CantJudgeReasons lists the reasons in the order screens offer them.
+var CantJudgeReasons = []string{ReasonGoldWrong, ReasonAmbiguous, ReasonUnreadable, ReasonOther}
+
+// Visibility says whether the judge's verdict was on screen when a
+// decision was made (the anchoring check compares blind and shown).
+type Visibility int8
+
+const (
+	// ShownUnknown: not recorded (actions before schema v8, imports).
+	ShownUnknown Visibility = iota
+	// ShownVerdict: the verdict was visible.
+	ShownVerdict
+	// ShownBlind: the verdict was hidden (blind mode, a blind share, a
+	// re-test).
+	ShownBlind
 )
 
 // Action is one row of the append-only history of human actions.
@@ -46,6 +82,25 @@ type Action struct {
 	At        time.Time
 	// Undoes is, for an undo row, the ID of the action it cancels.
 	Undoes int64
+
+	// Reason is a cant_judge's reason (one of CantJudgeReasons).
+	Reason string
+	// Tag is a tag action's failure tag.
+	Tag string
+	// Guidelines is the id of the guidelines version on screen when the
+	// decision was made (Store.AddGuidelines), 0 for none.
+	Guidelines int64
+	// Shown says whether the judge's verdict was visible.
+	Shown Visibility
+	// Retest marks a re-test: the item shown again, blind, to the person
+	// who labelled it. A re-test never replaces the first label.
+	Retest bool
+	// Appeared is when the item appeared on screen (zero: unknown); the
+	// time a decision took is At - Appeared.
+	Appeared time.Time
+	// Sitting names the store that wrote the action (one review, from
+	// open to quit); set by Record, empty for imported history.
+	Sitting string
 }
 
 // Record commits the actions of one key press as one group and returns
@@ -74,10 +129,33 @@ func checkAction(a Action) error {
 			return fmt.Errorf("item %q: %v is not a label value", a.ItemID, a.Value)
 		}
 	case KindNote:
+	case KindCantJudge:
+		if !slices.Contains(CantJudgeReasons, a.Reason) {
+			return fmt.Errorf("item %q: %q is not a reason an item cannot be judged (want %s)", a.ItemID, a.Reason, strings.Join(CantJudgeReasons, ", "))
+		}
+	case KindTag:
+		if strings.TrimSpace(a.Tag) == "" {
+			return fmt.Errorf("item %q: a tag action needs a tag name", a.ItemID)
+		}
+		if a.Value != 0 && a.Value != 1 {
+			return fmt.Errorf("item %q: a tag action's value is 1 (on) or 0 (off), not %v", a.ItemID, a.Value)
+		}
 	case KindUndo:
 		return errors.New("undo actions are written by Undo, not Record")
 	default:
-		return fmt.Errorf("item %q: unknown action kind %q (want label, accept or note)", a.ItemID, a.Kind)
+		return fmt.Errorf("item %q: unknown action kind %q (want label, accept, note, cant_judge or tag)", a.ItemID, a.Kind)
+	}
+	if a.Kind == KindCantJudge && a.Reason == "" || a.Kind != KindCantJudge && a.Reason != "" {
+		return fmt.Errorf("item %q: only a cant_judge action has a reason", a.ItemID)
+	}
+	if a.Kind != KindTag && a.Tag != "" {
+		return fmt.Errorf("item %q: only a tag action has a tag", a.ItemID)
+	}
+	if a.Retest && a.Kind != KindLabel && a.Kind != KindAccept && a.Kind != KindCantJudge {
+		return fmt.Errorf("item %q: a %s cannot be a re-test", a.ItemID, a.Kind)
+	}
+	if a.Shown < ShownUnknown || a.Shown > ShownBlind {
+		return fmt.Errorf("item %q: unknown visibility %d", a.ItemID, a.Shown)
 	}
 	return nil
 }
@@ -104,8 +182,9 @@ func prepareInsertAction(tx *sql.Tx) (*actionWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	stmt, err := tx.Prepare(`INSERT INTO actions (group_id, kind, item_id, criterion, dimension, value, note, via, annotator, at, undoes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	stmt, err := tx.Prepare(`INSERT INTO actions (group_id, kind, item_id, criterion, dimension, value, note, via, annotator, at, undoes,
+			reason, tag, guidelines_id, shown, retest, appeared_at, sitting)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +199,11 @@ func insertAction(w *actionWriter, a Action) (int64, error) {
 	if a.Kind == KindUndo {
 		undoes = a.Undoes
 	}
-	res, err := w.stmt.Exec(a.Group, string(a.Kind), a.ItemID, a.Criterion, a.Dimension, value, a.Note, a.Via, a.Annotator, stamp(a.At), undoes)
+	if a.Kind == KindTag {
+		value = a.Value
+	}
+	res, err := w.stmt.Exec(a.Group, string(a.Kind), a.ItemID, a.Criterion, a.Dimension, value, a.Note, a.Via, a.Annotator, stamp(a.At), undoes,
+		nullText(a.Reason), nullText(a.Tag), nullID(a.Guidelines), shownColumn(a.Shown), a.Retest, nullStamp(a.Appeared), nullText(a.Sitting))
 	if err != nil {
 		return 0, err
 	}
@@ -164,6 +247,9 @@ func (s *Store) Undo() ([]Action, error) {
 		for _, a := range undone {
 			u := Action{Group: group, Kind: KindUndo, ItemID: a.ItemID, Criterion: a.Criterion, Dimension: a.Dimension,
 				Annotator: s.annotator, At: at, Undoes: a.ID}
+			if s.lock != nil {
+				u.Sitting = s.lock.token
+			}
 			if _, err := insertAction(ins, u); err != nil {
 				return err
 			}
@@ -177,7 +263,8 @@ func (s *Store) Undo() ([]Action, error) {
 }
 
 // actionColumns is what scanActions reads.
-const actionColumns = `id, group_id, kind, item_id, criterion, dimension, value, note, via, annotator, at, undoes`
+const actionColumns = `id, group_id, kind, item_id, criterion, dimension, value, note, via, annotator, at, undoes,
+	reason, tag, guidelines_id, shown, retest, appeared_at, sitting`
 
 func scanActions(tx *sql.Tx, rows *sql.Rows) ([]Action, error) {
 	defer rows.Close()
@@ -190,13 +277,29 @@ func scanActions(tx *sql.Tx, rows *sql.Rows) ([]Action, error) {
 		var a Action
 		var kind, at string
 		var value any
-		var undoes sql.NullInt64
+		var undoes, guidelines, shown sql.NullInt64
+		var reason, tag, appeared, sitting sql.NullString
 		if err := rows.Scan(&a.ID, &a.Group, &kind, &a.ItemID, &a.Criterion, &a.Dimension, &value, &a.Note, &a.Via,
-			&a.Annotator, &at, &undoes); err != nil {
+			&a.Annotator, &at, &undoes, &reason, &tag, &guidelines, &shown, &a.Retest, &appeared, &sitting); err != nil {
 			return nil, err
 		}
 		a.Kind, a.Undoes = ActionKind(kind), undoes.Int64
-		if x, ok := codec.decode(a.Dimension, value); ok {
+		a.Reason, a.Tag, a.Guidelines, a.Sitting = reason.String, tag.String, guidelines.Int64, sitting.String
+		a.Shown = shownFromColumn(shown)
+		if appeared.Valid {
+			t, err := parseStamp(appeared.String)
+			if err != nil {
+				return nil, err
+			}
+			a.Appeared = t
+		}
+		if a.Kind == KindTag {
+			if x, ok := value.(float64); ok {
+				a.Value = x
+			} else if x, ok := value.(int64); ok {
+				a.Value = float64(x)
+			}
+		} else if x, ok := codec.decode(a.Dimension, value); ok {
 			a.Value = x
 		} else if a.Kind == KindLabel || a.Kind == KindAccept {
 			// A value its scale cannot read: kept in history as NaN, which
@@ -229,4 +332,49 @@ func (s *Store) Actions(annotator string) ([]Action, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// nullText stores "" as NULL.
+func nullText(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// nullID stores 0 as NULL.
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+// nullStamp stores the zero time as NULL.
+func nullStamp(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return stamp(t)
+}
+
+// shownColumn is actions.shown: 1 shown, 0 blind, NULL unknown.
+func shownColumn(v Visibility) any {
+	switch v {
+	case ShownVerdict:
+		return 1
+	case ShownBlind:
+		return 0
+	}
+	return nil
+}
+
+func shownFromColumn(n sql.NullInt64) Visibility {
+	switch {
+	case !n.Valid:
+		return ShownUnknown
+	case n.Int64 == 1:
+		return ShownVerdict
+	}
+	return ShownBlind
 }

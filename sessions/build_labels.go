@@ -47,7 +47,7 @@ func keepCurrentLabels(tx *sql.Tx, first int64) error {
 	_, err := tx.Exec(`INSERT INTO current_label_rows (annotator, item_id, criterion, dimension, value, via, at, action_id, accepted)
 		SELECT annotator, item_id, criterion, dimension, value, via, at, id, kind = 'accept'
 		FROM actions
-		WHERE id >= ? AND kind IN ('label', 'accept')
+		WHERE id >= ? AND kind IN ('label', 'accept') AND retest = 0
 		ORDER BY id
 		ON CONFLICT (annotator, item_id, criterion, dimension) DO UPDATE SET
 			value = excluded.value, via = excluded.via, at = excluded.at,

@@ -65,6 +65,15 @@ func (s *Store) recordGroups(annotator string, groups [][]Action) ([][]Action, e
 			for i := range out[gi] {
 				a := &out[gi][i]
 				a.Group, a.Annotator, a.At, a.Undoes = group, annotator, at, 0
+				if a.Sitting == "" && annotator == s.annotator && s.lock != nil {
+					a.Sitting = s.lock.token
+				}
+				if a.Kind == KindTag {
+					// A tag used on an item joins the session's tag set.
+					if _, err := tx.Exec(`INSERT INTO session_tags (name, added_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, a.Tag, stamp(at)); err != nil {
+						return err
+					}
+				}
 				var one int
 				if err := known.QueryRow(a.ItemID).Scan(&one); err != nil {
 					if errors.Is(err, sql.ErrNoRows) {

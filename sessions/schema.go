@@ -22,6 +22,7 @@ var migrations = []migration{
 	{name: "items' segments indexed for statistics", sql: schemaV5},
 	{name: "the calibration / evaluation split", sql: schemaV6},
 	{name: "each run's judge definition", sql: schemaV7},
+	{name: "labelling well: guidelines, can't judge, tags, re-tests, visibility", sql: schemaV8},
 }
 
 // schemaVersion is the newest schema this build reads and writes.

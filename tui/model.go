@@ -45,6 +45,20 @@ type Options struct {
 	// Blind hides each verdict until the person has labelled the item,
 	// so that calibration labels are not anchored on the judge.
 	Blind bool
+	// Guidelines are the annotation guidelines for the person (SPEC
+	// "Labelling well"); nil when the session has none.
+	Guidelines *Guidelines
+	// Tags is the session's set of failure tags when the screen opens.
+	Tags []string
+	// BlindShare is the share of items (0–1, seeded by Seed) shown blind
+	// even outside blind mode, for the anchoring check.
+	BlindShare float64
+	// Retest is the share of the items this person labels (0–1, seeded by
+	// Seed) that come back once, blind, after at least RetestGap other
+	// decisions, as re-tests.
+	Retest float64
+	// Seed seeds BlindShare and Retest.
+	Seed int64
 	// Swap judges each pairwise item in both orders (the position-bias
 	// audit, --swap): a judge's swapped-order tasks are queued with the
 	// others, and re-judging an item re-judges both orders.
@@ -93,6 +107,26 @@ type Options struct {
 	// the session has one. It is called off the screen's goroutine.
 	Compare func(a, b int64) (Compared, error)
 }
+
+// Guidelines is the version of the annotation guidelines on screen.
+type Guidelines struct {
+	// ID is the version's id in the session (sessions.GuidelinesVersion),
+	// stamped on every decision; 0 while a new session is being written
+	// (the store's recorder stamps it then).
+	ID int64
+	// Path names the file; Text is its Markdown.
+	Path, Text string
+	// First: this session sees this version for the first time, so the
+	// screen shows it once when it opens.
+	First bool
+	// Older counts this annotator's current labels made under an older
+	// version (the re-review filter lists their items).
+	Older int
+}
+
+// RetestGap is how many other decisions come between a label and its
+// re-test at least.
+const RetestGap = 20
 
 // screenID names the screens the root routes between.
 type screenID int
