@@ -354,13 +354,12 @@ func (r *runView) swappedVerdict(item, crit int) (judge.Verdict, bool) {
 	return judge.Verdict{}, false
 }
 
-// rows lists what a person labels on an item for this run's judge.
+// rows lists what a person labels on an item for this run's judge
+// (judge.Rows: `gavel label` takes an item's rows from there too).
 func (r *runView) rows(it judge.Item) []row {
 	var out []row
-	for _, t := range judge.Tasks(r.info, it) {
-		for _, d := range r.info.Dimensions {
-			out = append(out, row{crit: t.Criterion, dim: d})
-		}
+	for _, x := range judge.Rows(r.info, it) {
+		out = append(out, row{crit: x.Criterion, dim: x.Dimension})
 	}
 	return out
 }
