@@ -106,9 +106,11 @@ type Action struct {
 // Record commits the actions of one key press as one group and returns
 // only once the commit is on disk (WAL, synchronous=FULL), so a screen
 // that confirms after Record never shows a label a crash could lose. The
-// returned copies carry ID, Group, Annotator and At. Kinds label and
-// accept need a Dimension and a finite Value; note needs nothing more;
-// undo rows are Undo's to write.
+// returned copies carry ID, Group, Annotator and At, and Sitting (the
+// store's lock token) when the caller left it empty. Kinds label and
+// accept need a Dimension and a finite Value; cant_judge a Reason; tag a
+// Tag (CheckTagName) and Value 1 or 0; note needs nothing more; undo rows
+// are Undo's (or UndoItem's) to write.
 func (s *Store) Record(acts []Action) ([]Action, error) {
 	return s.RecordAs(s.annotator, acts)
 }
@@ -134,8 +136,8 @@ func checkAction(a Action) error {
 			return fmt.Errorf("item %q: %q is not a reason an item cannot be judged (want %s)", a.ItemID, a.Reason, strings.Join(CantJudgeReasons, ", "))
 		}
 	case KindTag:
-		if strings.TrimSpace(a.Tag) == "" {
-			return fmt.Errorf("item %q: a tag action needs a tag name", a.ItemID)
+		if err := CheckTagName(a.Tag); err != nil {
+			return fmt.Errorf("item %q: %w", a.ItemID, err)
 		}
 		if a.Value != 0 && a.Value != 1 {
 			return fmt.Errorf("item %q: a tag action's value is 1 (on) or 0 (off), not %v", a.ItemID, a.Value)
@@ -234,32 +236,37 @@ func (s *Store) Undo() ([]Action, error) {
 		if err != nil {
 			return err
 		}
-		group, err := nextGroup(tx)
-		if err != nil {
-			return err
-		}
-		ins, err := prepareInsertAction(tx)
-		if err != nil {
-			return err
-		}
-		defer ins.Close()
-		at := now()
-		for _, a := range undone {
-			u := Action{Group: group, Kind: KindUndo, ItemID: a.ItemID, Criterion: a.Criterion, Dimension: a.Dimension,
-				Annotator: s.annotator, At: at, Undoes: a.ID}
-			if s.lock != nil {
-				u.Sitting = s.lock.token
-			}
-			if _, err := insertAction(ins, u); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.writeUndo(tx, undone)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return undone, nil
+}
+
+// writeUndo writes, as one new group, an undo row for each of acts.
+func (s *Store) writeUndo(tx *sql.Tx, acts []Action) error {
+	group, err := nextGroup(tx)
+	if err != nil {
+		return err
+	}
+	ins, err := prepareInsertAction(tx)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	at := now()
+	for _, a := range acts {
+		u := Action{Group: group, Kind: KindUndo, ItemID: a.ItemID, Criterion: a.Criterion, Dimension: a.Dimension,
+			Annotator: s.annotator, At: at, Undoes: a.ID}
+		if s.lock != nil {
+			u.Sitting = s.lock.token
+		}
+		if _, err := insertAction(ins, u); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // actionColumns is what scanActions reads.

@@ -169,7 +169,12 @@ func checkRecorded(t *testing.T, s *Store, in, out []Action) {
 		if i > 0 && a.ID <= out[i-1].ID {
 			t.Errorf("action IDs not increasing: %d after %d", a.ID, out[i-1].ID)
 		}
-		a.ID, a.Group, a.Annotator, a.At = 0, 0, "", in[i].At
+		// Record also stamps the sitting: the store's lock token, the same
+		// on every action this store writes.
+		if a.Sitting == "" || a.Sitting != out[0].Sitting {
+			t.Errorf("recorded action %+v: Sitting not set to the store's lock token", a)
+		}
+		a.ID, a.Group, a.Annotator, a.At, a.Sitting = 0, 0, "", in[i].At, in[i].Sitting
 		if !reflect.DeepEqual(a, in[i]) {
 			t.Errorf("Record changed the action: %+v, gave %+v", a, in[i])
 		}

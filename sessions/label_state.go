@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 )
 
 // LabelKey names one label of an annotator: a dimension of an item, for
@@ -19,19 +20,49 @@ type LabelKey struct {
 // NoteKey is the key of an item's note, as Undo reports it.
 func NoteKey(itemID string) LabelKey { return LabelKey{ItemID: itemID} }
 
-// IsNote reports whether k names a note rather than a label.
-func (k LabelKey) IsNote() bool { return k.Dimension == "" }
+// Keys Undo reports for the kinds that are neither labels nor notes: a
+// negative criterion, which no label or note has.
+const (
+	cantJudgeCriterion = -1
+	tagCriterion       = -2
+	retestCriterion    = -3
+)
 
-// LabelState is one annotator's current labels and notes, derived from
-// their actions by the same rules as the current_labels and current_notes
-// views, and the store's Undo:
+// CantJudgeKey is the key Undo reports for an item's can't-judge.
+func CantJudgeKey(itemID string) LabelKey {
+	return LabelKey{ItemID: itemID, Criterion: cantJudgeCriterion}
+}
+
+// TagKey is the key Undo reports for a failure tag on an item.
+func TagKey(itemID, tag string) LabelKey {
+	return LabelKey{ItemID: itemID, Criterion: tagCriterion, Dimension: tag}
+}
+
+// RetestKey is the key Undo reports for an item's re-test (its labels
+// and can't-judge made as a re-test).
+func RetestKey(itemID string) LabelKey {
+	return LabelKey{ItemID: itemID, Criterion: retestCriterion}
+}
+
+// IsNote reports whether k names a note rather than a label.
+func (k LabelKey) IsNote() bool { return k.Dimension == "" && k.Criterion == 0 }
+
+// LabelState is one annotator's current labels, notes, can't-judges,
+// failure tags and re-tests, derived from their actions by the same rules
+// as the current_labels, current_notes, current_cant_judge and
+// current_tags views, and the store's Undo:
 //
 //   - an action counts unless it is an undo row or an undo row cancels it
 //     (wherever that undo row is in the history);
 //   - a label's current value is the latest label or accept that counts on
-//     its (item, criterion, dimension), an accept marking it Accepted;
+//     its (item, criterion, dimension), an accept marking it Accepted; a
+//     re-test (Action.Retest) never changes it (RetestLabel has it);
 //   - an item's current note is the latest note that counts on the item,
 //     whatever its criterion and dimension; an empty note clears it;
+//   - an item is can't-judge when the latest label, accept or cant_judge
+//     that counts on it (re-tests apart) is a cant_judge;
+//   - a failure tag is on an item when the latest tag action that counts
+//     on (item, tag) put it on;
 //   - Undo takes back the latest group (key press) that still counts, all
 //     of it, and so brings back on each key the value it had before; undo
 //     rows are not undoable.
@@ -42,36 +73,66 @@ func (k LabelKey) IsNote() bool { return k.Dimension == "" }
 // The zero value is an empty state, ready to use. It is not safe for
 // concurrent use.
 //
-// Memory: about 110–150 bytes per label (most of it the map from keys),
-// 24 more per further action that counts on it; an item id is kept once
-// per key, not per action.
+// Memory: about 150–200 bytes per labelled item with one label (most of
+// it the maps from keys and items), 24 more per further action that
+// counts; an item id is kept once per key, not per action.
 type LabelState struct {
 	dims    []string          // interned dimension names
 	dimIdx  map[string]uint32 // name -> 1 + index in dims
 	lastDim uint32            // the last one interned
+	tagIdx  map[string]uint32 // tag name -> 1 + index in tagName
+	tagName []string
 	index   map[stateKey]int32
 	keys    []stateKey   // every key ever set, in first-use order
 	tops    []int32      // per key: 1 + index in entries of its current action; 0 when none
 	entries []stateEntry // the actions that count, oldest first
-	texts   []string     // note texts, in the order of their entries
+	texts   []string     // note and can't-judge texts, in the order of their entries
 	groups  []int32      // index in entries where each group starts
-	nLabels int          // keys with a current label (notes apart)
+	// decided[g] counts the groups up to g (included) that hold a
+	// decision: a label, accept or cant_judge, re-tests included.
+	decided []int32
+	nLabels int // keys with a current label (notes apart)
+
+	// first maps an item to 1 + the index in entries of its first label
+	// that counts (re-tests apart); firsts lists those entries in order.
+	// Both are stacks of entries, so Undo pops them as it pops entries.
+	first    map[string]int32
+	firsts   []int32
+	itemTags map[string][]uint32 // the tags ever set on an item
+	due      retestMemo
 }
 
 // stateKey is a LabelKey with its dimension interned: dim is 1 + the
-// index in dims, 0 for the note.
+// index in dims, 0 for the note; kind says what the key tracks.
 type stateKey struct {
 	item string
 	crit int32
-	dim  uint32
+	dim  uint32 // for keyTag: 1 + the index in tagName
+	kind keyKind
 }
+
+// keyKind is what a stateKey tracks.
+type keyKind uint8
+
+const (
+	keyLabel    keyKind = iota // a label (dim > 0) or the item's note (dim 0)
+	keyDecision                // the item's decisions, once it has had a can't-judge
+	keyTag                     // a failure tag on the item
+	keyRetest                  // a re-test label of (item, crit, dim)
+	keyRetested                // the item's re-test actions of every kind
+)
 
 // stateEntry is one action that counts.
 type stateEntry struct {
-	value    float64 // the label; for a note, the index of its text in texts
-	key      int32   // index in keys
-	prev     int32   // the key's previous top (1 + index in entries; 0 for none)
+	value float64 // the label; for a note or a can't-judge, the index of its text in texts
+	key   int32   // index in keys
+	prev  int32   // the key's previous top (1 + index in entries; 0 for none)
+	// guide is the guidelines version the action was made under (0 none).
+	guide    int32
 	accepted bool
+	// reason, on keyDecision, is 1 + the index in CantJudgeReasons for a
+	// can't-judge, 0 for a label or accept.
+	reason uint8
 }
 
 // ReplayLabels derives the state from one annotator's history, oldest
@@ -104,7 +165,7 @@ func ReplayLabels(history []Action) *LabelState {
 			continue
 		}
 		if len(s.groups) == 0 || a.Group != group {
-			s.groups = append(s.groups, int32(len(s.entries)))
+			s.startGroup()
 			group = a.Group
 		}
 		s.push(a)
@@ -113,18 +174,25 @@ func ReplayLabels(history []Action) *LabelState {
 }
 
 func replayable(a Action) bool {
+	if a.Criterion < 0 || a.Criterion > math.MaxInt32 {
+		return false
+	}
 	switch a.Kind {
 	case KindLabel, KindAccept:
 		// A NaN value is a stored value its scale could not read.
-		return a.Dimension != "" && a.Criterion >= 0 && a.Criterion <= math.MaxInt32 && !math.IsNaN(a.Value)
+		return a.Dimension != "" && !math.IsNaN(a.Value)
 	case KindNote:
-		return true
+		return !a.Retest
+	case KindCantJudge:
+		return slices.Contains(CantJudgeReasons, a.Reason)
+	case KindTag:
+		return a.Tag != "" && !a.Retest && (a.Value == 0 || a.Value == 1)
 	}
 	return false
 }
 
-// Apply adds one group of actions (one key press: labels, accepts and
-// notes) as the latest, before or after the store records it, and checks
+// Apply adds one group of actions (one key press: labels, accepts,
+// notes, can't-judges and tags) as the latest, before or after the store records it, and checks
 // them as Record does: on an error nothing is applied. An empty group
 // changes nothing, as Record records nothing.
 func (s *LabelState) Apply(acts []Action) error {
@@ -139,39 +207,62 @@ func (s *LabelState) Apply(acts []Action) error {
 	if len(acts) == 0 {
 		return nil
 	}
-	s.groups = append(s.groups, int32(len(s.entries)))
+	s.startGroup()
 	for _, a := range acts {
 		s.push(a)
 	}
 	return nil
 }
 
+// startGroup opens a new group, with no decision yet.
+func (s *LabelState) startGroup() {
+	s.groups = append(s.groups, int32(len(s.entries)))
+	s.decided = append(s.decided, int32(s.Decisions()))
+}
+
 // Undo takes back the latest group, as the store's Undo does, and returns
 // the keys it touched (each once, in the group's order; NoteKey for a
-// note), or nil when there is nothing to undo.
+// note, CantJudgeKey, TagKey and RetestKey for those kinds), or nil when
+// there is nothing to undo.
 func (s *LabelState) Undo() []LabelKey {
 	if len(s.groups) == 0 {
 		return nil
 	}
 	start := s.groups[len(s.groups)-1]
 	s.groups = s.groups[:len(s.groups)-1]
+	s.decided = s.decided[:len(s.decided)-1]
 	keys := s.touched(s.entries[start:])
 	for i := len(s.entries) - 1; i >= int(start); i-- {
-		e := s.entries[i]
-		s.tops[e.key] = e.prev
-		if s.keys[e.key].dim == 0 {
-			clear(s.texts[int(e.value):])
-			s.texts = s.texts[:int(e.value)]
-		} else if e.prev == 0 {
-			s.nLabels--
-		}
+		s.pop(i)
 	}
 	clear(s.entries[start:])
 	s.entries = s.entries[:start]
 	return keys
 }
 
-// touched returns the distinct keys of entries, in order.
+// pop takes entry i, the last, off its key.
+func (s *LabelState) pop(i int) {
+	e := s.entries[i]
+	k := s.keys[e.key]
+	s.tops[e.key] = e.prev
+	switch {
+	case k.kind == keyLabel && k.dim == 0, k.kind == keyDecision && e.reason > 0:
+		clear(s.texts[int(e.value):])
+		s.texts = s.texts[:int(e.value)]
+	case k.kind == keyLabel:
+		if e.prev == 0 {
+			s.nLabels--
+		}
+		if s.first[k.item] == int32(i+1) {
+			delete(s.first, k.item)
+			s.firsts = s.firsts[:len(s.firsts)-1]
+			s.due.shrunk(len(s.firsts))
+		}
+	}
+}
+
+// touched returns the distinct keys of entries, in order; a re-test's
+// labels are reported once, as its RetestKey.
 func (s *LabelState) touched(entries []stateEntry) []LabelKey {
 	out := make([]LabelKey, 0, len(entries))
 	var seen map[int32]bool
@@ -180,6 +271,9 @@ func (s *LabelState) touched(entries []stateEntry) []LabelKey {
 	}
 next:
 	for i, e := range entries {
+		if s.keys[e.key].kind == keyRetest {
+			continue // its keyRetested entry reports it
+		}
 		if seen != nil {
 			if seen[e.key] {
 				continue
@@ -233,7 +327,7 @@ func (s *LabelState) Len() int { return s.nLabels }
 func (s *LabelState) All() iter.Seq2[LabelKey, float64] {
 	return func(yield func(LabelKey, float64) bool) {
 		for i, k := range s.keys {
-			if k.dim == 0 || s.tops[i] == 0 {
+			if k.kind != keyLabel || k.dim == 0 || s.tops[i] == 0 {
 				continue
 			}
 			if !yield(s.publicKey(k), s.entries[s.tops[i]-1].value) {
@@ -245,6 +339,12 @@ func (s *LabelState) All() iter.Seq2[LabelKey, float64] {
 
 // current returns k's top entry.
 func (s *LabelState) current(k LabelKey) (stateEntry, bool) {
+	return s.currentOf(k, keyLabel)
+}
+
+// currentOf returns the top entry of k's label (or note) as kind tracks
+// it: keyLabel or keyRetest.
+func (s *LabelState) currentOf(k LabelKey, kind keyKind) (stateEntry, bool) {
 	if k.Criterion < 0 || k.Criterion > math.MaxInt32 {
 		return stateEntry{}, false
 	}
@@ -254,41 +354,111 @@ func (s *LabelState) current(k LabelKey) (stateEntry, bool) {
 		if dim, ok = s.dimIdx[k.Dimension]; !ok {
 			return stateEntry{}, false
 		}
-	} else if k.Criterion != 0 {
-		return stateEntry{}, false
 	}
-	i, ok := s.index[stateKey{item: k.ItemID, crit: int32(k.Criterion), dim: dim}]
+	return s.top(stateKey{item: k.ItemID, crit: int32(k.Criterion), dim: dim, kind: kind})
+}
+
+// top returns the current entry of a key.
+func (s *LabelState) top(k stateKey) (stateEntry, bool) {
+	i, ok := s.index[k]
 	if !ok || s.tops[i] == 0 {
 		return stateEntry{}, false
 	}
 	return s.entries[s.tops[i]-1], true
 }
 
-// push adds one action that counts on top of its key.
+// push adds one action that counts on top of its keys.
 func (s *LabelState) push(a Action) {
-	k := stateKey{item: a.ItemID}
-	if a.Kind != KindNote {
-		k.crit, k.dim = int32(a.Criterion), s.intern(a.Dimension)
+	e := stateEntry{value: a.Value, accepted: a.Kind == KindAccept}
+	if a.Guidelines > 0 && a.Guidelines <= math.MaxInt32 {
+		e.guide = int32(a.Guidelines)
 	}
-	ki, ok := s.index[k]
-	if !ok {
-		if s.index == nil {
-			s.index = map[stateKey]int32{}
-		}
-		ki = int32(len(s.keys))
-		s.index[k] = ki
-		s.keys = append(s.keys, k)
-		s.tops = append(s.tops, 0)
-	}
-	e := stateEntry{value: a.Value, key: ki, prev: s.tops[ki], accepted: a.Kind == KindAccept}
-	if k.dim == 0 {
+	decision := false
+	switch {
+	case a.Kind == KindNote:
 		e.value = float64(len(s.texts))
 		s.texts = append(s.texts, a.Note)
-	} else if e.prev == 0 {
-		s.nLabels++
+		s.pushOn(stateKey{item: a.ItemID}, e)
+	case a.Kind == KindTag:
+		ki, created := s.keyOf(stateKey{item: a.ItemID, dim: s.internTag(a.Tag), kind: keyTag})
+		if created {
+			if s.itemTags == nil {
+				s.itemTags = map[string][]uint32{}
+			}
+			s.itemTags[a.ItemID] = append(s.itemTags[a.ItemID], s.keys[ki].dim)
+		}
+		s.pushAt(ki, e)
+	case a.Retest:
+		decision = true
+		if a.Kind != KindCantJudge {
+			s.pushOn(stateKey{item: a.ItemID, crit: int32(a.Criterion), dim: s.intern(a.Dimension), kind: keyRetest}, e)
+		}
+		s.pushOn(stateKey{item: a.ItemID, kind: keyRetested}, stateEntry{})
+	case a.Kind == KindCantJudge:
+		decision = true
+		e.value = float64(len(s.texts))
+		s.texts = append(s.texts, a.Note)
+		e.reason = uint8(1 + slices.Index(CantJudgeReasons, a.Reason))
+		s.pushOn(stateKey{item: a.ItemID, kind: keyDecision}, e)
+	default: // a label or accept
+		decision = true
+		ki, _ := s.keyOf(stateKey{item: a.ItemID, crit: int32(a.Criterion), dim: s.intern(a.Dimension), kind: keyLabel})
+		if s.tops[ki] == 0 {
+			s.nLabels++
+		}
+		s.pushAt(ki, e)
+		if s.first[a.ItemID] == 0 {
+			if s.first == nil {
+				s.first = map[string]int32{}
+			}
+			s.first[a.ItemID] = int32(len(s.entries))
+			s.firsts = append(s.firsts, int32(len(s.entries)-1))
+		}
+		// A label takes back a can't-judge; an item that never had one
+		// needs no record of it.
+		if di, ok := s.index[stateKey{item: a.ItemID, kind: keyDecision}]; ok {
+			s.pushAt(di, stateEntry{})
+		}
 	}
+	if decision && len(s.decided) > 0 {
+		g := len(s.decided) - 1
+		before := int32(0)
+		if g > 0 {
+			before = s.decided[g-1]
+		}
+		if s.decided[g] == before {
+			s.decided[g]++
+		}
+	}
+}
+
+// pushOn pushes e on top of key k, made when new.
+func (s *LabelState) pushOn(k stateKey, e stateEntry) {
+	ki, _ := s.keyOf(k)
+	s.pushAt(ki, e)
+}
+
+// pushAt pushes e on top of the key of index ki.
+func (s *LabelState) pushAt(ki int32, e stateEntry) {
+	e.key, e.prev = ki, s.tops[ki]
 	s.entries = append(s.entries, e)
 	s.tops[ki] = int32(len(s.entries))
+}
+
+// keyOf returns the index of k, made when new (created).
+func (s *LabelState) keyOf(k stateKey) (ki int32, created bool) {
+	ki, ok := s.index[k]
+	if ok {
+		return ki, false
+	}
+	if s.index == nil {
+		s.index = map[stateKey]int32{}
+	}
+	ki = int32(len(s.keys))
+	s.index[k] = ki
+	s.keys = append(s.keys, k)
+	s.tops = append(s.tops, 0)
+	return ki, true
 }
 
 func (s *LabelState) intern(dim string) uint32 {
@@ -309,7 +479,28 @@ func (s *LabelState) intern(dim string) uint32 {
 	return d
 }
 
+func (s *LabelState) internTag(tag string) uint32 {
+	if t, ok := s.tagIdx[tag]; ok {
+		return t
+	}
+	if s.tagIdx == nil {
+		s.tagIdx = map[string]uint32{}
+	}
+	s.tagName = append(s.tagName, tag)
+	t := uint32(len(s.tagName))
+	s.tagIdx[tag] = t
+	return t
+}
+
 func (s *LabelState) publicKey(k stateKey) LabelKey {
+	switch k.kind {
+	case keyDecision:
+		return CantJudgeKey(k.item)
+	case keyTag:
+		return TagKey(k.item, s.tagName[k.dim-1])
+	case keyRetest, keyRetested:
+		return RetestKey(k.item)
+	}
 	if k.dim == 0 {
 		return NoteKey(k.item)
 	}
