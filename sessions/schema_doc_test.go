@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -81,7 +82,8 @@ func TestSchemaDocMatchesSchema(t *testing.T) {
 }
 
 // populateForExamples gives the session a re-judged item, a disagreement,
-// an error verdict, labels by "ann", a note and an undo.
+// an error verdict, labels by "ann", a note and an undo; guidelines, a
+// label made under older ones, a can't-judge and a tag.
 func populateForExamples(t *testing.T, s *Store) {
 	t.Helper()
 	run, err := s.EnsureRun(binaryInfo("docqa", "gpt-4o"))
@@ -107,6 +109,26 @@ func populateForExamples(t *testing.T, s *Store) {
 	}
 	if _, err := s.Undo(); err != nil {
 		t.Fatal(err)
+	}
+	// Labelling well (v8): two versions of the guidelines, a label made
+	// under the older one, timed and blind; a can't-judge and a tag.
+	old, _, err := s.AddGuidelines("# Guidelines\nA near-miss is NO.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.AddGuidelines("# Guidelines\nA near-miss is NO; a typo is YES."); err != nil {
+		t.Fatal(err)
+	}
+	timed := label("q1", "correct", 0)
+	timed.Guidelines, timed.Shown, timed.Appeared = old.ID, ShownBlind, time.Now().Add(-12*time.Second)
+	for _, g := range [][]Action{
+		{timed},
+		{{Kind: KindCantJudge, ItemID: "q3", Reason: ReasonGoldWrong, Note: "the gold is empty", Via: "order"}},
+		{{Kind: KindTag, ItemID: "q1", Tag: "too strict", Value: 1, Via: "order"}},
+	} {
+		if _, err := s.Record(g); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// A pairwise judge that changed its mind on q1 when the pair was
 	// swapped.

@@ -242,9 +242,8 @@ func TestUpgradeFromV5(t *testing.T) {
 	if err := s.InitDataset(DatasetInfo{Path: "data.jsonl", SHA256: "abc", Format: "jsonl"}, sampleItems()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Record([]Action{label("q1", "correct", 1)}); err != nil {
-		t.Fatal(err)
-	}
+	// A v5 build knows no v8 column: insert the label as it would.
+	insertPreV8Actions(t, s, preV8Action{id: 1, group: 1, kind: "label", item: "q1", dim: "correct", value: 1})
 	s.Close()
 	db := rawDB(t, path)
 	if v := pragmaInt(t, db, "user_version"); v != 5 {

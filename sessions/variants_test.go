@@ -146,8 +146,8 @@ func TestUpgradeFromV6(t *testing.T) {
 
 	migrations, schemaVersion = saved, len(saved)
 	s = openStore(t, path, "ann")
-	if v := pragmaInt(t, db, "user_version"); v != 7 {
-		t.Fatalf("user_version %d after the upgrade, want 7", v)
+	if v := pragmaInt(t, db, "user_version"); v != int64(schemaVersion) {
+		t.Fatalf("user_version %d after the upgrade, want %d", v, schemaVersion)
 	}
 	runs, err := s.Runs()
 	if err != nil || len(runs) != 1 || runs[0].Info.Definition != "" || runs[0].Info.Name != "docqa" {
