@@ -112,24 +112,20 @@ const ExtraConfidenceWithheld = "confidence_withheld"
 // Units, labels and verdicts with the same segments or the same single
 // value share one map: the input is for reading (as Compute does), not
 // for changing.
+//
+// Every label is counted (StatsInputWith chooses by guidelines version)
+// except an annotator's labels on an item they marked "can't judge", left
+// out of every figure; Input.Labelling holds what the session records of
+// how people labelled (stats_input_labelling.go).
 func (s *Store) StatsInput() (stats.Input, error) {
-	var in stats.Input
-	err := s.read("reading the session for statistics", func(tx *sql.Tx) error {
-		var err error
-		in, err = s.readStatsInput(tx)
-		return err
-	})
-	if err != nil {
-		return stats.Input{}, err
-	}
-	return in, nil
+	return s.StatsInputWith(StatsOptions{})
 }
 
-// readStatsInput reads the statistics input in tx, with the largest
+// readStatsInputWith reads the statistics input in tx, with the largest
 // reads on two other connections meanwhile when they see the same moment
 // (readBeside): the verdicts' values and the current labels on one, the
 // items' segments on the other.
-func (s *Store) readStatsInput(tx *sql.Tx) (stats.Input, error) {
+func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, error) {
 	var in stats.Input
 	want, err := readStamp(tx)
 	if err != nil {
@@ -182,6 +178,14 @@ func (s *Store) readStatsInput(tx *sql.Tx) (stats.Input, error) {
 	addVerdictValues(in.Units, placed, values)
 	if err := readConfidences(tx, in.Units, placed); err != nil {
 		return in, err
+	}
+	lab, err := readLabelling(tx, s.path, codec, o)
+	if err != nil {
+		return in, err
+	}
+	lab.apply(labels)
+	if lab != nil {
+		in.Labelling = lab.in
 	}
 	labelled := addStatsLabels(units, labels)
 	in.Dimensions = labelOnlyDimensions(runs, codec, labelled)

@@ -120,6 +120,11 @@ func Compute(in Input, opts Options) Report {
 	}
 	rep.OperatingPoints, rep.Reliability = c.graded(judges, dims, dimOrder)
 	rep.JudgeTable = judgeTable(rep.Judges)
+	rep.Guidelines = GuidelinesFilter{Filter: FilterAll}
+	if li := in.Labelling; li != nil && li.Guidelines.Filter.Filter != "" {
+		rep.Guidelines = li.Guidelines.Filter
+	}
+	rep.Labelling = c.labelling(judges, dims)
 	rep.ParseErrors = "exclude"
 	if c.opts.ParseErrorsFail {
 		rep.ParseErrors = "fail"

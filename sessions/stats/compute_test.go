@@ -217,7 +217,7 @@ func TestAllUnparseable(t *testing.T) {
 func TestEmptyInput(t *testing.T) {
 	r := Compute(Input{}, Options{})
 	b := checkJSON(t, r)
-	want := `{"schema_version":2,"seed":0,"resamples":1000,"units":0,"parse_errors":"exclude","truncated":"exclude","judge_table":[],"judges":[],"judge_pairs":[],"humans":[],"operating_points":[],"reliability":[],"notes":[]}`
+	want := `{"schema_version":2,"seed":0,"resamples":1000,"units":0,"parse_errors":"exclude","truncated":"exclude","guidelines":{"filter":"all"},"judge_table":[],"judges":[],"judge_pairs":[],"humans":[],"operating_points":[],"reliability":[],"notes":[]}`
 	if string(b) != want {
 		t.Errorf("empty report\n%s\nwant\n%s", b, want)
 	}

@@ -47,17 +47,24 @@ type humanDim struct {
 	report    HumanAgreement
 }
 
+// ProvenanceScript is the provenance of a label written by a script
+// (`gavel label --via script`, its default).
+const ProvenanceScript = "script"
+
 // provenanceClass sorts a provenance string into a selection class: a
 // seeded random order ("random"), a random sample ("sample") and an
 // active labelling plan ("plan", "plan:…") are random; "order" is dataset
 // order; "filter:NAME" a filter; anything else (imported labels) unknown.
+// "script" (gavel label's default) counts as a filter: a script picks its
+// items for reasons of its own, so its labels are kept out of the unbiased
+// sample as surely as a filter's.
 func provenanceClass(p string) uint8 {
 	switch {
 	case p == "random" || p == "sample" || p == "plan" || strings.HasPrefix(p, "plan:"):
 		return selUnbiased
 	case p == "order":
 		return selOrder
-	case strings.HasPrefix(p, "filter:"):
+	case strings.HasPrefix(p, "filter:") || p == ProvenanceScript:
 		return selFiltered
 	}
 	return selUnknown

@@ -16,6 +16,10 @@ type Input struct {
 	// (Criterion 0), plus one per rubric criterion for per-criterion judges.
 	// Units nobody judged or labelled still count towards coverage.
 	Units []Unit `json:"units"`
+	// Labelling is what the session records of how people labelled
+	// (guidelines, "can't judge", tags, the time and visibility of each
+	// decision); nil when it records none of it.
+	Labelling *LabellingInput `json:"labelling,omitempty"`
 }
 
 // JudgeSpec names one judge run and what it rates.
@@ -87,8 +91,9 @@ type Label struct {
 	Values map[string]float64 `json:"values,omitempty"`
 	// Provenance says how the annotator reached the unit: "order" (in
 	// dataset order) and "random" (a seeded random order) give unbiased
-	// samples; "filter:NAME" (e.g. "filter:disagreements") does not; any
-	// other value, the empty string included, is unknown.
+	// samples; "filter:NAME" (e.g. "filter:disagreements") and "script"
+	// (gavel label) do not; any other value, the empty string included,
+	// is unknown.
 	Provenance string `json:"provenance,omitempty"`
 }
 

@@ -34,6 +34,11 @@ type Report struct {
 	// "include" when their values count like ok ones
 	// (Options.IncludeTruncated).
 	Truncated string `json:"truncated"`
+	// Guidelines says which labels every figure counts, by the guidelines
+	// version they were made under: {"filter": "all"} by default,
+	// {"filter": "current", "version": N} or {"filter": "version",
+	// "version": N} under `gavel stats --guidelines`.
+	Guidelines GuidelinesFilter `json:"guidelines"`
 	// JudgeTable ranks every judge and dimension by its agreement with the
 	// humans: Cohen's kappa, highest first, then n.
 	JudgeTable []JudgeRow `json:"judge_table"`
@@ -52,6 +57,10 @@ type Report struct {
 	// Reliability compares each judge's confidence with its agreement with
 	// the humans, for judges whose verdicts carry one, in judge order.
 	Reliability []Reliability `json:"reliability"`
+	// Labelling is the human side of labelling: guidelines, "can't
+	// judge", failure tags and each annotator's reliability; left out
+	// when the session records none of it.
+	Labelling *Labelling `json:"labelling,omitempty"`
 	// Notes lists problems found in the input (verdicts of unknown judges,
 	// values off the scale, skipped segment fields…), one sentence each.
 	Notes []string `json:"notes"`
@@ -161,8 +170,8 @@ type Selection struct {
 	// Unbiased counts labelled units whose every label was reached at
 	// random; Order those with a label reached in dataset order (and none
 	// through a filter); Filtered those with a label reached through a
-	// filter; Unknown the rest (imported labels, whose selection is not
-	// known).
+	// filter or written by a script (gavel label); Unknown the rest
+	// (imported labels, whose selection is not known).
 	Unbiased int `json:"unbiased"`
 	Order    int `json:"order"`
 	Filtered int `json:"filtered"`
