@@ -81,6 +81,13 @@ CREATE INDEX actions_by_group ON actions (group_id);
 CREATE INDEX actions_by_item ON actions (item_id, criterion, dimension);
 CREATE UNIQUE INDEX actions_undone ON actions (undoes) WHERE undoes IS NOT NULL;
 
+-- The actions that carry labelling-well data, so that statistics tell at
+-- once whether a session has any (imports write none of these columns,
+-- so they add no entry). A query uses it only when it repeats this WHERE
+-- term exactly.
+CREATE INDEX actions_labelling ON actions (annotator)
+WHERE kind IN ('cant_judge', 'tag') OR sitting IS NOT NULL OR shown IS NOT NULL OR appeared_at IS NOT NULL OR retest = 1;
+
 -- Actions that count: not undo rows, and not undone by one.
 CREATE VIEW live_actions AS
 SELECT a.*
