@@ -34,8 +34,8 @@ func (m *Model) headerLine() string {
 
 	// The right part: blind mode and the filter (warnings), the item.
 	var notice, where, id, segs, mark string
-	if m.blind {
-		notice = "blind · "
+	if n := m.blindNotice(); n != "" {
+		notice = n + " · " // blind mode, a blind-share item, a re-test
 	}
 	if m.filtered() || !m.hasItem() {
 		what := m.sel.filter.name

@@ -119,8 +119,15 @@ func (s *reviewScreen) accept() tea.Cmd {
 		s.refuse("This session has no judge: label the item yourself.")
 		return nil
 	}
-	if s.hidden(s.cur) {
+	switch {
+	case s.retesting(s.cur):
+		s.refuse("Re-test: label this item yourself; the verdict and your first label stay hidden.")
+		return nil
+	case s.hidden(s.cur) && s.blind:
 		s.refuse("Blind mode: label this item yourself; the verdict shows afterwards.")
+		return nil
+	case s.hidden(s.cur):
+		s.refuse("This item is shown blind (--blind-share): label it yourself; the verdict shows afterwards.")
 		return nil
 	}
 	rows := s.rows(s.cur)
@@ -166,16 +173,25 @@ func (s *reviewScreen) action(kind sessions.ActionKind, rw row, v float64) sessi
 	}
 }
 
-// record applies a group of label actions on screen, queues them for the
-// store, and moves on: to the next open row of the item, or, when the item
-// is fully labelled, to the next item. A label is only made through a
-// filter the item is in, so that its recorded provenance is true.
+// record applies a group of decisions (labels, accepts, a can't judge) on
+// screen, queues them for the store, and moves on: to the next open row of
+// the item, or, when the item is fully labelled, to the next item — with a
+// re-test first when one is due. A label is only made through a filter
+// the item is in, so that its recorded provenance is true; a re-test is
+// reached by no filter, and says so.
 func (s *reviewScreen) record(acts []sessions.Action) tea.Cmd {
 	item := s.cur
-	if !s.inSelection(item) {
+	retest := s.retesting(item)
+	if !retest && !s.inSelection(item) {
 		s.refuse(fmt.Sprintf("%s is no longer in the filter %q, so a label made here would say it was reached through it: press F or f for another filter.",
 			idText(s.items[item].ID), s.sel.filter.name))
 		return nil
+	}
+	s.stamp(item, acts)
+	if retest {
+		for k := range acts {
+			acts[k].Via = viaRetest
+		}
 	}
 	if err := s.labels.Apply(acts); err != nil {
 		s.fail("Not labelled: " + SanitizeLine(err.Error()))
@@ -183,20 +199,36 @@ func (s *reviewScreen) record(acts []sessions.Action) tea.Cmd {
 	}
 	s.refresh(item)
 	cmd := s.push(saveOp{item: item, acts: acts})
-	if s.reviewed[item] {
+	switch {
+	case retest && s.retestComplete(item, acts):
+		s.leaveRetest(true)
+	case retest:
+		s.row = s.firstOpenRow(item)
+	case s.reviewed[item]:
+		next := -1
 		if s.sel.pos+1 < len(s.sel.items) {
+			next = s.sel.items[s.sel.pos+1]
+		}
+		switch {
+		case s.startRetest(item, next):
+		case next >= 0:
 			s.step(1)
-		} else {
+		default:
 			s.hint("That was the last item here. Press g for any item still unreviewed, s for statistics.")
 		}
-	} else {
+	default:
 		s.row = s.firstOpenRow(item)
 	}
 	return cmd
 }
 
+// viaRetest is a re-test's provenance: it was reached by the re-test
+// schedule, not by the filter or order in force.
+const viaRetest = "retest"
+
 // undo reverts the latest group of actions and shows its item.
 func (s *reviewScreen) undo() tea.Cmd {
+	back := s.cur
 	keys := s.labels.Undo()
 	if keys == nil {
 		s.hint("Nothing to undo.")
@@ -210,6 +242,10 @@ func (s *reviewScreen) undo() tea.Cmd {
 		return s.push(saveOp{item: -1, undo: true})
 	}
 	s.refresh(item)
+	if s.retestAfterUndo(item, keys, back) {
+		s.hint(fmt.Sprintf("Undone on %s: its re-test is on screen again.", idText(s.items[item].ID)))
+		return s.push(saveOp{item: item, undo: true})
+	}
 	s.show(item)
 	s.hint(fmt.Sprintf("Undone on %s.", idText(s.items[item].ID)))
 	return s.push(saveOp{item: item, undo: true})
@@ -230,8 +266,9 @@ func (m *Model) saveNote(msg noteMsg) tea.Cmd {
 		return nil
 	}
 	id := m.items[msg.item].ID
-	a := sessions.Action{Kind: sessions.KindNote, ItemID: id, Note: text, Via: m.provenance()}
-	if err := m.labels.Apply([]sessions.Action{a}); err != nil {
+	acts := []sessions.Action{{Kind: sessions.KindNote, ItemID: id, Note: text, Via: m.provenance()}}
+	m.stamp(msg.item, acts)
+	if err := m.labels.Apply(acts); err != nil {
 		m.fail("Note not saved: " + SanitizeLine(err.Error()))
 		return nil
 	}
@@ -248,7 +285,7 @@ func (m *Model) saveNote(msg noteMsg) tea.Cmd {
 	} else {
 		m.tell(fmt.Sprintf("Note on %s%s: %s", idText(id), later, SanitizeLine(text)))
 	}
-	return m.push(saveOp{item: msg.item, acts: []sessions.Action{a}})
+	return m.push(saveOp{item: msg.item, acts: acts})
 }
 
 // plural is "1 item", "2 items".

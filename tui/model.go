@@ -178,6 +178,12 @@ func New(o Options) *Model {
 		waitStore: o.StoreReady,
 		variantFn: o.Variant,
 		compareFn: o.Compare,
+
+		// The guidelines on screen: their id is stamped on every action.
+		guidelines: o.Guidelines,
+
+		// The reliability checks: the blind share and re-tests.
+		blindShare: o.BlindShare, retestShare: o.Retest, seed: o.Seed,
 	}
 	if o.MoreItems != nil {
 		w.load = itemLoad{more: o.MoreItems, total: o.ItemCount}

@@ -47,6 +47,14 @@ func (s *reviewScreen) follow() {
 	if s.item == s.cur && s.judge == s.act {
 		return
 	}
+	if s.item != s.cur {
+		// A new item on screen: the time its decision takes starts now,
+		// and a re-test the person moved away from is over (it stays due).
+		s.itemAppeared()
+		if s.retest.on && s.retest.item != s.cur {
+			s.retest = retestState{}
+		}
+	}
 	if s.item != s.cur && s.hasItem() {
 		// The item on screen is judged ahead of the queue, by every judge
 		// still running (cheap: it moves the item's tasks to the front).
@@ -108,6 +116,12 @@ func (s *reviewScreen) update(msg tea.KeyPressMsg) action {
 		return s.openCompare()
 	case key.Matches(msg, k.Switch):
 		s.switchJudge()
+	case key.Matches(msg, k.Next, k.Skip) && s.retesting(s.cur):
+		// The re-test waits for the next decision; the person goes on
+		// where they were heading.
+		s.leaveRetest(true)
+	case key.Matches(msg, k.Prev) && s.retesting(s.cur):
+		s.leaveRetest(false)
 	case key.Matches(msg, k.Next):
 		s.step(1)
 	case key.Matches(msg, k.Prev):

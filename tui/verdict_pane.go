@@ -25,7 +25,9 @@ const verdictFieldBytes = 16 << 10
 func (s *reviewScreen) verdictLines(inner int) []string {
 	st := s.styles
 	var lines []string
-	if note := s.note(s.cur); note != "" {
+	// A re-test hides the person's note with their first label: it
+	// would tell it.
+	if note := s.note(s.cur); note != "" && !s.retesting(s.cur) {
 		lines = append(lines, capped(st, "note", note, inner)...)
 		lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
 	}
@@ -53,7 +55,7 @@ func (s *reviewScreen) verdictLines(inner int) []string {
 	lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
 	switch {
 	case s.hidden(s.cur):
-		lines = append(lines, wrapPlain("Blind mode: the judge's verdict shows once you have labelled this item (b turns blind mode off).", inner)...)
+		lines = append(lines, wrapPlain(s.blindWhy(s.cur), inner)...)
 	case !has && r.loading:
 		lines = append(lines, st.Muted.Render("Reading verdicts…"))
 	case !has && r.judging():
@@ -130,7 +132,9 @@ func (s *reviewScreen) rowLine(rw row, selected, named bool, inner int) string {
 	long, brief := "", ""
 	if x, ok := s.label(s.cur, rw); ok {
 		hv = s.valueStyle(rw.dim.Scale, x).Render(formatValue(rw.dim.Scale, x))
-		if j, ok := r.judgeValue(s.cur, rw); ok {
+		// While the verdict is hidden (a row labelled on an item not yet
+		// reviewed, a re-test), agreement would tell it.
+		if j, ok := r.judgeValue(s.cur, rw); ok && !s.hidden(s.cur) {
 			if j == x {
 				long, brief = st.Agree.Render(" ✓ agree"), st.Agree.Render(" ✓")
 			} else {

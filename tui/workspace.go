@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"time"
+
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/stats"
@@ -43,6 +45,23 @@ type workspace struct {
 	sel   selection // the filter and order items are reviewed in
 	blind bool      // hide verdicts until the item is labelled
 	swap  bool      // judge pairwise items in both orders (--swap)
+
+	// guidelines is the version of the annotation guidelines on screen
+	// (nil: none); every action is stamped with its id. tags is the
+	// session's tag set.
+	guidelines *Guidelines
+	tags       []string
+	// The labeller's reliability (SPEC "Labelling well"): a seeded share
+	// of items shown blind (blind_share.go), a seeded share of labelled
+	// items shown again as re-tests (retest.go), and when the item on
+	// screen appeared (timing.go).
+	blindShare  float64
+	retestShare float64
+	seed        int64
+	inShare     []uint8 // per item: 0 not yet known, shareIn, shareOut
+	retest      retestState
+	clock       func() time.Time
+	appeared    time.Time
 
 	save   saveQueue
 	log    messageLog
@@ -129,8 +148,15 @@ func (w *workspace) refresh(i int) {
 	w.applicable[i] = len(rows) > 0
 	reviewed := len(rows) > 0
 	agree, compared := true, false
+	// An item the person cannot judge is reviewed, and its labels are not
+	// compared with the judge (as every agreement figure leaves them out).
+	_, _, cantJudge := w.labels.CantJudge(w.items[i].ID)
 	for _, rw := range rows {
-		h, ok := w.label(i, rw)
+		if cantJudge {
+			break
+		}
+		// The label itself, not what a re-test on screen shows.
+		h, ok := w.labels.Label(w.key(i, rw))
 		if !ok {
 			reviewed = false
 			continue
@@ -162,9 +188,19 @@ func (w *workspace) refresh(i int) {
 	}
 }
 
-// label is the person's current label on a row of an item.
+// label is the person's current label on a row of an item, as the
+// screens show it: on a re-test on screen, the re-test's value (none until
+// given), so that no view, filter or order tells the first label.
 func (w *workspace) label(item int, rw row) (float64, bool) {
-	return w.labels.Label(sessions.LabelKey{ItemID: w.items[item].ID, Criterion: rw.crit, Dimension: rw.dim.Name})
+	if w.retesting(item) {
+		return w.labels.RetestLabel(w.key(item, rw))
+	}
+	return w.labels.Label(w.key(item, rw))
+}
+
+// key names a row of an item in the label state.
+func (w *workspace) key(item int, rw row) sessions.LabelKey {
+	return sessions.LabelKey{ItemID: w.items[item].ID, Criterion: rw.crit, Dimension: rw.dim.Name}
 }
 
 // note is the person's current note on an item ("" when none).
@@ -196,6 +232,9 @@ func (w *workspace) nextUnreviewed(from int) int {
 	return -1
 }
 
-// hidden reports whether blind mode hides the judge's verdict on item i:
-// until the person has labelled it.
-func (w *workspace) hidden(i int) bool { return w.blind && !w.reviewed[i] }
+// hidden reports whether the judge's verdict (and other people's labels)
+// are hidden on item i: in blind mode and for the blind share until the
+// person has reviewed it, and on a re-test on screen.
+func (w *workspace) hidden(i int) bool {
+	return ((w.blind || w.blindShared(i)) && !w.reviewed[i]) || w.retesting(i)
+}
