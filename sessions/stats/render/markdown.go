@@ -48,6 +48,7 @@ func Markdown(r stats.Report) string {
 	if len(r.Judges) > 0 || len(r.Humans) > 0 {
 		markdownHumans(&b, r.Humans)
 	}
+	markdownLabelling(&b, r.Labelling)
 	if len(r.Notes) > 0 {
 		w("\n## Notes\n\n")
 		for _, n := range r.Notes {

@@ -62,5 +62,53 @@ func Select(r stats.Report, keys []string) stats.Report {
 			out.Humans = append(out.Humans, h)
 		}
 	}
+	out.Labelling = selectLabelling(r.Labelling, keys)
 	return out
+}
+
+// selectLabelling keeps the labelling section's figures about the given
+// judges (tags among their disagreements, fatigue and anchoring against
+// them), and everything about people alone. It copies what it changes:
+// the report it comes from keeps its figures.
+func selectLabelling(l *stats.Labelling, keys []string) *stats.Labelling {
+	if l == nil {
+		return nil
+	}
+	out := *l
+	if t := l.Tags; t != nil {
+		tags := *t
+		tags.Disagreements = []stats.TagDisagreements{}
+		for _, d := range t.Disagreements {
+			if slices.Contains(keys, d.Judge) {
+				tags.Disagreements = append(tags.Disagreements, d)
+			}
+		}
+		out.Tags = &tags
+	}
+	keepShares := func(list []stats.JudgeShare) []stats.JudgeShare {
+		kept := []stats.JudgeShare{}
+		for _, j := range list {
+			if slices.Contains(keys, j.Judge) {
+				kept = append(kept, j)
+			}
+		}
+		return kept
+	}
+	out.Annotators = make([]stats.AnnotatorReliability, len(l.Annotators))
+	for i, a := range l.Annotators {
+		if f := a.Fatigue; f != nil {
+			ff := *f
+			ff.First.Judges, ff.Last.Judges = keepShares(f.First.Judges), keepShares(f.Last.Judges)
+			a.Fatigue = &ff
+		}
+		anchoring := []stats.Anchoring{}
+		for _, an := range a.Anchoring {
+			if slices.Contains(keys, an.Judge) {
+				anchoring = append(anchoring, an)
+			}
+		}
+		a.Anchoring = anchoring
+		out.Annotators[i] = a
+	}
+	return &out
 }

@@ -40,8 +40,9 @@ func Lines(r stats.Report, width int) []Line {
 }
 
 // DetailLines is everything but the judge table: each judge's figures per
-// dimension, judge against judge, agreement between annotators, the
-// report's notes and how the intervals were made.
+// dimension, judge against judge, agreement between annotators, how
+// people labelled (guidelines, "can't judge", tags, each annotator's
+// reliability), the report's notes and how the intervals were made.
 func DetailLines(r stats.Report, width int) []Line {
 	var out []Line
 	if len(r.Judges) == 0 {
@@ -67,6 +68,9 @@ func DetailLines(r stats.Report, width int) []Line {
 	if len(r.Humans) > 0 {
 		out = append(out, humanLines(r.Humans, len(r.Judges) > 0)...)
 		out = append(out, nil)
+	}
+	if ll := labellingLines(r.Labelling); len(ll) > 0 {
+		out = append(append(out, ll...), nil)
 	}
 	for _, n := range r.Notes {
 		out = append(out, Line{{Text: "note: ", Role: RoleWarning}, plain(safetext.SanitizeLine(n))})
