@@ -262,17 +262,22 @@ func (s *LabelState) pop(i int) {
 }
 
 // touched returns the distinct keys of entries, in order; a re-test's
-// labels are reported once, as its RetestKey.
+// labels are reported once, as its RetestKey, and a label's entry on its
+// item's decisions not at all (the label's key says it).
 func (s *LabelState) touched(entries []stateEntry) []LabelKey {
 	out := make([]LabelKey, 0, len(entries))
 	var seen map[int32]bool
 	if len(entries) > 16 {
 		seen = make(map[int32]bool, len(entries))
 	}
-next:
-	for i, e := range entries {
-		if s.keys[e.key].kind == keyRetest {
+	var small [16]int32
+	reported := small[:0] // without seen: the keys reported so far
+	for _, e := range entries {
+		switch k := s.keys[e.key]; {
+		case k.kind == keyRetest:
 			continue // its keyRetested entry reports it
+		case k.kind == keyDecision && e.reason == 0:
+			continue // a label's mark that it took a can't-judge back
 		}
 		if seen != nil {
 			if seen[e.key] {
@@ -280,11 +285,10 @@ next:
 			}
 			seen[e.key] = true
 		} else {
-			for _, f := range entries[:i] {
-				if f.key == e.key {
-					continue next
-				}
+			if slices.Contains(reported, e.key) {
+				continue
 			}
+			reported = append(reported, e.key)
 		}
 		out = append(out, s.publicKey(s.keys[e.key]))
 	}

@@ -283,8 +283,15 @@ func actionKeys(acts []Action) []LabelKey {
 	var out []LabelKey
 	for _, a := range acts {
 		k := LabelKey{ItemID: a.ItemID, Criterion: a.Criterion, Dimension: a.Dimension}
-		if a.Kind == KindNote {
+		switch {
+		case a.Kind == KindNote:
 			k = NoteKey(a.ItemID)
+		case a.Retest:
+			k = RetestKey(a.ItemID)
+		case a.Kind == KindCantJudge:
+			k = CantJudgeKey(a.ItemID)
+		case a.Kind == KindTag:
+			k = TagKey(a.ItemID, a.Tag)
 		}
 		if !slices.Contains(out, k) {
 			out = append(out, k)
@@ -295,7 +302,7 @@ func actionKeys(acts []Action) []LabelKey {
 
 // checkState compares st with the current_labels and current_notes views
 // for who: every label, its value and whether it was accepted, and every
-// item's note.
+// item's note; and with the v8 views and columns (checkLabellingState).
 func checkState(t *testing.T, what string, st *LabelState, s *Store, who string) {
 	t.Helper()
 	labels, err := s.Labels(who)
@@ -339,6 +346,7 @@ func checkState(t *testing.T, what string, st *LabelState, s *Store, who string)
 			t.Errorf("%s: Note(%s) = %q; the view says %q", what, it.ID, got, wantNotes[it.ID])
 		}
 	}
+	checkLabellingState(t, what, st, s, who)
 }
 
 func TestLabelStateApplyAndUndo(t *testing.T) {

@@ -70,7 +70,7 @@ func (s *Store) recordGroups(annotator string, groups [][]Action) ([][]Action, e
 				}
 				if a.Kind == KindTag {
 					// A tag used on an item joins the session's tag set.
-					if _, err := tx.Exec(`INSERT INTO session_tags (name, added_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, a.Tag, stamp(at)); err != nil {
+					if err := addSessionTag(tx, a.Tag, at); err != nil {
 						return err
 					}
 				}

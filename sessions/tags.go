@@ -102,9 +102,8 @@ func (s *Store) TagSet() ([]string, error) {
 }
 
 // AddTags adds names (each trimmed, then checked by CheckTagName; all or
-// none) to the session's tag set; names it has already are left as they
-// are. Names added together keep their order: each is stamped a
-// millisecond after the one before, and after every tag the set holds.
+// none) to the session's tag set, in the order given; names it has
+// already are left where they are.
 func (s *Store) AddTags(names ...string) error {
 	clean := make([]string, 0, len(names))
 	for _, n := range names {
@@ -118,27 +117,35 @@ func (s *Store) AddTags(names ...string) error {
 		return nil
 	}
 	return s.write("adding tags", func(tx *sql.Tx) error {
-		at := now()
-		var last sql.NullString
-		if err := tx.QueryRow(`SELECT max(added_at) FROM session_tags`).Scan(&last); err != nil {
-			return err
-		}
-		if last.Valid {
-			if t, err := parseStamp(last.String); err == nil && !t.Before(at) {
-				at = t.Add(time.Millisecond)
-			}
-		}
 		for _, n := range clean {
-			res, err := tx.Exec(`INSERT INTO session_tags (name, added_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, n, stamp(at))
-			if err != nil {
+			if err := addSessionTag(tx, n, now()); err != nil {
 				return err
-			}
-			if k, _ := res.RowsAffected(); k == 1 {
-				at = at.Add(time.Millisecond)
 			}
 		}
 		return nil
 	})
+}
+
+// addSessionTag adds name to the tag set unless it is there, stamped at
+// at or, when the set holds a tag as new or newer, a millisecond after
+// the newest: the set's order is the order tags were added, even within
+// one millisecond.
+func addSessionTag(tx *sql.Tx, name string, at time.Time) error {
+	var known int
+	if err := tx.QueryRow(`SELECT count(*) FROM session_tags WHERE name = ?`, name).Scan(&known); err != nil || known > 0 {
+		return err
+	}
+	var last sql.NullString
+	if err := tx.QueryRow(`SELECT max(added_at) FROM session_tags`).Scan(&last); err != nil {
+		return err
+	}
+	if last.Valid {
+		if t, err := parseStamp(last.String); err == nil && !t.Before(at) {
+			at = t.Add(time.Millisecond)
+		}
+	}
+	_, err := tx.Exec(`INSERT INTO session_tags (name, added_at) VALUES (?, ?)`, name, stamp(at))
+	return err
 }
 
 // ItemTag is a failure tag an annotator has on an item now.
