@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -32,6 +33,13 @@ type ExportOptions struct {
 	// runs' columns are left out, and OnlyDisagreements compares only
 	// these runs with the labels. Item and label columns stay the same.
 	Runs []string
+	// CantJudge keeps only the items some annotator marked as impossible
+	// to judge (with Reason, when set: the gold-wrong items are the
+	// dataset's fix list); Tag only the items some annotator tagged with
+	// it. Both narrow Only.
+	CantJudge bool
+	Reason    string
+	Tag       string
 }
 
 // ExportSummary says what Export wrote.
@@ -65,8 +73,12 @@ type ExportSummary struct {
 //	verdict_swapped:RUN:DIMENSION    a pairwise run's verdict with the responses swapped
 //	verdict_swapped_status:RUN       (both only for runs judged in both orders)
 //	label:ANNOTATOR:DIMENSION        per annotator and dimension, like verdicts
-//	label_via:ANNOTATOR              how they reached the item (order, random, filter:NAME, imported)
+//	label_via:ANNOTATOR              how they reached the item (order, random, filter:NAME, script, imported)
 //	note:ANNOTATOR                   their note
+//	label_guidelines:ANNOTATOR …     the labelling record, for annotators who have one:
+//	                                 guidelines version and visibility of the latest label,
+//	                                 re-tests, can't judge with its reason, failure tags
+//	                                 (see export_labelling.go)
 //	fields                           the original row, every field it had
 //
 // Empty cells are null in JSONL and empty in CSV. For a judge that rates
@@ -102,6 +114,9 @@ func Export(s *Store, w io.Writer, opts ExportOptions) (ExportSummary, error) {
 			return sum, err
 		}
 	}
+	if opts.Reason != "" && !slices.Contains(CantJudgeReasons, opts.Reason) {
+		return sum, fmt.Errorf("unknown reason %q: the reasons an item cannot be judged are %s", opts.Reason, strings.Join(CantJudgeReasons, ", "))
+	}
 	sum.Items = len(t.items)
 	sum.Columns = t.columnNames()
 	bw := bufio.NewWriterSize(w, 1<<16)
@@ -109,7 +124,7 @@ func Export(s *Store, w io.Writer, opts ExportOptions) (ExportSummary, error) {
 		return sum, err
 	}
 	for i := range t.items {
-		if !t.selected(i, opts.Only) {
+		if !t.selected(i, opts.Only) || !t.picked(t.items[i].ID, opts) {
 			continue
 		}
 		if err := enc.row(bw, t.row(i)); err != nil {
@@ -150,6 +165,9 @@ type exportTable struct {
 	// scales gives a dimension's scale by name, from the first run that
 	// rates it, so that labels are written the way verdicts are.
 	scales map[string]judge.Scale
+	// labelMeta is each current label's guidelines version and
+	// visibility, by action id (only labels that record one).
+	labelMeta map[int64]labelMeta
 }
 
 // exportRun is a run's current verdicts, by item.
@@ -171,6 +189,8 @@ type exportAnnotator struct {
 	dims   []string
 	labels map[string][]Label
 	notes  map[string]string
+	// labelling is the annotator's labelling record (nil: none).
+	labelling *exportLabelling
 }
 
 func (s *Store) exportTable() (*exportTable, error) {
@@ -259,6 +279,15 @@ func (s *Store) exportTable() (*exportTable, error) {
 	for _, n := range notes {
 		ann(n.Annotator).notes[n.ItemID] = n.Text
 	}
+	labelling, meta, err := s.readLabelling()
+	if err != nil {
+		return nil, err
+	}
+	t.labelMeta = meta
+	for name, l := range labelling {
+		slices.Sort(l.retestDims)
+		ann(name).labelling = l
+	}
 	for _, name := range sortedKeys(byName) {
 		a := byName[name]
 		slices.Sort(a.dims)
@@ -297,6 +326,7 @@ func (t *exportTable) columnNames() []string {
 			cols = append(cols, prefixLabel+a.name+":"+d)
 		}
 		cols = append(cols, prefixVia+a.name, prefixNote+a.name)
+		cols = append(cols, a.labellingColumns()...)
 	}
 	return append(cols, colFields)
 }
@@ -309,7 +339,7 @@ func (t *exportTable) selected(i int, only string) bool {
 		return true
 	case OnlyReviewed:
 		for _, a := range t.anns {
-			if len(a.labels[id]) > 0 {
+			if a.reviewedBy(id) {
 				return true
 			}
 		}

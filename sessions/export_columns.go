@@ -38,6 +38,14 @@ const (
 	prefixLabel         = "label:"                  // label:<annotator>:<dimension>
 	prefixVia           = "label_via:"              // label_via:<annotator>
 	prefixNote          = "note:"                   // note:<annotator>
+	// An annotator's labelling record (export_labelling.go), only for
+	// annotators who have one.
+	prefixLabelGuidelines = "label_guidelines:" // label_guidelines:<annotator>
+	prefixLabelShown      = "label_shown:"      // label_shown:<annotator>
+	prefixRetest          = "retest:"           // retest:<annotator>:<dimension>
+	prefixCantJudge       = "cant_judge:"       // cant_judge:<annotator>
+	prefixCantJudgeNote   = "cant_judge_note:"  // cant_judge_note:<annotator>
+	prefixTags            = "tags:"             // tags:<annotator>
 )
 
 // splitLast splits "run:dimension" at its last colon, since run names may
@@ -67,18 +75,23 @@ func parseExportColumn(name string) (exportColumn, bool) {
 	case strings.HasPrefix(name, prefixSegment):
 		f := name[len(prefixSegment):]
 		return exportColumn{kind: prefixSegment, dim: f}, f != ""
-	case strings.HasPrefix(name, prefixVerdict), strings.HasPrefix(name, prefixLabel), strings.HasPrefix(name, prefixSwapped):
+	case strings.HasPrefix(name, prefixVerdict), strings.HasPrefix(name, prefixLabel), strings.HasPrefix(name, prefixSwapped),
+		strings.HasPrefix(name, prefixRetest):
 		prefix := prefixVerdict
-		if strings.HasPrefix(name, prefixLabel) {
+		switch {
+		case strings.HasPrefix(name, prefixLabel):
 			prefix = prefixLabel
-		} else if strings.HasPrefix(name, prefixSwapped) {
+		case strings.HasPrefix(name, prefixSwapped):
 			prefix = prefixSwapped
+		case strings.HasPrefix(name, prefixRetest):
+			prefix = prefixRetest
 		}
 		owner, dim, ok := splitLast(name[len(prefix):])
 		return exportColumn{kind: prefix, owner: owner, dim: dim}, ok
 	}
 	// prefixWithheld before prefixConfidence: the one begins with the other.
-	for _, p := range []string{prefixStatus, prefixReason, prefixError, prefixWithheld, prefixConfidence, prefixSwappedStatus, prefixVia, prefixNote} {
+	for _, p := range []string{prefixStatus, prefixReason, prefixError, prefixWithheld, prefixConfidence, prefixSwappedStatus, prefixVia, prefixNote,
+		prefixLabelGuidelines, prefixLabelShown, prefixCantJudge, prefixCantJudgeNote, prefixTags} {
 		if strings.HasPrefix(name, p) {
 			owner := name[len(p):]
 			return exportColumn{kind: p, owner: owner}, owner != ""

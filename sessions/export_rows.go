@@ -44,7 +44,7 @@ func (t *exportTable) row(i int) []any {
 		}
 	}
 	for _, a := range t.anns {
-		cells = append(cells, a.cells(it, t.scales)...)
+		cells = append(cells, a.cells(t, it)...)
 	}
 	var fields any
 	if len(it.Fields) > 0 && json.Valid(it.Fields) {
@@ -156,42 +156,55 @@ func withheld(v judge.Verdict) string {
 }
 
 // cells are an annotator's columns for one item: a label per dimension,
-// then how they reached it and their note.
-func (a exportAnnotator) cells(it judge.Item, scales map[string]judge.Scale) []any {
+// then how they reached it and their note, then the labelling columns
+// (export_labelling.go).
+func (a exportAnnotator) cells(t *exportTable, it judge.Item) []any {
 	ls := a.labels[it.ID]
 	out := make([]any, 0, len(a.dims)+2)
 	via := ""
 	for _, d := range a.dims {
-		perCriterion, width := false, len(it.Rubric)+1
-		for _, l := range ls {
-			if l.Dimension == d && l.Criterion > 0 {
-				perCriterion = true
-				width = max(width, l.Criterion+1)
-			}
-		}
-		var c any
-		var list []any
-		if perCriterion {
-			list = make([]any, width)
-			c = list
-		}
-		for _, l := range ls {
-			if l.Dimension != d {
-				continue
-			}
-			if via == "" {
-				via = l.Via
-			}
-			x := formatValue(l.Value, scales[d])
-			if perCriterion {
-				list[l.Criterion] = x
-			} else {
-				c = x
-			}
+		c, first := labelCell(ls, d, len(it.Rubric), t.scales[d])
+		if via == "" && first != nil {
+			via = first.Via
 		}
 		out = append(out, c)
 	}
-	return append(out, textOrNil(via), textOrNil(a.notes[it.ID]))
+	out = append(out, textOrNil(via), textOrNil(a.notes[it.ID]))
+	return append(out, a.labellingCells(t, it)...)
+}
+
+// labelCell is the cell of labels ls on dimension d of an item with
+// rubric criteria: the value, or, when some label is on a criterion, a
+// list indexed by criterion (0 the whole item). first is the first of ls
+// on d, nil when none is.
+func labelCell(ls []Label, d string, rubric int, scale judge.Scale) (cell any, first *Label) {
+	perCriterion, width := false, rubric+1
+	for _, l := range ls {
+		if l.Dimension == d && l.Criterion > 0 {
+			perCriterion = true
+			width = max(width, l.Criterion+1)
+		}
+	}
+	var list []any
+	if perCriterion {
+		list = make([]any, width)
+		cell = list
+	}
+	for i, l := range ls {
+		if l.Dimension != d {
+			continue
+		}
+		if first == nil {
+			first = &ls[i]
+		}
+		x := formatValue(l.Value, scale)
+		if perCriterion {
+			list[l.Criterion] = x
+		} else {
+			cell = x
+		}
+	}
+	return cell, first
 }
 
 // rowEncoder writes rows in one format.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gavel-dev/gavel/judge/llm"
 	"github.com/gavel-dev/gavel/judge/match"
+	"github.com/gavel-dev/gavel/sessions"
 )
 
 // The defaults a user would otherwise retype come, first found wins, from
@@ -44,7 +45,7 @@ const (
 
 // configKeys are the keys a config file may hold, in the order `gavel
 // config` shows them.
-var configKeys = []string{"base_url", "model", "concurrency", "annotator", "judges", "api_key_env"}
+var configKeys = []string{"base_url", "model", "concurrency", "annotator", "judges", "api_key_env", "guidelines", "tags", "retest", "blind_share"}
 
 // fileConfig is what a config file says; present tells which keys it set.
 type fileConfig struct {
@@ -55,7 +56,19 @@ type fileConfig struct {
 	annotator   string
 	judges      []string
 	apiKeyEnv   string
+	labelling   labellingConfig
 	present     map[string]bool
+}
+
+// labellingConfig is what the config file says of SPEC "Labelling well"
+// (review's --guidelines, --tags, --retest and --blind-share).
+type labellingConfig struct {
+	// guidelines is the guidelines file; a relative path is relative to
+	// the config file's folder, so it means the same from any folder.
+	guidelines string
+	tags       string // comma-separated, as --tags
+	retest     float64
+	blindShare float64
 }
 
 // settings are the effective defaults and where each came from.
@@ -68,6 +81,7 @@ type settings struct {
 	annotator   string // "" means the OS user name
 	judges      []string
 	keyEnv      string // the variable the API key is read from
+	labelling   labellingConfig
 	source      map[string]string
 }
 
@@ -191,6 +205,45 @@ func parseConfig(path string, data []byte) (*fileConfig, error) {
 				fc.apiKeyEnv = s
 				want = ""
 			}
+		case "guidelines":
+			want = "the path of a Markdown file of annotation guidelines"
+			if s, ok := scalarString(v); ok && s != "" {
+				if !filepath.IsAbs(s) {
+					s = filepath.Join(filepath.Dir(path), s)
+				}
+				fc.labelling.guidelines = s
+				want = ""
+			}
+		case "tags":
+			want = `a list of failure tag names, e.g. ["too strict", format]`
+			if ts, ok := stringList(v); ok {
+				// Each name as written: a comma in one would split it in two.
+				var bad error
+				for i, t := range ts {
+					ts[i] = strings.TrimSpace(t)
+					if err := sessions.CheckTagName(ts[i]); err != nil && bad == nil {
+						bad = err
+					}
+				}
+				if bad != nil {
+					want += " (" + bad.Error() + ")"
+				} else {
+					fc.labelling.tags = strings.Join(ts, ",")
+					want = ""
+				}
+			}
+		case "retest", "blind_share":
+			want = "a share such as 5% or 0.05"
+			if s, ok := scalarString(v); ok {
+				if x, err := parseShare(s); err == nil {
+					if key == "retest" {
+						fc.labelling.retest = x
+					} else {
+						fc.labelling.blindShare = x
+					}
+					want = ""
+				}
+			}
 		default:
 			return nil, fmt.Errorf("%s: unknown key %q in the config file; the keys are %s", at, key, strings.Join(configKeys, ", "))
 		}
@@ -302,6 +355,11 @@ func resolveSettings(e env, f *pflag.FlagSet) (settings, error) {
 		if set("api_key_env") {
 			s.keyEnv = fc.apiKeyEnv
 		}
+		set("guidelines")
+		set("tags")
+		set("retest")
+		set("blind_share")
+		s.labelling = fc.labelling
 	}
 	// The environment: GAVEL_* before OPENAI_BASE_URL, so apply the weaker first.
 	for _, name := range []string{llm.EnvBaseURL, envBaseURL} {
@@ -355,7 +413,31 @@ func resolveSettings(e env, f *pflag.FlagSet) (settings, error) {
 	if given("judge", "judges") {
 		s.judges, _ = f.GetStringArray("judge")
 	}
+	if given("guidelines", "guidelines") {
+		s.labelling.guidelines, _ = f.GetString("guidelines")
+	}
+	if given("tags", "tags") {
+		s.labelling.tags, _ = f.GetString("tags")
+	}
+	if given("retest", "retest") {
+		s.labelling.retest = float64(*f.Lookup("retest").Value.(*share))
+	}
+	if given("blind-share", "blind_share") {
+		s.labelling.blindShare = float64(*f.Lookup("blind-share").Value.(*share))
+	}
 	return s, nil
+}
+
+// applyLabellingConfig fills review's labelling flags not given on the
+// command line from the config file.
+func applyLabellingConfig(e env, f *pflag.FlagSet, l *labellingFlags) error {
+	s, err := resolveSettings(e, f)
+	if err != nil {
+		return err
+	}
+	l.guidelines, l.tags = s.labelling.guidelines, s.labelling.tags
+	l.retest, l.blindShare = share(s.labelling.retest), share(s.labelling.blindShare)
+	return nil
 }
 
 // applyConfig fills the judges and the server flags not given on the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -27,7 +28,9 @@ OPENAI_BASE_URL for the base URL, the config file, the built-in default.
 The config file is config.yaml in your configuration directory
 ($XDG_CONFIG_HOME/gavel, else ~/.config/gavel on Linux), or the file
 GAVEL_CONFIG names. Its keys: base_url, model, concurrency, annotator,
-judges (a list) and api_key_env. It never holds an API key: the key comes
+judges (a list) and api_key_env; for review, guidelines (a Markdown file,
+relative to the config file's folder), tags (a list), retest and
+blind_share (shares such as 5%). It never holds an API key: the key comes
 from --api-key or OPENAI_API_KEY, or from the variable api_key_env names
 (then from that variable alone). The key's value is never shown.`,
 		Example: `  gavel config                 # the effective defaults and their sources
@@ -38,7 +41,10 @@ from --api-key or OPENAI_API_KEY, or from the variable api_key_env names
   base_url: http://localhost:8000/v1
   model: qwen2.5-7b
   concurrency: 16
-  judges: [docqa, match]`,
+  judges: [docqa, match]
+  guidelines: guidelines.md
+  tags: [too strict, format, hallucinated gold]
+  retest: 5%`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if pathOnly {
@@ -98,6 +104,12 @@ func showConfig(e env) error {
 		key = "set"
 	}
 	row("api_key", fmt.Sprintf("%s (%s)", key, s.keyEnv), "api_key_env")
+	l := s.labelling
+	row("guidelines", cmp.Or(l.guidelines, "(none)"), "guidelines")
+	row("tags", cmp.Or(strings.ReplaceAll(l.tags, ",", ", "), "(none)"), "tags")
+	ratio := func(x float64) string { return strconv.FormatFloat(x*100, 'f', -1, 64) + "%" }
+	row("retest", ratio(l.retest), "retest")
+	row("blind_share", ratio(l.blindShare), "blind_share")
 	if err := w.Flush(); err != nil {
 		return err
 	}

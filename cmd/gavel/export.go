@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,10 +15,16 @@ import (
 
 // exportFlags are the flags of `gavel export`.
 type exportFlags struct {
-	format string
-	only   string
-	output string
-	judge  string
+	format    string
+	only      string
+	output    string
+	judge     string
+	cantJudge bool
+	reason    string
+	tag       string
+	// onlySet: --only was given (the can't-judge and tag filters
+	// otherwise look at every item, labelled or not).
+	onlySet bool
 }
 
 func newExportCmd(e env) *cobra.Command {
@@ -42,7 +49,15 @@ Columns, in order (RUN is the judge as ` + "`gavel stats`" + ` names it, e.g. "d
   label:ANNOTATOR:DIMENSION     like verdicts
   label_via:ANNOTATOR           order, random, filter:NAME or imported
   note:ANNOTATOR
+  label_guidelines:ANNOTATOR    the guidelines version of the latest label (a number)
+  label_shown:ANNOTATOR         shown or blind: was the verdict on screen
+  retest:ANNOTATOR:DIMENSION    the re-test label, made blind
+  cant_judge:ANNOTATOR          gold-wrong, ambiguous, unreadable or other
+  cant_judge_note:ANNOTATOR     what was said about it
+  tags:ANNOTATOR                the failure tags, separated by commas
   fields                        the original row, every field it had
+The label_guidelines to tags columns are written for annotators who have
+such a record.
 Judges that rate rubric criteria one by one hold a list per cell: element 0
 the whole item, element k criterion k. ` + "`gavel import`" + ` reads the file back.
 
@@ -50,13 +65,20 @@ the whole item, element k criterion k. ` + "`gavel import`" + ` reads the file b
 out (item and label columns stay); --only disagreements then compares that
 run alone with the labels. NAME is found as in ` + "`gavel stats --judge`" + `: the
 run's label, else, ignoring case, the name after " · " or the judge's
-name; when several runs match, they are listed.`,
+name; when several runs match, they are listed.
+
+--cant-judge writes the items someone marked as impossible to judge, with
+their reasons (--reason gold-wrong: the dataset's fix list); --tag NAME the
+items someone tagged NAME. They look at every item unless --only is given.`,
 		Example: `  gavel export evals.gavel --output calibration.jsonl
   gavel export evals.gavel --format csv --only disagreements > disagreements.csv
   gavel export evals.gavel --only all --output everything.csv
-  gavel export evals.gavel --judge gpt-4o --only disagreements -o gpt4o.csv`,
+  gavel export evals.gavel --judge gpt-4o --only disagreements -o gpt4o.csv
+  gavel export evals.gavel --cant-judge --reason gold-wrong -o fix-the-gold.csv
+  gavel export evals.gavel --tag "too strict" --only disagreements`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			o.onlySet = cmd.Flags().Changed("only")
 			return runExport(e, a[0], o)
 		},
 	}
@@ -64,6 +86,11 @@ name; when several runs match, they are listed.`,
 	f.StringVar(&o.format, "format", "", "the `FORMAT` to write: jsonl or csv (default: from --output's extension, else jsonl)")
 	f.StringVar(&o.only, "only", sessions.OnlyReviewed, "`WHICH` items: reviewed (someone labelled them), disagreements (a judge and a person differ) or all")
 	f.StringVarP(&o.output, "output", "o", "", "the `FILE` to write (default: standard output)")
+	f.BoolVar(&o.cantJudge, "cant-judge", false, "only the items someone marked as impossible to judge, with the reasons")
+	f.StringVar(&o.reason, "reason", "", "with --cant-judge, only this `REASON`: "+strings.Join(sessions.CantJudgeReasons, ", "))
+	f.StringVar(&o.tag, "tag", "", "only the items someone tagged with the failure tag `NAME`")
+	_ = cmd.RegisterFlagCompletionFunc("reason", cobra.FixedCompletions(sessions.CantJudgeReasons, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("tag", cobra.NoFileCompletions)
 	f.StringVar(&o.judge, "judge", "", "only this run's verdicts: its label as gavel stats shows it (e.g. \"docqa · gpt-4o\"), or, ignoring case, its variant (\"docqa@2\"), the `NAME` after \" · \" or the judge's name")
 	return cmd
 }
@@ -88,6 +115,13 @@ func runExport(e env, path string, o exportFlags) error {
 	default:
 		return usagef("unknown --only %q: use reviewed, disagreements or all", o.only)
 	}
+	if o.reason != "" && !slices.Contains(sessions.CantJudgeReasons, o.reason) {
+		return usagef("unknown --reason %q: use %s", o.reason, strings.Join(sessions.CantJudgeReasons, ", "))
+	}
+	filtered := o.cantJudge || o.reason != "" || o.tag != ""
+	if filtered && !o.onlySet {
+		only = sessions.OnlyAll
+	}
 	s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
 	if err != nil {
 		return err
@@ -96,7 +130,16 @@ func runExport(e env, path string, o exportFlags) error {
 	if n := s.Notice(); n != "" {
 		fmt.Fprintln(e.stderr, n)
 	}
-	opts := sessions.ExportOptions{Format: format, Only: only}
+	opts := sessions.ExportOptions{Format: format, Only: only, CantJudge: o.cantJudge || o.reason != "", Reason: o.reason, Tag: o.tag}
+	if o.tag != "" {
+		tags, err := s.TagSet()
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(tags, o.tag) {
+			return usagef("--tag %q: %s has no such tag (its tags: %s)", o.tag, path, listOrNone(tags))
+		}
+	}
 	if strings.TrimSpace(o.judge) != "" {
 		runs, err := s.Runs()
 		if err != nil {
@@ -122,11 +165,22 @@ func runExport(e env, path string, o exportFlags) error {
 		where = "standard output"
 	}
 	what := only
+	switch {
+	case opts.Reason != "":
+		what += ", can't judge: " + opts.Reason
+	case opts.CantJudge:
+		what += ", can't judge"
+	}
+	if opts.Tag != "" {
+		what += fmt.Sprintf(", tagged %q", opts.Tag)
+	}
 	if len(opts.Runs) == 1 {
 		what += ", verdicts of " + opts.Runs[0]
 	}
 	fmt.Fprintf(e.stderr, "Wrote %d of %s (%s) to %s.\n", sum.Rows, count(sum.Items, "item"), what, where)
-	if sum.Rows == 0 && only != sessions.OnlyAll {
+	if sum.Rows == 0 && filtered {
+		fmt.Fprintf(e.stderr, "No item matches: mark items as impossible to judge, or tag them, on the review screen or with gavel label --cant-judge or --tag.\n")
+	} else if sum.Rows == 0 && only != sessions.OnlyAll {
 		fmt.Fprintf(e.stderr, "No item is %s yet: label some with `gavel review`, or export every item with --only all.\n", only)
 	}
 	return nil

@@ -28,6 +28,7 @@ type reviewFlags struct {
 	swap      bool
 	data      datasetFlags
 	runner    runnerFlags
+	label     labellingFlags
 	// defaultJudge is set when no judge was named (flag or config): the
 	// default, match, is then not run on a dataset of pairs it cannot judge.
 	defaultJudge bool
@@ -55,10 +56,14 @@ answers are cached in the session, so reopening costs nothing; r re-judges.`,
   gavel review outputs.csv --map question=input,gold=target,prediction=output
   gavel review evals.jsonl --judge match --judge docqa --model gpt-4o-mini
   gavel review evals.jsonl --judge docqa --base-url http://localhost:8000/v1 --model qwen2.5-7b
-  gavel review pairs.jsonl --judge pairwise --model gpt-4o-mini --swap`,
+  gavel review pairs.jsonl --judge pairwise --model gpt-4o-mini --swap
+  gavel review evals.jsonl --guidelines guidelines.md --tags "too strict,format" --retest 5% --blind-share 30%`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if err := applyConfig(e, cmd.Flags(), &o.judges, &o.runner); err != nil {
+				return err
+			}
+			if err := applyLabellingConfig(e, cmd.Flags(), &o.label); err != nil {
 				return err
 			}
 			o.defaultJudge = !cmd.Flags().Changed("judge") && len(o.judges) == 1 && o.judges[0] == match.Name
@@ -71,6 +76,7 @@ answers are cached in the session, so reopening costs nothing; r re-judges.`,
 	f.StringVar(&o.annotator, "annotator", "", "your `NAME` in the session (default: your OS user name)")
 	f.BoolVar(&o.blind, "blind", false, "hide each verdict until you have labelled the item (calibration labels; b toggles)")
 	addSwap(f, &o.swap)
+	o.label.add(f)
 	o.data.add(f)
 	o.runner.add(f)
 	return cmd
@@ -217,6 +223,9 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 		MoreItems:    moreItems(rv),
 		ItemCount:    rv.Info.Items,
 		Checks:       append(fileChecks(rv, ds), serverCheck(ctx, client)),
+	}
+	if err := o.label.options(rv.Store, o.annotator, &opts); err != nil {
+		return err
 	}
 	vs := &variants{ctx: ctx, open: func() (*sessions.Review, error) { return rv, nil }, cfg: cfg, running: &running, client: client}
 	vs.options(&opts)

@@ -28,6 +28,9 @@ type sessionBuild struct {
 	// late, set before the screen starts, says what the screen is
 	// told with the store (newDataset.late).
 	late func(ds *dataset.Dataset) []string
+	// labelling is stored in the session once it is written: the tags
+	// and the guidelines the screen opened with.
+	labelling *pendingLabelling
 }
 
 // backgroundBuildFrom is the size from which a new dataset's session is
@@ -128,27 +131,23 @@ func (b *sessionBuild) written() bool {
 }
 
 // recorder is tui.Options.StoreReady: the session's store, with the
-// notices found once the dataset was read whole (tui.LateNotices).
+// guidelines and tags the screen opened with stored, its decisions
+// stamped with that guidelines version, and the notices found once the
+// dataset was read whole (tui.LateNotices).
 func (b *sessionBuild) recorder() (tui.Recorder, error) {
 	rv, err := b.wait()
 	if err != nil {
 		return nil, err
 	}
-	if b.late != nil {
-		if notices := b.late(b.ds); len(notices) > 0 {
-			return noticedStore{rv.Store, notices}, nil
-		}
+	st := stampingStore{Store: rv.Store}
+	if st.guidelines, err = b.labelling.ready(rv.Store); err != nil {
+		return nil, err
 	}
-	return rv.Store, nil
+	if b.late != nil {
+		st.notices = b.late(b.ds)
+	}
+	return st, nil
 }
-
-// noticedStore is a store that brings notices to the screen.
-type noticedStore struct {
-	tui.Recorder
-	notices []string
-}
-
-func (s noticedStore) Notices() []string { return s.notices }
 
 // lateCache is the session's response cache once it is written: an LLM
 // judge's call made before then (none is: judging waits for the session)
@@ -241,6 +240,9 @@ func reviewNew(ctx context.Context, e env, nd newDataset, o reviewFlags, js judg
 		Swap:         o.swap,
 		StoreReady:   b.recorder,
 		Checks:       []func() (string, error){serverCheck(ctx, client)},
+	}
+	if b.labelling, err = o.label.pendingOptions(&opts); err != nil {
+		return err
 	}
 	vs := &variants{ctx: ctx, open: b.wait, cfg: cfg, running: &running, client: client}
 	vs.options(&opts)

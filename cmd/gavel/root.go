@@ -56,6 +56,9 @@ kept in your state directory.`,
 			if err := applyConfig(e, cmd.Flags(), &configured, &o.runner); err != nil {
 				return err
 			}
+			if err := applyLabellingConfig(e, cmd.Flags(), &o.label); err != nil {
+				return err
+			}
 			return runDemo(cmd.Context(), e, o)
 		},
 	}
@@ -64,9 +67,10 @@ kept in your state directory.`,
 	root.Flags().StringVar(&o.session, "session", "", "the demo's session `FILE` (default: in your state directory)")
 	root.Flags().BoolVar(&o.blind, "blind", false, "hide each verdict until you have labelled the item (b toggles)")
 	root.Flags().StringArrayVar(&o.judges, "judge", nil, "judge the demo with this `NAME` or judge file instead of the offline match judge (an LLM judge needs --model and a server: try E on it to edit its prompt); repeat for several")
+	o.label.add(root.Flags())
 	o.runner.add(root.Flags())
 	root.AddCommand(newReviewCmd(e), newRunCmd(e), newJudgesCmd(e), newStatsCmd(e), newCompareCmd(e), newSplitCmd(e), newTuneCmd(e),
-		newImportCmd(e), newExportCmd(e), newMergeCmd(e), newSampleCmd(e),
+		newImportCmd(e), newExportCmd(e), newMergeCmd(e), newSampleCmd(e), newLabelCmd(e),
 		newCompletionCmd(e), newVersionCmd(e))
 	root.AddCommand(newConfigCmd(e))
 	root.AddCommand(newReportCmd(e))
