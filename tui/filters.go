@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
 )
 
 // A filter picks the items to review. The review screen and the list move
@@ -36,22 +37,30 @@ var staticFilters = []filter{
 	{id: "all", name: "all items"},
 	{id: "unreviewed", name: "unreviewed", match: func(w *workspace, i int) bool { return w.applicable[i] && !w.reviewed[i] }},
 	{id: "disagreements", name: "judge ≠ you", match: func(w *workspace, i int) bool { return w.agreement[i] == 0 }},
-	{id: "judges-differ", name: "judge ≠ judge", match: (*workspace).judgesDiffer,
+	{id: "judges-differ", name: "judge ≠ judge", match: seen((*workspace).judgesDiffer),
 		offered: func(w *workspace) bool { return len(w.runs) > 1 && !w.blind }},
-	{id: "annotators-differ", name: "annotators disagree", match: (*workspace).annotatorsDiffer,
+	{id: "annotators-differ", name: "annotators disagree", match: seen((*workspace).annotatorsDiffer),
 		offered: func(w *workspace) bool { return w.others.any() && !w.blind }},
-	{id: "low-confidence", name: fmt.Sprintf("confidence < %.0f%%", lowConfidence*100), match: (*workspace).lowConfidence},
+	{id: "low-confidence", name: fmt.Sprintf("confidence < %.0f%%", lowConfidence*100), match: seen((*workspace).lowConfidence)},
 	{id: "errors", name: "parse or API errors", match: (*workspace).hasError},
 	{id: "truncated", name: "truncated prompts", match: (*workspace).hasTruncated,
 		offered: func(w *workspace) bool { return w.run() != nil && w.run().nTruncated > 0 }},
-	{id: "judge-top", name: "judge says YES / top score", match: func(w *workspace, i int) bool { return w.judgeAt(i, true) },
+	{id: "judge-top", name: "judge says YES / top score", match: seen(func(w *workspace, i int) bool { return w.judgeAt(i, true) }),
 		offered: scoredNotBlind},
-	{id: "judge-bottom", name: "judge says NO / bottom score", match: func(w *workspace, i int) bool { return w.judgeAt(i, false) },
+	{id: "judge-bottom", name: "judge says NO / bottom score", match: seen(func(w *workspace, i int) bool { return w.judgeAt(i, false) }),
 		offered: scoredNotBlind},
-	{id: "humans-differ", name: "judge ≠ a human", match: (*workspace).judgeDiffersFromHuman,
+	{id: "humans-differ", name: "judge ≠ a human", match: seen((*workspace).judgeDiffersFromHuman),
 		offered: func(w *workspace) bool { return w.others.any() && !w.blind }},
-	{id: "swap-inconsistent", name: "inconsistent under swap", match: (*workspace).inconsistentUnderSwap,
+	{id: "swap-inconsistent", name: "inconsistent under swap", match: seen((*workspace).inconsistentUnderSwap),
 		offered: (*workspace).hasSwapped},
+}
+
+// seen limits a filter that tells the judge's value, or compares it with
+// labels, to the items whose verdict is on view: in blind mode the filter
+// is not offered at all, but a blind-share or re-test item is hidden among
+// items that are not, and the filter must not tell its verdict either.
+func seen(match func(w *workspace, i int) bool) func(w *workspace, i int) bool {
+	return func(w *workspace, i int) bool { return !w.hidden(i) && match(w, i) }
 }
 
 // notBlind offers a filter only outside blind mode: a filter on the
@@ -105,7 +114,11 @@ func (w *workspace) filters() []filter {
 			out = append(out, f)
 		}
 	}
-	out = append(out, w.variantFilters()...)
+	out = append(out, w.decisionFilters()...)
+	for _, f := range w.variantFilters() {
+		f.match = seen(f.match) // fixed and broken tell the verdicts
+		out = append(out, f)
+	}
 	values := map[string]map[string]bool{}
 	for _, it := range w.items {
 		for k, v := range it.Segments {
@@ -230,6 +243,44 @@ func (w *workspace) judgeAt(i int, top bool) bool {
 		vals := rw.dim.Scale.Values()
 		if ok && len(vals) > 0 && ((top && v == vals[len(vals)-1]) || (!top && v == vals[0])) {
 			return true
+		}
+	}
+	return false
+}
+
+// decisionFilters are the filters of SPEC "Labelling well": the labels
+// made under older guidelines (to re-review), the items the person could
+// not judge, and one per failure tag of the session.
+func (w *workspace) decisionFilters() []filter {
+	var out []filter
+	if g := w.guidelines; g != nil && g.Older > 0 {
+		out = append(out, filter{id: "older-guidelines", name: "re-review: older guidelines", match: (*workspace).olderGuidelines})
+	}
+	out = append(out, filter{id: "cant-judge", name: "can't judge", match: func(w *workspace, i int) bool {
+		_, _, ok := w.labels.CantJudge(w.items[i].ID)
+		return ok
+	}})
+	for _, tag := range w.tags {
+		out = append(out, filter{id: "tag:" + tag, name: "tag: " + tagText(tag),
+			match: func(w *workspace, i int) bool { return w.labels.HasTag(w.items[i].ID, tag) }})
+	}
+	return out
+}
+
+// olderGuidelines reports an item with a current label made under a
+// version of the guidelines other than the one on screen, on a row of
+// any judge (the count the message log gave is of every label). A label
+// made with no guidelines (version 0) is not older: it was made under
+// none, not under a version since replaced.
+func (w *workspace) olderGuidelines(i int) bool {
+	cur := w.guidelines.ID
+	id := w.items[i].ID
+	for _, r := range w.runs {
+		for _, rw := range r.rows(w.items[i]) {
+			g := w.labels.LabelGuidelines(sessions.LabelKey{ItemID: id, Criterion: rw.crit, Dimension: rw.dim.Name})
+			if g != 0 && g != cur {
+				return true
+			}
 		}
 	}
 	return false

@@ -35,6 +35,11 @@ func placeOver(bg, fg string, width, height int) string {
 		under := rows[y+i]
 		left := ansi.Truncate(under, x, "")
 		right := ansi.TruncateLeft(under, x+fw, "")
+		if ansi.StringWidth(right) > width-x-fw {
+			// TruncateLeft keeps a wide character the edge cuts in two
+			// (an emoji under a tag dialog's border): one cell more drops it.
+			right = ansi.TruncateLeft(under, x+fw+1, "")
+		}
 		// A wide character cut by the box's edge is dropped whole: a
 		// space takes its place, so the cells after it stay in column.
 		gap := max(width-x-fw-ansi.StringWidth(right), 0)

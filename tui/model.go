@@ -179,8 +179,9 @@ func New(o Options) *Model {
 		variantFn: o.Variant,
 		compareFn: o.Compare,
 
-		// The guidelines on screen: their id is stamped on every action.
-		guidelines: o.Guidelines,
+		// The guidelines on screen (their id is stamped on every action)
+		// and the session's failure tags.
+		guidelines: o.Guidelines, tags: sessionTags(o.Tags),
 
 		// The reliability checks: the blind share and re-tests.
 		blindShare: o.BlindShare, retestShare: o.Retest, seed: o.Seed,
@@ -231,6 +232,10 @@ func New(o Options) *Model {
 		exec:      tea.ExecProcess,
 	}
 	m.review.follow()
+	if o.Guidelines != nil && o.Guidelines.First {
+		// A version this session has not seen: read once before labelling.
+		m.openDialog(newGuidelinesDialog(o.Guidelines, true))
+	}
 	return m
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -22,6 +23,9 @@ type reviewKeys struct {
 	Accept key.Binding
 	Note   key.Binding
 	Undo   key.Binding
+	// Decisions other than labels (SPEC "Labelling well").
+	CantJudge key.Binding
+	Tags      key.Binding
 	// Judges.
 	Rejudge    key.Binding
 	RejudgeAll key.Binding
@@ -51,6 +55,8 @@ type reviewKeys struct {
 	Bottom    key.Binding
 	Zoom      key.Binding
 	Think     key.Binding
+	// Guidelines shows the annotation guidelines.
+	Guidelines key.Binding
 	// Screens.
 	Stats key.Binding
 }
@@ -64,6 +70,10 @@ func defaultReviewKeys() reviewKeys {
 		Accept: key.NewBinding(key.WithKeys("a", "enter"), key.WithHelp("a/enter", "accept the judge's verdict")),
 		Note:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "write a note on this item")),
 		Undo:   key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo your last action")),
+		// x, the mark of an item that cannot be judged (on the comparison
+		// screen x is that screen's own key); t folds traces, so tags are T.
+		CantJudge: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "can't judge the item: gold wrong, ambiguous, unreadable, other")),
+		Tags:      key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "failure tags: toggle them on this item, or add one")),
 
 		Rejudge:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-judge this item (asks the model again)")),
 		RejudgeAll: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "re-judge every item of the filter (asks first)")),
@@ -95,6 +105,8 @@ func defaultReviewKeys() reviewKeys {
 		Think:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "fold / unfold <think> traces")),
 
 		Stats: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "statistics")),
+		// i for the instructions a person labels by.
+		Guidelines: key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "the annotation guidelines (--guidelines FILE)")),
 	}
 }
 
@@ -159,7 +171,11 @@ func (s *reviewScreen) ShortHelp() []key.Binding {
 	}
 	out = append(out, relabel(k.Next, "→", "next"), relabel(k.Prev, "←", "prev"),
 		short(k.Undo, "undo"), short(k.Note, "note"), short(k.Skip, "skip"), short(k.Filter, "filter"),
-		short(k.List, "list"), short(k.Stats, "stats"), short(k.Focus, "pane"), short(k.Zoom, "zoom"))
+		short(k.List, "list"), short(k.Stats, "stats"), short(k.Focus, "pane"), short(k.Zoom, "zoom"),
+		short(k.CantJudge, "can't judge"), short(k.Tags, "tags"))
+	if s.guidelines != nil {
+		out = append(out, short(k.Guidelines, "guidelines"))
+	}
 	// Last: shown where the line has room (the help lists it always).
 	if r := s.run(); r != nil && r.info.Definition != "" && s.variantFn != nil {
 		out = append(out, short(k.Edit, "edit judge"))
@@ -182,13 +198,31 @@ func (s *reviewScreen) FullHelp() [][]key.Binding {
 		}
 	}
 	return [][]key.Binding{
-		append(label, accept, k.Note, k.Undo, k.Rejudge, k.RejudgeAll, k.Switch, k.Edit, k.Compare),
+		append(label, accept, k.Note, k.CantJudge, k.Tags, k.Undo, k.Rejudge, k.RejudgeAll, k.Switch, k.Edit, k.Compare),
 		{k.Next, k.Prev, k.Skip, k.First, k.FirstItem, k.LastItem, k.NextRow, k.PrevRow},
 		{k.List, k.Filter, k.FilterBack, k.Order, k.Search, k.Blind, k.Stats},
-		{k.Focus, k.FocusBack, k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom, k.Zoom, k.Think},
+		{k.Focus, k.FocusBack, k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom, k.Zoom, k.Think, k.Guidelines},
 	}
 }
 
 func (s *reviewScreen) groups() []string {
 	return []string{"Label and judge", "Move", "Choose", "Read"}
+}
+
+// decisionKey handles the keys of SPEC "Labelling well": the guidelines
+// show at any time; can't judge and tags act on the item on screen, so
+// they do nothing when the filter holds none.
+func (s *reviewScreen) decisionKey(msg tea.KeyPressMsg) action {
+	k := s.keys
+	if key.Matches(msg, k.Guidelines) {
+		return s.openGuidelines()
+	}
+	if !s.hasItem() {
+		s.refuse("No item on screen: " + s.emptyAdvice())
+		return action{}
+	}
+	if key.Matches(msg, k.CantJudge) {
+		return s.openCantJudge()
+	}
+	return s.openTags()
 }

@@ -110,6 +110,8 @@ func (s *reviewScreen) update(msg tea.KeyPressMsg) action {
 		return action{show: showList}
 	case key.Matches(msg, k.Yes, k.No, k.Score, k.Pick, k.Accept, k.Undo, k.Note, k.Rejudge, k.RejudgeAll):
 		return s.labelKey(msg)
+	case key.Matches(msg, k.Guidelines, k.CantJudge, k.Tags):
+		return s.decisionKey(msg)
 	case key.Matches(msg, k.Edit):
 		return s.editJudge()
 	case key.Matches(msg, k.Compare):

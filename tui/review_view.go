@@ -31,6 +31,9 @@ func (s *reviewScreen) view(width, height int) string {
 		}
 		inner := rc.w - 4
 		lines := s.paneLines(p, inner)
+		if p == paneVerdict {
+			lines = append(s.decisionLines(inner), lines...)
+		}
 		off := s.offset(p, lines, rc.h-2)
 		b := box(s.styles, s.paneTitle(p, off, len(lines) > rc.h-2), lines, off, rc.w, rc.h, p == s.focus)
 		ps = append(ps, placed{rc, strings.Split(b, "\n")})
@@ -100,4 +103,19 @@ func (s *reviewScreen) paneTitle(p pane, offset int, overflows bool) string {
 		title += " · ↑ " + plural(offset, "line", "lines") + " above (tab to it, home: top)"
 	}
 	return title
+}
+
+// decisionLines open the verdict pane with what the person decided on the
+// item besides labels: can't judge and why, the failure tags.
+func (s *reviewScreen) decisionLines(inner int) []string {
+	if inner < 1 || s.retesting(s.cur) {
+		// A re-test hides the person's first decision, can't judge and
+		// tags included, as it hides their label.
+		return nil
+	}
+	lines := append(s.cantJudgeLines(inner), s.tagLines(inner)...)
+	if len(lines) > 0 {
+		lines = append(lines, s.styles.Muted.Render(strings.Repeat("─", inner)))
+	}
+	return lines
 }

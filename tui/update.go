@@ -82,6 +82,10 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.saveNote(msg)
 	case pickedMsg:
 		return m.review.picked(msg)
+	case cantJudgeMsg:
+		return m.review.cantJudge(msg)
+	case tagMsg:
+		return m.toggleTag(msg)
 	case searchQueryMsg:
 		return m.startSearch(msg.query)
 	case searchResultMsg:
