@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -52,11 +53,15 @@ type mergeInput struct {
 //     output and error — whenever it was made) kept once, every re-judge
 //     kept; the latest in time is current;
 //   - every annotator's whole action history — labels, accepts, notes,
-//     undos — interleaved by time without reordering any input's own
-//     history, with new ids and groups, each undo still pointing at the
-//     action it cancels. An action met twice is kept once. An annotator
-//     found in several inputs keeps every action, so their current label
-//     is the latest they gave in any of them.
+//     can't-judges, tags, re-tests, undos, with every column — interleaved
+//     by time without reordering any input's own history, with new ids
+//     and groups, each undo still pointing at the action it cancels. An
+//     action met twice is kept once. An annotator found in several inputs
+//     keeps every action, so their current label is the latest they gave
+//     in any of them;
+//   - every version of the guidelines, one per distinct text, numbered by
+//     when it was first seen, each action pointing at its text's version;
+//   - the union of the inputs' tag sets.
 //
 // out must not exist yet (or be empty). On failure nothing is left at
 // out.
@@ -114,7 +119,14 @@ func Merge(out string, inputs []string) (sum MergeSummary, err error) {
 	if err := mergeVerdicts(dst, ins, &sum); err != nil {
 		return sum, err
 	}
-	if err := mergeActions(dst, ins, &sum); err != nil {
+	guidelines, err := mergeGuidelines(dst, ins)
+	if err != nil {
+		return sum, err
+	}
+	if err := mergeTags(dst, ins); err != nil {
+		return sum, err
+	}
+	if err := mergeActions(dst, ins, guidelines, &sum); err != nil {
 		return sum, err
 	}
 	sum.Annotators, err = dst.Annotators()
@@ -299,9 +311,11 @@ func verdictPrint(v judge.Verdict, nth int) string {
 	return string(b)
 }
 
-// actionPrint identifies an action by everything but its ids and group;
-// an undo by the action it cancels.
-func actionPrint(a Action, target string) string {
+// actionPrint identifies an action by everything but its ids and group
+// (its guidelines by their SHA-256, as ids differ between sessions); an
+// undo by the action it cancels. Two decisions that differ only in what
+// was on screen, or in their sitting, are two decisions.
+func actionPrint(a Action, target, guidelines string) string {
 	b, _ := json.Marshal(struct {
 		Kind                             ActionKind
 		Item                             string
@@ -309,13 +323,26 @@ func actionPrint(a Action, target string) string {
 		Dimension                        string
 		Value                            float64
 		Note, Via, Annotator, At, Undoes string
-	}{a.Kind, a.ItemID, a.Criterion, a.Dimension, a.Value, a.Note, a.Via, a.Annotator, stamp(a.At), target})
+		Reason, Tag, Guidelines          string
+		Shown                            Visibility
+		Retest                           bool
+		Appeared, Sitting                string
+	}{a.Kind, a.ItemID, a.Criterion, a.Dimension, a.Value, a.Note, a.Via, a.Annotator, stamp(a.At), target,
+		a.Reason, a.Tag, guidelines, a.Shown, a.Retest, stampOrEmpty(a.Appeared), a.Sitting})
 	return string(b)
+}
+
+// stampOrEmpty is stamp, with "" for the zero time.
+func stampOrEmpty(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return stamp(t)
 }
 
 // mergeActions copies every input's action history into dst in one
 // transaction.
-func mergeActions(dst *Store, ins []*mergeInput, sum *MergeSummary) error {
+func mergeActions(dst *Store, ins []*mergeInput, guidelines mergedGuidelines, sum *MergeSummary) error {
 	hist := make([][]Action, len(ins))
 	for i, in := range ins {
 		acts, err := in.store.Actions("")
@@ -357,7 +384,8 @@ func mergeActions(dst *Store, ins []*mergeInput, sum *MergeSummary) error {
 			if a.Kind == KindUndo {
 				target = prints[pick][a.Undoes]
 			}
-			fp := actionPrint(a, target)
+			a.Guidelines = guidelines.newID(pick, a.Guidelines)
+			fp := actionPrint(a, target, guidelines.sha[a.Guidelines])
 			prints[pick][a.ID] = fp
 			if _, dup := newID[fp]; dup {
 				sum.DuplicateActions++
