@@ -35,8 +35,11 @@ type page struct {
 	Reliability []reliabilityView
 	Humans      []humansView
 	Annotators  []Annotator
-	Disagree    []disagreeView
-	DisagreeN   int
+	// Labelling is how people labelled (labelling.go); nil when the
+	// session records none of it.
+	Labelling *labellingView
+	Disagree  []disagreeView
+	DisagreeN int
 	// DisagreeNText is DisagreeN as the page writes it (2,412).
 	DisagreeNText string
 	// DisagreeShown is how many are listed: fewer than DisagreeN when
@@ -215,6 +218,7 @@ func (d *Data) view() (*page, error) {
 	}
 	p.Humans = d.humansViews()
 	p.Annotators = d.Annotators
+	p.Labelling = d.labellingView()
 	for _, dis := range d.Disagreements {
 		p.Disagree = append(p.Disagree, disagreeViewOf(dis))
 	}

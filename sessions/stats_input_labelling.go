@@ -66,9 +66,12 @@ type labelAt struct {
 // labelling (SPEC "Labelling well", schema v8) for the statistics. A
 // session with none of it — every action written before v8 or imported —
 // costs one scan of the actions and gives nil. Decisions are read for the
-// annotators whose actions record how they were made (a visibility, a
-// time on screen, a sitting, a re-test), all of theirs, by the index on
-// annotator.
+// annotators whose decisions record how they were made (the verdict shown
+// or hidden, the time on screen, a re-test), all of theirs, by the index
+// on annotator: the review screen records that, while a script (gavel
+// label) and an import do not, so their decisions alone add no
+// reliability figures to a report. The sitting alone does not count:
+// every recorded action has one.
 func readLabelling(tx *sql.Tx, path string, codec *valueCodec, o StatsOptions) (*labellingRead, error) {
 	r := &labellingRead{in: &stats.LabellingInput{}}
 	li := r.in
@@ -86,7 +89,7 @@ func readLabelling(tx *sql.Tx, path string, codec *valueCodec, o StatsOptions) (
 	// One scan tells who decided with the v8 columns set, and whether any
 	// "can't judge" or tag was ever recorded.
 	rows, err := tx.Query(`SELECT annotator, max(kind = 'cant_judge'), max(kind = 'tag'),
-			max(kind IN ('label', 'accept', 'cant_judge') AND (sitting IS NOT NULL OR shown IS NOT NULL OR appeared_at IS NOT NULL OR retest = 1))
+			max(kind IN ('label', 'accept', 'cant_judge') AND (shown IS NOT NULL OR appeared_at IS NOT NULL OR retest = 1))
 		FROM actions
 		WHERE kind IN ('cant_judge', 'tag') OR sitting IS NOT NULL OR shown IS NOT NULL OR appeared_at IS NOT NULL OR retest = 1
 		GROUP BY annotator ORDER BY annotator`)

@@ -2,10 +2,12 @@ package main
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
@@ -22,7 +24,16 @@ type figureFlags struct {
 	// costFalsePass, costFalseFail and bandAgreement choose a graded
 	// judge's best cut and its "ask a human" band.
 	costFalsePass, costFalseFail, bandAgreement float64
+	// guidelines keeps the labels made under one guidelines version:
+	// all, current or a version's number.
+	guidelines string
 }
+
+// The words --guidelines takes besides a version's number.
+const (
+	guidelinesAll     = "all"
+	guidelinesCurrent = "current"
+)
 
 // The values of --parse-errors.
 const (
@@ -38,6 +49,7 @@ func (o *figureFlags) add(f *pflag.FlagSet) {
 	f.Float64Var(&o.costFalsePass, "cost-false-pass", 1, "the `COST` of a false pass (the judge passes what a human fails) when choosing a graded judge's best cut")
 	f.Float64Var(&o.costFalseFail, "cost-false-fail", 1, "the `COST` of a false fail (the judge fails what a human passes) when choosing a graded judge's best cut")
 	f.Float64Var(&o.bandAgreement, "band-agreement", stats.DefaultBandAgreement, "the `SHARE` (0-1) of agreement with the humans a graded judge's \"ask a human\" band must leave on the items it keeps")
+	f.StringVar(&o.guidelines, "guidelines", guidelinesAll, "count only the labels made under `VERSION` of the guidelines: all (every label), current (the newest version) or a version's number (the statistics list them)")
 	f.BoolVar(&o.swapTies, "swap-ties", false, "count a pair the judge answered differently in its two orders (--swap) as a tie when comparing it with the humans: a winner forced there is noise")
 }
 
@@ -76,4 +88,23 @@ func (o figureFlags) options() (stats.Options, error) {
 		opts.Resamples = -1 // stats.Options reads 0 as the default
 	}
 	return opts, nil
+}
+
+// readOptions checks --guidelines and says which labels the statistics
+// read: every label, those made under the current guidelines, or those
+// made under one version. Whether the session has that version is the
+// session's to say (sessions.ErrGuidelinesVersion).
+func (o figureFlags) readOptions() (sessions.StatsOptions, error) {
+	g := strings.ToLower(strings.TrimSpace(o.guidelines))
+	switch g {
+	case "", guidelinesAll:
+		return sessions.StatsOptions{Guidelines: sessions.GuidelinesAll}, nil
+	case guidelinesCurrent:
+		return sessions.StatsOptions{Guidelines: sessions.GuidelinesCurrent}, nil
+	}
+	n, err := strconv.ParseInt(g, 10, 64)
+	if err != nil || n < 1 {
+		return sessions.StatsOptions{}, usagef("unknown --guidelines %q: use all, current or a version's number (1, 2…: gavel stats lists them under Labelling)", o.guidelines)
+	}
+	return sessions.StatsOptions{Guidelines: n}, nil
 }

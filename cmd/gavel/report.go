@@ -57,8 +57,9 @@ the session is escaped, so a hostile dataset cannot add to the page.
 request or a paper's appendix.
 
 The figures are gavel stats' for the same session and flags: --judge,
---seed, --resamples, --parse-errors, --split, --swap-ties and
---include-truncated mean what they mean there. The session is only read.
+--seed, --resamples, --parse-errors, --split, --swap-ties,
+--include-truncated and --guidelines mean what they mean there. The
+session is only read.
 
 With no -o, the report is written beside the session: evals.gavel gives
 evals-report.html (or .md). -o - writes it to standard output. On the
@@ -86,6 +87,7 @@ session.`,
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"html", "markdown"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("parse-errors", cobra.FixedCompletions([]string{parseErrorsExclude, parseErrorsFailed}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("split", cobra.FixedCompletions([]string{splitEvaluation, splitCalibration, splitAll}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("guidelines", cobra.FixedCompletions([]string{guidelinesAll, guidelinesCurrent}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"html", "md"}, cobra.ShellCompDirectiveFilterFileExt))
 	return cmd
 }
@@ -119,7 +121,7 @@ func runReport(e env, path string, o reportFlags) error {
 			return usagef("-o %s is a directory: name a file, e.g. -o %s", safetext.SanitizeLine(out), filepath.Join(out, "report"+ext))
 		}
 	}
-	s, in, used, err := readSplitInput(e, path, o.split)
+	s, in, used, err := readFiguresInput(e, path, o.split, o.figureFlags)
 	if err != nil {
 		return err
 	}

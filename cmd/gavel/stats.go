@@ -65,6 +65,18 @@ counted and left out of agreement; --include-truncated counts its values.
 --split evaluation (or calibration) reports on that part of the session's
 split (gavel split) only; the default, all, reports on every item.
 
+A person's labels on an item they marked "can't judge" are left out of
+every agreement figure. --guidelines current counts only the labels made
+under the newest version of the guidelines (gavel review --guidelines
+FILE), --guidelines N those made under version N; the default, all, counts
+every label. When the session records how people labelled (guidelines,
+"can't judge", failure tags, re-tests, blind and shown decisions), a
+Labelling section follows: the versions, "can't judge" by reason, tags
+overall and among each judge's disagreements, and each annotator's
+decisions, time per decision, first against last quarter of each sitting,
+agreement with themselves on re-tests and with the judge blind against
+shown.
+
 Formats:
   text      the screen's lines, without colour
   json      every figure, for scripts: stable, documented output
@@ -72,14 +84,17 @@ Formats:
             Cohen's kappa comes before the judges, every coefficient has
             an interval, "parse_errors" says exclude or fail,
             "truncated" exclude or include, and each judging counts
-            "truncated" beside "parse_errors" and "api_errors"; undefined
-            figures are null with a reason)
+            "truncated" beside "parse_errors" and "api_errors";
+            "guidelines" says which labels count; "labelling" holds how
+            people labelled, left out when the session records none of
+            it; undefined figures are null with a reason)
   markdown  tables for reports`,
 		Example: `  gavel stats evals.gavel
   gavel stats evals.gavel --format json > stats.json
   gavel stats evals.gavel --judge "docqa · gpt-4o" --format markdown
   gavel stats evals.gavel --judge gpt-4o --parse-errors fail
   gavel stats evals.gavel --split evaluation   # the items no tuning saw (gavel split)
+  gavel stats evals.gavel --guidelines current # only labels made under the newest guidelines
   gavel stats                              # the demo's session`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -95,6 +110,7 @@ Formats:
 	f.StringVar(&o.judge, "judge", "", "only this judge: its label as the report shows it (e.g. \"docqa · gpt-4o\"), or, ignoring case, its variant (\"docqa@2\"), the `NAME` after \" · \" (\"gpt-4o\") or the judge's name")
 	f.StringVar(&o.split, "split", splitAll, "the `PART` of the session's calibration / evaluation split (gavel split) to report on: all, evaluation or calibration")
 	o.figureFlags.add(f)
+	_ = cmd.RegisterFlagCompletionFunc("guidelines", cobra.FixedCompletions([]string{guidelinesAll, guidelinesCurrent}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -115,7 +131,7 @@ func runStats(e env, path string, o statsFlags) error {
 			return err
 		}
 	}
-	s, in, used, err := readSplitInput(e, path, o.split)
+	s, in, used, err := readFiguresInput(e, path, o.split, o.figureFlags)
 	if err != nil {
 		return err
 	}

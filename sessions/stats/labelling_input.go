@@ -30,8 +30,9 @@ type LabellingInput struct {
 	Tags []TagMark `json:"tags,omitempty"`
 	// Decisions holds, oldest first, every live label, accept and
 	// "can't judge" action of the annotators whose decisions say how they
-	// were made (any of visibility, time on screen, sitting or re-test
-	// recorded). Actions of one key press share a Group: a decision.
+	// were made (the verdict shown or hidden, the time on screen, or a
+	// re-test recorded). Actions of one key press share a Group: a
+	// decision.
 	Decisions []Decision `json:"decisions,omitempty"`
 }
 

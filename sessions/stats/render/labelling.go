@@ -48,11 +48,11 @@ type ReasonCount struct {
 func GuidelinesFilterText(f stats.GuidelinesFilter) string {
 	switch f.Filter {
 	case stats.FilterCurrent:
-		return fmt.Sprintf("only the labels made under guidelines version %d, the current one (--guidelines current)", f.Version)
+		return fmt.Sprintf("the labels made under version %d, the current one (--guidelines current)", f.Version)
 	case stats.FilterVersion:
-		return fmt.Sprintf("only the labels made under guidelines version %d (--guidelines %d)", f.Version, f.Version)
+		return fmt.Sprintf("the labels made under version %d (--guidelines %d)", f.Version, f.Version)
 	}
-	return "every label, whatever guidelines were on screen (--guidelines all)"
+	return "every label (--guidelines all)"
 }
 
 // Seconds writes a time per decision: "6.2 s", or "—" with the reason.
@@ -101,32 +101,32 @@ func labellingLines(l *stats.Labelling) []Line {
 			if v.Current {
 				cur = " (current)"
 			}
-			add(statRow(name, plain(fmt.Sprintf("version %d%s · %s · first seen %s", v.ID, cur,
-				plural(v.Labels, "label", "labels"), v.FirstSeen.UTC().Format("2006-01-02 15:04 UTC")))))
+			add(statRow(name, plain(fmt.Sprintf("version %d%s: %s, from %s", v.ID, cur,
+				plural(v.Labels, "label", "labels"), v.FirstSeen.UTC().Format("2006-01-02")))))
 		}
 		if g.WithoutGuidelines > 0 {
-			add(statRow("", muted(fmt.Sprintf("no guidelines on screen · %s", plural(g.WithoutGuidelines, "label", "labels")))))
+			add(statRow("", muted(fmt.Sprintf("none on screen: %s", plural(g.WithoutGuidelines, "label", "labels")))))
 		}
 		counted := GuidelinesFilterText(g.Filter)
 		if g.Filter.Filter != stats.FilterAll {
-			counted += fmt.Sprintf("; %s left out", plural(g.LeftOut, "label", "labels"))
+			counted += fmt.Sprintf("; %d left out", g.LeftOut)
 		}
 		add(statRow("figures count", plain(counted)))
 	}
 	if cj := l.CantJudge; cj != nil {
-		add(statRow("can't judge", plain(fmt.Sprintf("%s on %s · %s left out of every agreement figure",
+		add(statRow("can't judge", plain(fmt.Sprintf("%s on %s, %s left out of agreement",
 			plural(cj.Total, "mark", "marks"), plural(cj.Items, "item", "items"), plural(cj.LabelsLeftOut, "label", "labels")))))
-		add(statRow("", plain(reasonsText(cj.ByReason, true))))
+		add(statRow("  by reason", plain(reasonsText(cj.ByReason))))
 		if len(cj.ByAnnotator) > 1 {
 			for _, a := range cj.ByAnnotator {
-				add(statRow("  "+safetext.SanitizeLine(a.Annotator), plain(fmt.Sprintf("%d · %s", a.Total, reasonsText(a.ByReason, false)))))
+				add(statRow("  "+safetext.SanitizeLine(a.Annotator), plain(fmt.Sprintf("%d: %s", a.Total, reasonsText(a.ByReason)))))
 			}
 		}
 	}
 	if tg := l.Tags; tg != nil {
 		head := "items tagged"
 		if len(tg.Disagreements) > 0 {
-			head += " · among each judge's disagreements with the humans"
+			head += " · among each judge's disagreements"
 		}
 		add(statRow("failure tags", muted(head)))
 		for i, t := range tg.Tags {
@@ -144,12 +144,12 @@ func labellingLines(l *stats.Labelling) []Line {
 	return out
 }
 
-// reasonsText is "gold is wrong 3 · question ambiguous 2 · …": every
-// reason, or only those counted (all false).
-func reasonsText(rc stats.ReasonCounts, all bool) string {
+// reasonsText is "gold is wrong 3 · question ambiguous 2": the reasons
+// counted, in the order screens offer them.
+func reasonsText(rc stats.ReasonCounts) string {
 	var parts []string
 	for _, r := range Reasons(rc) {
-		if all || r.Count > 0 {
+		if r.Count > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", ReasonText(r.Reason), r.Count))
 		}
 	}
@@ -168,26 +168,29 @@ func annotatorLines(a stats.AnnotatorReliability) []Line {
 	out = append(out, statRow("decisions", plain(timing)))
 	if f := a.Fatigue; f != nil {
 		out = append(out,
-			statRow("fatigue", plain(fmt.Sprintf("first quarter of %s: %s, median %s", plural(f.Sittings, "sitting", "sittings"),
+			statRow("fatigue · "+plural(f.Sittings, "sitting", "sittings"), plain(fmt.Sprintf("first quarter: %s, median %s",
 				plural(f.First.Decisions, "decision", "decisions"), Seconds(f.First.MedianSeconds)))),
 			statRow("", plain(fmt.Sprintf("last quarter: %s, median %s", plural(f.Last.Decisions, "decision", "decisions"), Seconds(f.Last.MedianSeconds)))))
 		for _, j := range fatigueJudges(f) {
-			first, last := judgeShareOf(f.First.Judges, j), judgeShareOf(f.Last.Judges, j)
-			out = append(out, statRow("  vs "+safetext.SanitizeLine(j),
-				plain(fmt.Sprintf("first %s · last %s", shareText(first), shareText(last)))))
+			name := safetext.SanitizeLine(j)
+			out = append(out,
+				statRow("  "+name+", first", plain(shareText(judgeShareOf(f.First.Judges, j)))),
+				statRow("  "+name+", last", plain(shareText(judgeShareOf(f.Last.Judges, j)))))
 		}
 	}
 	for _, r := range a.Retest {
-		out = append(out, statRow("re-test · "+safetext.SanitizeLine(r.Dimension),
-			plain(fmt.Sprintf("%s · agreement %s · kappa %s", plural(r.Pairs, "pair", "pairs"), interval(r.PercentAgreement, true), interval(r.CohenKappa, false)))))
+		out = append(out,
+			statRow("re-test · "+safetext.SanitizeLine(r.Dimension), plain(fmt.Sprintf("%s · agreement %s", plural(r.Pairs, "pair", "pairs"), interval(r.PercentAgreement, true)))),
+			statRow("", plain("kappa "+interval(r.CohenKappa, false))))
 		if !r.Stable {
 			out = append(out, statRow("", Span{Text: "⚠ " + notStable(r.Pairs), Role: RoleWarning}))
 		}
 	}
 	for _, an := range a.Anchoring {
 		out = append(out,
-			statRow("anchoring · "+safetext.SanitizeLine(an.Judge), plain(fmt.Sprintf("blind %s · shown %s", shareText(an.Blind), shareText(an.Shown)))),
-			statRow("", plain("shown − blind "+AnchoringDifference(an.Difference)), muted("  Newcombe 95%")))
+			statRow("anchoring · "+safetext.SanitizeLine(an.Judge), plain("blind "+shareText(an.Blind))),
+			statRow("", plain("shown "+shareText(an.Shown))),
+			statRow("  shown − blind", plain(AnchoringDifference(an.Difference)), muted("  Newcombe 95%")))
 		if an.Sentence != "" {
 			out = append(out, text(RoleWarning, "  ⚠ "+safetext.SanitizeLine(an.Sentence)))
 		}

@@ -60,20 +60,22 @@ func TestLabellingText(t *testing.T) {
 	out := TextAt(r, 160)
 	for _, want := range []string{
 		"Labelling\n",
-		"  guidelines              version 1 · 3 labels · first seen 2026-11-20 09:00 UTC\n",
-		"                          version 2 (current) · 27 labels · first seen 2026-11-26 09:00 UTC\n",
-		"  figures count           only the labels made under guidelines version 2, the current one (--guidelines current); 3 labels left out\n",
-		"  can't judge             2 marks on 2 items · 2 labels left out of every agreement figure\n",
-		"                          gold is wrong 1 · question ambiguous 0 · prediction unreadable 0 · other 1\n",
-		"    ana                   1 · gold is wrong 1\n",
-		"  failure tags            items tagged · among each judge's disagreements with the humans\n",
+		"  guidelines              version 1: 3 labels, from 2026-11-20\n",
+		"                          version 2 (current): 27 labels, from 2026-11-26\n",
+		"  figures count           the labels made under version 2, the current one (--guidelines current); 3 left out\n",
+		"  can't judge             2 marks on 2 items, 2 labels left out of agreement\n",
+		"    by reason             gold is wrong 1 · other 1\n",
+		"    ana                   1: gold is wrong 1\n",
+		"  failure tags            items tagged · among each judge's disagreements\n",
 		"    too strict            1 item · match ",
 		"Annotator ana  (the labeller's own reliability)\n",
 		"  decisions               23 · median 6.0 s per decision\n",
+		"  fatigue · 1 sitting     first quarter: 5 decisions, median 6.0 s\n",
+		"    match, first          66.7% [20.8%, 93.9%] (n = 3)\n",
 		"  re-test · correct       3 pairs · agreement ",
 		"⚠ not yet stable: 3 pairs, fewer than 30\n",
 		"  anchoring · match       blind ",
-		"shown − blind ",
+		"    shown − blind         ",
 		"Newcombe 95%",
 	} {
 		if !strings.Contains(out, want) {
@@ -109,7 +111,7 @@ func TestLabellingMarkdown(t *testing.T) {
 	md := Markdown(r)
 	for _, want := range []string{
 		"\n## Labelling\n",
-		"\n### Guidelines\n\nThe figures count only the labels made under guidelines version 2, the current one (--guidelines current); 3 labels left out.\n",
+		"\n### Guidelines\n\nThe figures count the labels made under version 2, the current one (--guidelines current); 3 labels left out.\n",
 		"| 2 (current) | 2026-11-26 09:00 UTC | `bbbbbbbbbbbb` | 27 |",
 		"| Annotator | Marks | Gold is wrong | Question ambiguous | Prediction unreadable | Other |",
 		"| all | 2 | 1 | 0 | 0 | 1 |",
