@@ -298,7 +298,7 @@ func unknownItem(s *sessions.Store, id string) error {
 	}
 	msg := fmt.Sprintf("%s has no item %q", s.Path(), id)
 	if near := nearestIDs(id, ids); len(near) > 0 {
-		return usagef("%s: did you mean %s?", msg, strings.Join(quoteEach(near), " or "))
+		return usagef("%s: did you mean %s?", msg, oneOf(quoteEach(near)))
 	}
 	return usagef("%s (ids are matched exactly, case included): gavel export %s --only all lists every item's id", msg, s.Path())
 }
