@@ -419,11 +419,18 @@ func resolveSettings(e env, f *pflag.FlagSet) (settings, error) {
 	if given("tags", "tags") {
 		s.labelling.tags, _ = f.GetString("tags")
 	}
+	shareOf := func(name string) float64 {
+		v, _ := f.Lookup(name).Value.(*share)
+		if v == nil {
+			return 0
+		}
+		return float64(*v)
+	}
 	if given("retest", "retest") {
-		s.labelling.retest = float64(*f.Lookup("retest").Value.(*share))
+		s.labelling.retest = shareOf("retest")
 	}
 	if given("blind-share", "blind_share") {
-		s.labelling.blindShare = float64(*f.Lookup("blind-share").Value.(*share))
+		s.labelling.blindShare = shareOf("blind-share")
 	}
 	return s, nil
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/tui"
@@ -33,12 +33,16 @@ type labellingFlags struct {
 // (an item due for a re-test in the next sitting is still due there).
 const defaultShareSeed = 1
 
-func (l *labellingFlags) add(f *pflag.FlagSet) {
+func (l *labellingFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
 	f.StringVar(&l.guidelines, "guidelines", "", "the annotation guidelines, a Markdown `FILE` shown on a key and once when new; every label records the version it was made under (default: the config's, else the session's latest)")
 	f.StringVar(&l.tags, "tags", "", "failure `TAGS` to add to the session's tag set, separated by commas, e.g. \"too strict,format\"")
 	f.Var(&l.retest, "retest", "the `SHARE` of the items you label that come back once, blind, as a re-test (your own consistency), e.g. 5%")
 	f.Var(&l.blindShare, "blind-share", "the `SHARE` of items shown blind even without --blind, for the anchoring check, e.g. 30%")
 	f.Int64Var(&l.seed, "seed", defaultShareSeed, "the `SEED` of --retest and --blind-share: the same seed picks the same items")
+	for _, name := range []string{"tags", "retest", "blind-share"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
+	}
 }
 
 // share is a --retest or --blind-share value: a percentage ("5%") or a

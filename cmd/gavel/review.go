@@ -76,7 +76,7 @@ answers are cached in the session, so reopening costs nothing; r re-judges.`,
 	f.StringVar(&o.annotator, "annotator", "", "your `NAME` in the session (default: your OS user name)")
 	f.BoolVar(&o.blind, "blind", false, "hide each verdict until you have labelled the item (calibration labels; b toggles)")
 	addSwap(f, &o.swap)
-	o.label.add(f)
+	o.label.add(cmd)
 	o.data.add(f)
 	o.runner.add(f)
 	return cmd
