@@ -73,9 +73,10 @@ func (k LabelKey) IsNote() bool { return k.Dimension == "" && k.Criterion == 0 }
 // The zero value is an empty state, ready to use. It is not safe for
 // concurrent use.
 //
-// Memory: about 150–200 bytes per labelled item with one label (most of
-// it the maps from keys and items), 24 more per further action that
-// counts; an item id is kept once per key, not per action.
+// Memory: about 110–150 bytes per label (most of it the map from keys),
+// 24 more per further action that counts; an item id is kept once per
+// key, not per action. RetestsDue, when called, keeps about 60 bytes per
+// labelled item more.
 type LabelState struct {
 	dims    []string          // interned dimension names
 	dimIdx  map[string]uint32 // name -> 1 + index in dims
@@ -93,22 +94,19 @@ type LabelState struct {
 	decided []int32
 	nLabels int // keys with a current label (notes apart)
 
-	// first maps an item to 1 + the index in entries of its first label
-	// that counts (re-tests apart); firsts lists those entries in order.
-	// Both are stacks of entries, so Undo pops them as it pops entries.
-	first    map[string]int32
-	firsts   []int32
 	itemTags map[string][]uint32 // the tags ever set on an item
-	due      retestMemo
+	due      retestMemo          // what RetestsDue keeps between calls
 }
 
 // stateKey is a LabelKey with its dimension interned: dim is 1 + the
-// index in dims, 0 for the note; kind says what the key tracks.
+// index in dims, 0 for the note. The keys of the other kinds (keyKind)
+// are told apart by a negative crit, which no label or note has, or, for
+// a re-test label, by dim's top bit: the key stays 24 bytes, a third of
+// the state's memory being the map from keys.
 type stateKey struct {
 	item string
 	crit int32
 	dim  uint32 // for keyTag: 1 + the index in tagName
-	kind keyKind
 }
 
 // keyKind is what a stateKey tracks.
@@ -121,6 +119,40 @@ const (
 	keyRetest                  // a re-test label of (item, crit, dim)
 	keyRetested                // the item's re-test actions of every kind
 )
+
+// retestBit marks a re-test label's key in its dim.
+const retestBit = 1 << 31
+
+// newKey returns the key of kind for item; crit and dim are the label's
+// (keyLabel, keyRetest) or the tag's (keyTag, dim only).
+func newKey(item string, kind keyKind, crit int32, dim uint32) stateKey {
+	switch kind {
+	case keyRetest:
+		dim |= retestBit
+	case keyDecision:
+		crit, dim = cantJudgeCriterion, 0
+	case keyTag:
+		crit = tagCriterion
+	case keyRetested:
+		crit, dim = retestCriterion, 0
+	}
+	return stateKey{item: item, crit: crit, dim: dim}
+}
+
+// kind says what the key tracks.
+func (k stateKey) kind() keyKind {
+	switch {
+	case k.crit == cantJudgeCriterion:
+		return keyDecision
+	case k.crit == tagCriterion:
+		return keyTag
+	case k.crit == retestCriterion:
+		return keyRetested
+	case k.dim&retestBit != 0:
+		return keyRetest
+	}
+	return keyLabel
+}
 
 // stateEntry is one action that counts.
 type stateEntry struct {
@@ -237,6 +269,7 @@ func (s *LabelState) Undo() []LabelKey {
 	}
 	clear(s.entries[start:])
 	s.entries = s.entries[:start]
+	s.due.shrunk(int(start))
 	return keys
 }
 
@@ -246,17 +279,12 @@ func (s *LabelState) pop(i int) {
 	k := s.keys[e.key]
 	s.tops[e.key] = e.prev
 	switch {
-	case k.kind == keyLabel && k.dim == 0, k.kind == keyDecision && e.reason > 0:
+	case k.kind() == keyLabel && k.dim == 0, k.kind() == keyDecision && e.reason > 0:
 		clear(s.texts[int(e.value):])
 		s.texts = s.texts[:int(e.value)]
-	case k.kind == keyLabel:
+	case k.kind() == keyLabel:
 		if e.prev == 0 {
 			s.nLabels--
-		}
-		if s.first[k.item] == int32(i+1) {
-			delete(s.first, k.item)
-			s.firsts = s.firsts[:len(s.firsts)-1]
-			s.due.shrunk(len(s.firsts))
 		}
 	}
 }
@@ -274,9 +302,9 @@ func (s *LabelState) touched(entries []stateEntry) []LabelKey {
 	reported := small[:0] // without seen: the keys reported so far
 	for _, e := range entries {
 		switch k := s.keys[e.key]; {
-		case k.kind == keyRetest:
+		case k.kind() == keyRetest:
 			continue // its keyRetested entry reports it
-		case k.kind == keyDecision && e.reason == 0:
+		case k.kind() == keyDecision && e.reason == 0:
 			continue // a label's mark that it took a can't-judge back
 		}
 		if seen != nil {
@@ -331,7 +359,7 @@ func (s *LabelState) Len() int { return s.nLabels }
 func (s *LabelState) All() iter.Seq2[LabelKey, float64] {
 	return func(yield func(LabelKey, float64) bool) {
 		for i, k := range s.keys {
-			if k.kind != keyLabel || k.dim == 0 || s.tops[i] == 0 {
+			if k.kind() != keyLabel || k.dim == 0 || s.tops[i] == 0 {
 				continue
 			}
 			if !yield(s.publicKey(k), s.entries[s.tops[i]-1].value) {
@@ -359,7 +387,7 @@ func (s *LabelState) currentOf(k LabelKey, kind keyKind) (stateEntry, bool) {
 			return stateEntry{}, false
 		}
 	}
-	return s.top(stateKey{item: k.ItemID, crit: int32(k.Criterion), dim: dim, kind: kind})
+	return s.top(newKey(k.ItemID, kind, int32(k.Criterion), dim))
 }
 
 // top returns the current entry of a key.
@@ -384,7 +412,7 @@ func (s *LabelState) push(a Action) {
 		s.texts = append(s.texts, a.Note)
 		s.pushOn(stateKey{item: a.ItemID}, e)
 	case a.Kind == KindTag:
-		ki, created := s.keyOf(stateKey{item: a.ItemID, dim: s.internTag(a.Tag), kind: keyTag})
+		ki, created := s.keyOf(newKey(a.ItemID, keyTag, 0, s.internTag(a.Tag)))
 		if created {
 			if s.itemTags == nil {
 				s.itemTags = map[string][]uint32{}
@@ -395,32 +423,25 @@ func (s *LabelState) push(a Action) {
 	case a.Retest:
 		decision = true
 		if a.Kind != KindCantJudge {
-			s.pushOn(stateKey{item: a.ItemID, crit: int32(a.Criterion), dim: s.intern(a.Dimension), kind: keyRetest}, e)
+			s.pushOn(newKey(a.ItemID, keyRetest, int32(a.Criterion), s.intern(a.Dimension)), e)
 		}
-		s.pushOn(stateKey{item: a.ItemID, kind: keyRetested}, stateEntry{})
+		s.pushOn(newKey(a.ItemID, keyRetested, 0, 0), stateEntry{})
 	case a.Kind == KindCantJudge:
 		decision = true
 		e.value = float64(len(s.texts))
 		s.texts = append(s.texts, a.Note)
 		e.reason = uint8(1 + slices.Index(CantJudgeReasons, a.Reason))
-		s.pushOn(stateKey{item: a.ItemID, kind: keyDecision}, e)
+		s.pushOn(newKey(a.ItemID, keyDecision, 0, 0), e)
 	default: // a label or accept
 		decision = true
-		ki, _ := s.keyOf(stateKey{item: a.ItemID, crit: int32(a.Criterion), dim: s.intern(a.Dimension), kind: keyLabel})
+		ki, _ := s.keyOf(newKey(a.ItemID, keyLabel, int32(a.Criterion), s.intern(a.Dimension)))
 		if s.tops[ki] == 0 {
 			s.nLabels++
 		}
 		s.pushAt(ki, e)
-		if s.first[a.ItemID] == 0 {
-			if s.first == nil {
-				s.first = map[string]int32{}
-			}
-			s.first[a.ItemID] = int32(len(s.entries))
-			s.firsts = append(s.firsts, int32(len(s.entries)-1))
-		}
 		// A label takes back a can't-judge; an item that never had one
 		// needs no record of it.
-		if di, ok := s.index[stateKey{item: a.ItemID, kind: keyDecision}]; ok {
+		if di, ok := s.index[newKey(a.ItemID, keyDecision, 0, 0)]; ok {
 			s.pushAt(di, stateEntry{})
 		}
 	}
@@ -497,7 +518,7 @@ func (s *LabelState) internTag(tag string) uint32 {
 }
 
 func (s *LabelState) publicKey(k stateKey) LabelKey {
-	switch k.kind {
+	switch k.kind() {
 	case keyDecision:
 		return CantJudgeKey(k.item)
 	case keyTag:

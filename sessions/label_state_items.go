@@ -10,7 +10,7 @@ import "slices"
 // CantJudgeReasons) and note, and false when the item has none — never
 // marked, taken back by a later label or accept, or undone.
 func (s *LabelState) CantJudge(itemID string) (reason, note string, ok bool) {
-	e, ok := s.top(stateKey{item: itemID, kind: keyDecision})
+	e, ok := s.top(newKey(itemID, keyDecision, 0, 0))
 	if !ok || e.reason == 0 {
 		return "", "", false
 	}
@@ -21,7 +21,7 @@ func (s *LabelState) CantJudge(itemID string) (reason, note string, ok bool) {
 func (s *LabelState) Tags(itemID string) []string {
 	var out []string
 	for _, t := range s.itemTags[itemID] {
-		if e, ok := s.top(stateKey{item: itemID, dim: t, kind: keyTag}); ok && e.value == 1 {
+		if e, ok := s.top(newKey(itemID, keyTag, 0, t)); ok && e.value == 1 {
 			out = append(out, s.tagName[t-1])
 		}
 	}
@@ -35,7 +35,7 @@ func (s *LabelState) HasTag(itemID, tag string) bool {
 	if !ok {
 		return false
 	}
-	e, ok := s.top(stateKey{item: itemID, dim: t, kind: keyTag})
+	e, ok := s.top(newKey(itemID, keyTag, 0, t))
 	return ok && e.value == 1
 }
 
@@ -53,7 +53,7 @@ func (s *LabelState) LabelGuidelines(k LabelKey) int64 {
 // or can't-judge made as a re-test that counts (undoing it makes the
 // re-test due again).
 func (s *LabelState) Retested(itemID string) bool {
-	_, ok := s.top(stateKey{item: itemID, kind: keyRetested})
+	_, ok := s.top(newKey(itemID, keyRetested, 0, 0))
 	return ok
 }
 

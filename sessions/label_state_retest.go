@@ -6,42 +6,55 @@ import "sort"
 // first. An item is due when annotator (the state's own; it salts the
 // share) labelled it, it is in the seeded share (InShare(seed,
 // "retest:"+annotator, id, share)), at least gap decisions came after the
-// group of its first label, and it has not been re-tested yet. An item
-// that is can't-judge now is not due: a re-test of it would pair with no
-// label.
+// group of its first label that counts (re-tests apart), and it has not
+// been re-tested yet. An item that is can't-judge now is not due: a
+// re-test of it would pair with no label.
 //
-// The screen asks after every decision, so the answer is kept between
-// calls: only items labelled since the last call are hashed.
+// The screen asks after every decision, so what it found is kept between
+// calls with the same annotator, seed and share: a call reads only the
+// actions applied since the last one and hashes only the items they
+// labelled first. Nothing of it is kept until the first call, so a
+// review without re-tests pays nothing for them.
 func (s *LabelState) RetestsDue(annotator string, seed int64, share float64, gap int) []string {
 	if !(share > 0) {
 		return nil
 	}
 	m := &s.due
 	if !m.valid || m.annotator != annotator || m.seed != seed || m.share != share {
-		*m = retestMemo{valid: true, annotator: annotator, seed: seed, share: share}
+		*m = retestMemo{valid: true, annotator: annotator, seed: seed, share: share, seen: map[string]struct{}{}}
 	}
 	m.trim()
+	// Each item's first label among the actions applied since the last
+	// call.
+	for i := m.scanned; i < len(s.entries); i++ {
+		k := s.keys[s.entries[i].key]
+		if k.kind() != keyLabel || k.dim == 0 {
+			continue
+		}
+		if _, ok := m.seen[k.item]; !ok {
+			m.seen[k.item] = struct{}{}
+			m.firsts = append(m.firsts, firstLabel{entry: int32(i), item: k.item})
+		}
+	}
+	m.scanned, m.low = len(s.entries), len(s.entries)
 	n := s.Decisions()
 	gapMet := func(entry int32) bool {
 		return n-int(s.decided[s.groupOf(entry)]) >= gap
 	}
-	// Items whose first label is newer than the last call's are hashed
-	// now, as far as the gap allows (firsts is in entry order, so the
-	// gap is met by a prefix of it).
-	for ; m.checked < len(s.firsts) && gapMet(s.firsts[m.checked]); m.checked++ {
-		item := s.keys[s.entries[s.firsts[m.checked]].key].item
-		if InShare(seed, "retest:"+annotator, item, share) {
-			m.hits = append(m.hits, int32(m.checked))
+	// firsts is in entry order, so the gap is met by a prefix of it:
+	// hash as far as it goes.
+	for ; m.hashed < len(m.firsts) && gapMet(m.firsts[m.hashed].entry); m.hashed++ {
+		if InShare(seed, "retest:"+annotator, m.firsts[m.hashed].item, share) {
+			m.hits = append(m.hits, int32(m.hashed))
 		}
 	}
-	m.low = len(s.firsts)
 	var out []string
 	for _, pos := range m.hits {
-		entry := s.firsts[pos]
-		if !gapMet(entry) {
+		f := m.firsts[pos]
+		if !gapMet(f.entry) {
 			break // an undo took decisions back
 		}
-		item := s.keys[s.entries[entry].key].item
+		item := f.item
 		if s.Retested(item) {
 			continue
 		}
@@ -59,29 +72,45 @@ func (s *LabelState) groupOf(entry int32) int {
 }
 
 // retestMemo is what RetestsDue keeps between calls with the same
-// annotator, seed and share: firsts[:checked] have been hashed, hits are
-// the positions in firsts of those in the share.
+// annotator, seed and share.
 type retestMemo struct {
 	valid     bool
 	annotator string
 	seed      int64
 	share     float64
-	checked   int
-	hits      []int32
-	// low is the least length firsts has had since the last call: an
-	// undo may have popped positions and a later label pushed others in
-	// their place.
-	low int
+	// scanned: entries[:scanned] have been read into seen and firsts.
+	scanned int
+	// low is the least length entries has had since the last call: an
+	// undo pops entries, and later actions may take their places.
+	low    int
+	seen   map[string]struct{} // items with a first label in firsts
+	firsts []firstLabel        // each item's first label, in entry order
+	hashed int                 // firsts[:hashed] have been hashed
+	hits   []int32             // positions in firsts of the items in the share
 }
 
-// shrunk notes that firsts is down to n.
+// firstLabel is an item's first label that counts: its index in entries.
+type firstLabel struct {
+	entry int32
+	item  string
+}
+
+// shrunk notes that the state's entries are down to n.
 func (m *retestMemo) shrunk(n int) {
 	m.low = min(m.low, n)
 }
 
-// trim forgets what was hashed beyond the least length firsts has had.
+// trim forgets what it read of entries that an undo has popped since.
 func (m *retestMemo) trim() {
-	m.checked = min(m.checked, m.low)
-	i := sort.Search(len(m.hits), func(i int) bool { return int(m.hits[i]) >= m.low })
+	if m.low >= m.scanned {
+		return
+	}
+	for len(m.firsts) > 0 && int(m.firsts[len(m.firsts)-1].entry) >= m.low {
+		delete(m.seen, m.firsts[len(m.firsts)-1].item)
+		m.firsts = m.firsts[:len(m.firsts)-1]
+	}
+	m.scanned = m.low
+	m.hashed = min(m.hashed, len(m.firsts))
+	i := sort.Search(len(m.hits), func(i int) bool { return int(m.hits[i]) >= len(m.firsts) })
 	m.hits = m.hits[:i]
 }
