@@ -91,6 +91,9 @@ type ImportedAnnotator struct {
 	// labels the session already had.
 	Labels, Notes, Unreadable, Unchanged int
 	FirstUnreadable                      string
+	// CantJudges, Tags and Retests count the can't-judges, tags put on
+	// and re-test labels added (an export's labelling columns).
+	CantJudges, Tags, Retests int
 }
 
 // VerdictCount is the number of verdicts the import added.
@@ -525,19 +528,47 @@ func (s *Store) importAnnotator(p *plannedAnnotator) (ImportedAnnotator, error) 
 		noted[n.ItemID] = n.Text
 	}
 	labels, notes = nil, nil
+	cur, err := s.currentLabelling(p.name)
+	if err != nil {
+		return out, err
+	}
 	// fresh keeps the actions of a group that change something, and
 	// counts them (and the labels already there) when count is set.
 	var buf []Action
 	fresh := func(g []Action, count bool) []Action {
 		buf = buf[:0]
+		relabelled := false // a label of the group is written: it takes a can't-judge back
 		for _, a := range g {
-			switch a.Kind {
-			case KindNote:
+			switch {
+			case a.Kind == KindNote:
 				if noted[a.ItemID] == a.Note {
 					continue
 				}
 				if count {
 					out.Notes++
+				}
+			case a.Retest:
+				if v, ok := cur.retests[LabelKey{a.ItemID, a.Criterion, a.Dimension}]; ok && v == a.Value {
+					continue
+				}
+				if count {
+					out.Retests++
+				}
+			case a.Kind == KindCantJudge:
+				// After the group's labels (sortActions): written again
+				// when a label was, so that it stays the latest decision.
+				if cur.cantJudge[a.ItemID] == [2]string{a.Reason, a.Note} && !relabelled {
+					continue
+				}
+				if count {
+					out.CantJudges++
+				}
+			case a.Kind == KindTag:
+				if cur.tags[[2]string{a.ItemID, a.Tag}] {
+					continue
+				}
+				if count {
+					out.Tags++
 				}
 			default:
 				if v, ok := have[lkey{a.ItemID, a.Criterion, a.Dimension}]; ok && v == a.Value {
@@ -549,13 +580,14 @@ func (s *Store) importAnnotator(p *plannedAnnotator) (ImportedAnnotator, error) 
 				if count {
 					out.Labels++
 				}
+				relabelled = true
 			}
 			buf = append(buf, a)
 		}
 		return buf
 	}
 	write := true
-	if len(have) > 0 || len(noted) > 0 {
+	if len(have) > 0 || len(noted) > 0 || len(cur.cantJudge) > 0 || len(cur.tags) > 0 || len(cur.retests) > 0 {
 		// Imported again: write only when something is new.
 		write = false
 		for g := range p.groups {

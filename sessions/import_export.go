@@ -364,8 +364,9 @@ func exportedAnnotator(name string, rows []exportedRow, dimScale map[string]judg
 		if via == "" {
 			via = ViaImported
 		}
+		shown := exportedShown(row.cells[exportColumn{kind: prefixLabelShown, owner: name}].at(0))
 		for c, cl := range row.cells {
-			if c.kind != prefixLabel || c.owner != name {
+			if (c.kind != prefixLabel && c.kind != prefixRetest) || c.owner != name {
 				continue
 			}
 			scale, known := dimScale[c.dim]
@@ -375,11 +376,20 @@ func exportedAnnotator(name string, rows []exportedRow, dimScale map[string]judg
 					a.countUnreadable(cl.at(k))
 					continue
 				}
-				add(row.item.ID, Action{Kind: KindLabel, ItemID: row.item.ID, Criterion: k, Dimension: c.dim, Value: x, Via: via})
+				act := Action{Kind: KindLabel, ItemID: row.item.ID, Criterion: k, Dimension: c.dim, Value: x, Via: via, Shown: shown}
+				if c.kind == prefixRetest {
+					// As the screen records a re-test: blind, reached by
+					// the re-test schedule.
+					act.Retest, act.Shown, act.Via = true, ShownBlind, ViaRetest
+				}
+				add(row.item.ID, act)
 			}
 		}
 		if note := row.cells[exportColumn{kind: prefixNote, owner: name}].at(0); note != "" {
 			add(row.item.ID, Action{Kind: KindNote, ItemID: row.item.ID, Note: note, Via: via})
+		}
+		for _, act := range exportedDecisions(a, row, name, via) {
+			add(row.item.ID, act)
 		}
 	}
 	// Map order is random: keep each item's labels in a fixed order.
@@ -410,23 +420,43 @@ func exportedValue(t string, scale judge.Scale) (float64, bool) {
 	return readValue(t, scale)
 }
 
-// sortActions orders one item's imported actions: labels by criterion and
-// dimension, notes last.
+// sortActions orders one item's imported actions by kind (importRank),
+// then criterion, dimension and tag.
 func sortActions(g []Action) {
 	less := func(a, b Action) bool {
-		if (a.Kind == KindNote) != (b.Kind == KindNote) {
-			return b.Kind == KindNote
+		if ra, rb := importRank(a), importRank(b); ra != rb {
+			return ra < rb
 		}
 		if a.Criterion != b.Criterion {
 			return a.Criterion < b.Criterion
 		}
-		return a.Dimension < b.Dimension
+		if a.Dimension != b.Dimension {
+			return a.Dimension < b.Dimension
+		}
+		return a.Tag < b.Tag
 	}
 	for i := 1; i < len(g); i++ {
 		for j := i; j > 0 && less(g[j], g[j-1]); j-- {
 			g[j], g[j-1] = g[j-1], g[j]
 		}
 	}
+}
+
+// importRank orders the kinds of an imported item's group: labels, then
+// re-tests, then the can't-judge (after the labels, so that it is the
+// person's latest decision, as the export says), tags and the note.
+func importRank(a Action) int {
+	switch {
+	case a.Retest:
+		return 1
+	case a.Kind == KindCantJudge:
+		return 2
+	case a.Kind == KindTag:
+		return 3
+	case a.Kind == KindNote:
+		return 4
+	}
+	return 0
 }
 
 // maxKey is the largest key of a set, -1 when empty.

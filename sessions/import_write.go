@@ -157,6 +157,9 @@ type groupWriter struct {
 	// per statement. others takes notes, every column bound per row.
 	labels map[labelShape]*batchInserter
 	others *batchInserter
+	// labelling takes actions with a column of schema v8 set (a
+	// can't-judge, a tag, a re-test, a visibility): every column per row.
+	labelling *batchInserter
 }
 
 // labelShape is what a batch of labels shares.
@@ -195,6 +198,8 @@ func newGroupWriter(tx *sql.Tx, path, annotator string) (*groupWriter, error) {
 		labels:    map[labelShape]*batchInserter{},
 		others: newBatchInserter(tx, "actions", "id", "group_id", "kind", "item_id", "criterion", "dimension", "value", "note",
 			"via", "annotator", "at"),
+		labelling: newBatchInserter(tx, "actions", "id", "group_id", "kind", "item_id", "criterion", "dimension", "value", "note",
+			"via", "annotator", "at", "reason", "tag", "guidelines_id", "shown", "retest", "appeared_at", "sitting"),
 	}, nil
 }
 
@@ -211,7 +216,9 @@ func (w *groupWriter) add(g []Action) error {
 		id := w.nextID
 		w.nextID++
 		var err error
-		if a.Kind == KindLabel || a.Kind == KindAccept {
+		if !plainAction(a) {
+			err = w.addLabelling(id, a)
+		} else if a.Kind == KindLabel || a.Kind == KindAccept {
 			k := labelShape{a.Kind, a.Dimension, a.Via}
 			ins, ok := w.labels[k]
 			if !ok {
@@ -242,8 +249,39 @@ func (w *groupWriter) flush() error {
 	if err := w.others.flush(); err != nil {
 		return fmt.Errorf("the last notes: %w", err)
 	}
+	if err := w.labelling.flush(); err != nil {
+		return fmt.Errorf("the last can't-judges, tags and re-tests: %w", err)
+	}
 	if w.nextID > w.firstID {
 		return keepCurrentLabels(w.tx, w.firstID)
 	}
 	return nil
+}
+
+// plainAction reports whether a is a label, accept or note with no
+// column of schema v8 set: what the labels' and others' inserters write.
+func plainAction(a Action) bool {
+	return (a.Kind == KindLabel || a.Kind == KindAccept || a.Kind == KindNote) && !a.Retest && a.Shown == ShownUnknown &&
+		a.Guidelines == 0 && a.Appeared.IsZero() && a.Sitting == "" && a.Reason == "" && a.Tag == ""
+}
+
+// addLabelling queues an action with every column; a tag joins the
+// session's tag set, as Record has it join.
+func (w *groupWriter) addLabelling(id int64, a Action) error {
+	var value any
+	switch a.Kind {
+	case KindLabel, KindAccept:
+		value = w.codec.encode(a.Dimension, a.Value)
+	case KindTag:
+		value = a.Value
+		at, err := parseStamp(w.at)
+		if err != nil {
+			return err
+		}
+		if err := addSessionTag(w.tx, a.Tag, at); err != nil {
+			return err
+		}
+	}
+	return w.labelling.add(id, w.group, string(a.Kind), a.ItemID, a.Criterion, a.Dimension, value, a.Note, a.Via, w.annotator, w.at,
+		nullText(a.Reason), nullText(a.Tag), nullID(a.Guidelines), shownColumn(a.Shown), a.Retest, nullStamp(a.Appeared), nullText(a.Sitting))
 }
