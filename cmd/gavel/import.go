@@ -208,6 +208,17 @@ func printImport(e env, file, session string, items int, sum sessions.ImportSumm
 		if a.Notes > 0 {
 			line += ", " + count(a.Notes, "note")
 		}
+		// An export's labelling record (gavel export's cant_judge:, tags:
+		// and retest: columns).
+		if a.CantJudges > 0 {
+			line += fmt.Sprintf(", %d can't judge", a.CantJudges)
+		}
+		if a.Tags > 0 {
+			line += ", " + count(a.Tags, "tag")
+		}
+		if a.Retests > 0 {
+			line += ", " + count(a.Retests, "re-test")
+		}
 		if a.Unreadable > 0 {
 			line += fmt.Sprintf(" (%s off the %s scale, left out; the first: %s)", count(a.Unreadable, "value"), a.Scale,
 				strconv.Quote(safetext.Clip(a.FirstUnreadable, 60)))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -52,5 +53,16 @@ func TestExportCantJudgeAndTags(t *testing.T) {
 		if code == 0 && len(tc.ids) > 0 && !strings.Contains(strings.SplitN(out, "\n", 2)[0], "cant_judge:ana") {
 			t.Errorf("%v: no reason column: %s", tc.args, strings.SplitN(out, "\n", 2)[0])
 		}
+	}
+
+	// The export's record comes back with gavel import, which says so.
+	dir := t.TempDir()
+	exported := filepath.Join(dir, "all.jsonl")
+	if code, _, errs := run(t, "export", session, "--only", "all", "-o", exported); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errs)
+	}
+	code, out, errs := run(t, "import", exported, "--session", filepath.Join(dir, "back.gavel"))
+	if code != 0 || !strings.Contains(out, "annotator ana: 1 label, 1 can't judge, 1 tag\n") || !strings.Contains(out, "annotator bo: 0 labels, 1 can't judge, 1 tag\n") {
+		t.Errorf("import: exit %d: %s%s", code, out, errs)
 	}
 }
