@@ -35,7 +35,7 @@ const defaultShareSeed = 1
 
 func (l *labellingFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&l.guidelines, "guidelines", "", "the annotation guidelines, a Markdown `FILE` shown on a key and once when new; every label records the version it was made under (default: the config's, else the session's latest)")
+	f.StringVar(&l.guidelines, "guidelines", "", "the annotation guidelines, a Markdown `FILE` shown on i and once when new; every label records the version it was made under (default: the config's, else the session's latest)")
 	f.StringVar(&l.tags, "tags", "", "failure `TAGS` to add to the session's tag set, separated by commas, e.g. \"too strict,format\"")
 	f.Var(&l.retest, "retest", "the `SHARE` of the items you label that come back once, blind, as a re-test (your own consistency), e.g. 5%")
 	f.Var(&l.blindShare, "blind-share", "the `SHARE` of items shown blind even without --blind, for the anchoring check, e.g. 30%")
