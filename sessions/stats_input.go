@@ -147,8 +147,21 @@ func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, err
 		labels, err = scanStatsLabels(tx, codec)
 		return err
 	}
+	// How people labelled is read after the segments, on their
+	// connection: both are small in a session labelled by import, and
+	// the labelling of a session labelled on screen then runs beside the
+	// verdicts. The guidelines and the tag set are not in the stamp; a
+	// version added between the two reads is at most listed early.
+	var lab *labellingRead
 	readSegments := func(tx *sql.Tx) (err error) {
-		groups, err = scanSegmentGroups(tx)
+		if groups, err = scanSegmentGroups(tx); err != nil {
+			return err
+		}
+		codec, err := loadCodec(tx)
+		if err != nil {
+			return err
+		}
+		lab, err = readLabelling(tx, s.path, codec, o)
 		return err
 	}
 	besideValues := s.readBeside(want, readValues)
@@ -177,10 +190,6 @@ func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, err
 	units.addSegments(groups)
 	addVerdictValues(in.Units, placed, values)
 	if err := readConfidences(tx, in.Units, placed); err != nil {
-		return in, err
-	}
-	lab, err := readLabelling(tx, s.path, codec, o)
-	if err != nil {
 		return in, err
 	}
 	lab.apply(labels)

@@ -63,15 +63,22 @@ type labelAt struct {
 }
 
 // readLabelling reads what the session records of the human side of
-// labelling (SPEC "Labelling well", schema v8) for the statistics. A
-// session with none of it — every action written before v8 or imported —
-// costs one scan of the actions and gives nil. Decisions are read for the
-// annotators whose decisions record how they were made (the verdict shown
-// or hidden, the time on screen, a re-test), all of theirs, by the index
-// on annotator: the review screen records that, while a script (gavel
-// label) and an import do not, so their decisions alone add no
-// reliability figures to a report. The sitting alone does not count:
-// every recorded action has one.
+// labelling (SPEC "Labelling well", schema v8) for the statistics.
+//
+// Only the actions that the partial index actions_labelling holds (a
+// "can't judge", a tag, or an action recorded with a sitting, a
+// visibility, a time on screen or as a re-test) say anything of it, so a
+// session with none of them — every action written before v8 or imported
+// — costs one look at an empty index and gives nil. The annotators in that
+// index have their whole history read, by the index on annotator
+// (readHistory), from which their current "can't judge" marks and tags are
+// derived as the views current_cant_judge and current_tags define them,
+// without the views' scan of every action. Their decisions go into the
+// input when some record how they were made (the verdict shown or hidden,
+// the time on screen, a re-test): the review screen records that, while a
+// script (gavel label) and an import do not, so their decisions alone add
+// no reliability figures. The sitting alone does not count: every recorded
+// action has one.
 func readLabelling(tx *sql.Tx, path string, codec *valueCodec, o StatsOptions) (*labellingRead, error) {
 	r := &labellingRead{in: &stats.LabellingInput{}}
 	li := r.in
@@ -86,46 +93,14 @@ func readLabelling(tx *sql.Tx, path string, codec *valueCodec, o StatsOptions) (
 	if li.TagSet, err = readStrings(tx, `SELECT name FROM session_tags ORDER BY added_at, name`); err != nil {
 		return nil, err
 	}
-	// One scan tells who decided with the v8 columns set, and whether any
-	// "can't judge" or tag was ever recorded.
-	rows, err := tx.Query(`SELECT annotator, max(kind = 'cant_judge'), max(kind = 'tag'),
-			max(kind IN ('label', 'accept', 'cant_judge') AND (shown IS NOT NULL OR appeared_at IS NOT NULL OR retest = 1))
-		FROM actions
-		WHERE kind IN ('cant_judge', 'tag') OR sitting IS NOT NULL OR shown IS NOT NULL OR appeared_at IS NOT NULL OR retest = 1
-		GROUP BY annotator ORDER BY annotator`)
+	// The WHERE term is the index's own, so that SQLite reads the index.
+	who, err := readStrings(tx, `SELECT DISTINCT annotator FROM actions
+		WHERE kind IN ('cant_judge', 'tag') OR sitting IS NOT NULL OR shown IS NOT NULL OR appeared_at IS NOT NULL OR retest = 1`)
 	if err != nil {
 		return nil, err
 	}
-	var deciders []string
-	var anyCantJudge, anyTag bool
-	for rows.Next() {
-		var who string
-		var cj, tag, decided bool
-		if err := rows.Scan(&who, &cj, &tag, &decided); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		anyCantJudge, anyTag = anyCantJudge || cj, anyTag || tag
-		if decided {
-			deciders = append(deciders, who)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if anyCantJudge {
-		if err := r.readCantJudge(tx); err != nil {
-			return nil, err
-		}
-	}
-	if anyTag {
-		if err := r.readTags(tx); err != nil {
-			return nil, err
-		}
-	}
-	for _, who := range deciders {
-		if err := r.readDecisions(tx, codec, who); err != nil {
+	for _, a := range who {
+		if err := r.readHistory(tx, codec, a); err != nil {
 			return nil, err
 		}
 	}
@@ -206,119 +181,31 @@ func readStrings(tx *sql.Tx, query string, args ...any) ([]string, error) {
 	return out, rows.Err()
 }
 
-// readCantJudge reads the current "can't judge" marks (view
-// current_cant_judge), in item order.
-func (r *labellingRead) readCantJudge(tx *sql.Tx) error {
-	rows, err := tx.Query(`SELECT c.item_id, c.annotator, c.reason FROM current_cant_judge c
-		JOIN items i ON i.item_id = c.item_id ORDER BY i.idx, c.annotator`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	r.cantJudge = map[[2]string]bool{}
-	for rows.Next() {
-		var m stats.CantJudgeMark
-		if err := rows.Scan(&m.ItemID, &m.Annotator, &m.Reason); err != nil {
-			return err
-		}
-		r.in.CantJudge = append(r.in.CantJudge, m)
-		r.cantJudge[[2]string{m.Annotator, m.ItemID}] = true
-	}
-	return rows.Err()
-}
-
-// readTags reads the tags currently on items (view current_tags), in item
-// order.
-func (r *labellingRead) readTags(tx *sql.Tx) error {
-	rows, err := tx.Query(`SELECT t.item_id, t.annotator, t.tag FROM current_tags t
-		JOIN items i ON i.item_id = t.item_id ORDER BY i.idx, t.annotator, t.tag`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var m stats.TagMark
-		if err := rows.Scan(&m.ItemID, &m.Annotator, &m.Tag); err != nil {
-			return err
-		}
-		r.in.Tags = append(r.in.Tags, m)
-	}
-	return rows.Err()
-}
-
-// readDecisions adds an annotator's live labels, accepts and "can't
-// judge" decisions, oldest first.
-func (r *labellingRead) readDecisions(tx *sql.Tx, codec *valueCodec, annotator string) error {
-	rows, err := tx.Query(`SELECT group_id, kind, item_id, criterion, dimension, value, at, appeared_at, shown, retest, sitting, guidelines_id
-		FROM live_actions WHERE annotator = ? AND kind IN ('label', 'accept', 'cant_judge') ORDER BY id`, annotator)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	intern := stringInterner{}
-	for rows.Next() {
-		d := stats.Decision{Annotator: annotator}
-		var (
-			value             any
-			at                string
-			appeared, sitting sql.NullString
-			shown, guidelines sql.NullInt64
-		)
-		if err := rows.Scan(&d.Group, &d.Kind, &d.ItemID, &d.Criterion, &d.Dimension, &value, &at, &appeared, &shown, &d.Retest, &sitting, &guidelines); err != nil {
-			return err
-		}
-		d.Kind, d.Dimension = intern.of(d.Kind), intern.of(d.Dimension)
-		if d.Kind != string(KindCantJudge) {
-			d.Value, d.HasValue = codec.decode(d.Dimension, value)
-		}
-		switch shownFromColumn(shown) {
-		case ShownBlind:
-			d.Shown = stats.ShownBlind
-		case ShownVerdict:
-			d.Shown = stats.ShownVerdict
-		}
-		d.Sitting, d.Guidelines = intern.of(sitting.String), guidelines.Int64
-		if appeared.Valid {
-			t0, err1 := parseStamp(appeared.String)
-			t1, err2 := parseStamp(at)
-			if err1 == nil && err2 == nil {
-				d.Seconds, d.Timed = t1.Sub(t0).Seconds(), true
-			}
-		}
-		r.in.Decisions = append(r.in.Decisions, d)
-	}
-	return rows.Err()
-}
-
 // countByVersion counts the current labels made under each guidelines
 // version and under none, and, under a filter, notes which labels it
 // keeps.
 func (r *labellingRead) countByVersion(tx *sql.Tx) error {
 	g := &r.in.Guidelines
-	rows, err := tx.Query(`SELECT a.guidelines_id, count(*) FROM current_label_rows c JOIN actions a ON a.id = c.action_id GROUP BY a.guidelines_id`)
-	if err != nil {
+	// One sum per version, in one pass: a GROUP BY would sort every label.
+	var q strings.Builder
+	q.WriteString(`SELECT sum(a.guidelines_id IS NULL)`)
+	args := make([]any, len(g.Versions))
+	for i, v := range g.Versions {
+		fmt.Fprintf(&q, `, sum(a.guidelines_id = ?%d)`, i+1)
+		args[i] = v.ID
+	}
+	q.WriteString(` FROM current_label_rows c JOIN actions a ON a.id = c.action_id`)
+	counts := make([]sql.NullInt64, len(g.Versions)+1)
+	dest := make([]any, len(counts))
+	for i := range counts {
+		dest[i] = &counts[i]
+	}
+	if err := tx.QueryRow(q.String(), args...).Scan(dest...); err != nil {
 		return err
 	}
-	byID := map[int64]int{}
-	for rows.Next() {
-		var id sql.NullInt64
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
-			rows.Close()
-			return err
-		}
-		if !id.Valid {
-			g.WithoutGuidelines += n
-			continue
-		}
-		byID[id.Int64] = n
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
+	g.WithoutGuidelines = int(counts[0].Int64)
 	for i := range g.Versions {
-		g.Versions[i].Labels = byID[g.Versions[i].ID]
+		g.Versions[i].Labels = int(counts[i+1].Int64)
 	}
 	if g.Filter.Filter == stats.FilterAll {
 		return nil

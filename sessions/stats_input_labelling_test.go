@@ -410,3 +410,72 @@ func TestLabellingNoneWithoutV8Data(t *testing.T) {
 		t.Errorf("report labelling = %+v", rep.Labelling)
 	}
 }
+
+// stampMillis reads the stored layout as time.Parse does.
+func TestStampMillis(t *testing.T) {
+	for _, s := range []string{"1970-01-01T00:00:00.000Z", "2026-11-26T23:40:05.123Z", "2000-02-29T12:00:00.999Z",
+		"1969-12-31T23:59:59.999Z", "2400-03-01T00:00:00.000Z", "1600-02-29T01:02:03.004Z"} {
+		want, err := time.Parse(timeLayout, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := stampMillis(s)
+		if !ok || got != want.UnixMilli() {
+			t.Errorf("%s: %d, %v; want %d", s, got, ok, want.UnixMilli())
+		}
+	}
+	for i := range 2000 {
+		tm := time.UnixMilli(int64(i) * 987_654_321_987 % 9_000_000_000_000).UTC()
+		if got, ok := stampMillis(stamp(tm)); !ok || got != tm.UnixMilli() {
+			t.Errorf("%s: %d, want %d", stamp(tm), got, tm.UnixMilli())
+		}
+	}
+	for _, bad := range []string{"", "2026-11-26T23:40:05Z", "2026-13-26T23:40:05.123Z", "2026-11-26 23:40:05.123Z", "2026-11-2xT23:40:05.123Z"} {
+		if _, ok := stampMillis(bad); ok {
+			t.Errorf("%q read", bad)
+		}
+	}
+	// Another layout still gives a time.
+	if s, ok := secondsBetween("2026-11-26T23:40:05Z", "2026-11-26T23:40:07.500Z"); !ok || s != 2.5 {
+		t.Errorf("secondsBetween = %v, %v", s, ok)
+	}
+}
+
+// The packed read of the history and the row reader give the same input,
+// a category's name, a can't judge re-marked and a tag turned off and on
+// included.
+func TestLabellingPackedEqualsRows(t *testing.T) {
+	ls := newLabellingSession(t)
+	ls.build()
+	if _, err := ls.ann.EnsureRun(judge.Info{Name: "pref", Dimensions: []judge.Dimension{{Name: "which", Scale: judge.Pairwise}}}); err != nil {
+		t.Fatal(err)
+	}
+	ls.record(ls.ann, Action{Kind: KindLabel, ItemID: "i21", Dimension: "which", Value: 0.5, Via: "random", Shown: ShownBlind})
+	ls.record(ls.ann, Action{Kind: KindCantJudge, ItemID: "i21", Reason: ReasonOther, Note: "a, b"})
+	ls.record(ls.ann, Action{Kind: KindTag, ItemID: "i3", Tag: "format", Value: 0})
+	ls.record(ls.ann, Action{Kind: KindTag, ItemID: "i3", Tag: "format", Value: 1})
+	read := func(packed bool) stats.Input {
+		setPacked(t, packed)
+		in, err := ls.ann.StatsInput()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	packed, rows := read(true), read(false)
+	if fmt.Sprintf("%+v", *packed.Labelling) != fmt.Sprintf("%+v", *rows.Labelling) {
+		t.Errorf("packed:\n%+v\nrows:\n%+v", *packed.Labelling, *rows.Labelling)
+	}
+	var which *stats.Decision
+	for i, d := range packed.Labelling.Decisions {
+		if d.Dimension == "which" {
+			which = &packed.Labelling.Decisions[i]
+		}
+	}
+	if which == nil || !which.HasValue || which.Value != 0.5 {
+		t.Errorf("the tie label reads %+v", which)
+	}
+	if len(packed.Labelling.CantJudge) != 3 {
+		t.Errorf("marks = %+v", packed.Labelling.CantJudge)
+	}
+}

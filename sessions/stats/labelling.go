@@ -13,13 +13,10 @@ func (c *computation) labelling(judges []JudgeSpec, dims [][]*judgeDim) *Labelli
 	if li == nil {
 		return nil
 	}
-	lc := &labellingData{c: c, in: li, judges: judges, dims: dims, present: map[string]bool{}}
-	for _, u := range c.in.Units {
-		lc.present[u.ItemID] = true
-	}
+	lc := &labellingData{c: c, in: li, judges: judges, dims: dims}
 	lc.cantJudged = map[[2]string]bool{}
 	for _, m := range li.CantJudge {
-		if lc.present[m.ItemID] {
+		if lc.present(m.ItemID) {
 			lc.cantJudged[[2]string{m.Annotator, m.ItemID}] = true
 		}
 	}
@@ -41,8 +38,6 @@ type labellingData struct {
 	in     *LabellingInput
 	judges []JudgeSpec
 	dims   [][]*judgeDim
-	// present holds the item ids of the input's units.
-	present map[string]bool
 	// cantJudged holds the (annotator, item) pairs marked "can't judge".
 	cantJudged map[[2]string]bool
 	// units finds a unit by item and criterion; built on first use.
@@ -66,6 +61,13 @@ func (lc *labellingData) unit(item string, criterion int) (int32, bool) {
 	}
 	u, ok := lc.units[unitKey{item, criterion}]
 	return u, ok
+}
+
+// present tells whether the input has the item: every item has a unit
+// for the whole of it (criterion 0).
+func (lc *labellingData) present(item string) bool {
+	_, ok := lc.unit(item, 0)
+	return ok
 }
 
 // guidelinesReport lists the versions and the filter; nil when the
@@ -98,7 +100,7 @@ func (lc *labellingData) cantJudgeReport() *CantJudgeReport {
 	items := map[string]bool{}
 	by := map[string]*AnnotatorCantJudge{}
 	for _, m := range lc.in.CantJudge {
-		if !lc.present[m.ItemID] {
+		if !lc.present(m.ItemID) {
 			continue
 		}
 		r.Total++
@@ -145,7 +147,7 @@ func (lc *labellingData) tagsReport() *TagsReport {
 	var others []string
 	itemTags := map[string]map[string]bool{}
 	for _, m := range lc.in.Tags {
-		if !lc.present[m.ItemID] {
+		if !lc.present(m.ItemID) {
 			continue
 		}
 		if !known[m.Tag] {
@@ -216,20 +218,19 @@ func (lc *labellingData) disagreeing(j int) map[string]bool {
 // agreement compares a decision's value with judge j's current verdict
 // on the decision's unit and dimension: counted tells whether there was a
 // verdict to compare with, agreed whether they agree.
-func (lc *labellingData) agreement(d *Decision, j int) (counted, agreed bool) {
-	u, ok := lc.unit(d.ItemID, d.Criterion)
-	if !ok {
+func (lc *labellingData) agreement(d decision, j int) (counted, agreed bool) {
+	if d.unit < 0 {
 		return false, false
 	}
 	for _, jd := range lc.dims[j] {
-		if jd.key.name != d.Dimension || jd.vsState[u] != stOK {
+		if jd.key.name != d.Dimension || jd.vsState[d.unit] != stOK {
 			continue
 		}
 		k := categoryIndex(jd.key.scale.Values(), d.Value)
 		if k < 0 {
 			return false, false
 		}
-		return true, int8(k) == jd.vsCode[u]
+		return true, int8(k) == jd.vsCode[d.unit]
 	}
 	return false, false
 }
@@ -238,7 +239,7 @@ func (lc *labellingData) agreement(d *Decision, j int) (counted, agreed bool) {
 // with the person's own re-test: a label or accept with a value, on an
 // item its annotator has not marked "can't judge", made under the
 // guidelines version the filter keeps.
-func (lc *labellingData) compared(d *Decision) bool {
+func (lc *labellingData) compared(d decision) bool {
 	if !d.HasValue || d.Kind == KindCantJudge || lc.cantJudged[[2]string{d.Annotator, d.ItemID}] {
 		return false
 	}
@@ -248,7 +249,7 @@ func (lc *labellingData) compared(d *Decision) bool {
 
 // shares counts, per judge, how many of decisions agreed with it; only
 // judges with a decision to compare are listed, in report order.
-func (lc *labellingData) shares(decisions []*Decision) []JudgeShare {
+func (lc *labellingData) shares(decisions []decision) []JudgeShare {
 	out := []JudgeShare{}
 	for j, js := range lc.judges {
 		var s Share
@@ -281,14 +282,25 @@ func median(xs []float64, reason string) Estimate {
 	return defined((xs[m-1] + xs[m]) / 2)
 }
 
+// decision is a decision of the input and the index of its unit, -1
+// when the input has none (a criterion no judge rates).
+type decision struct {
+	*Decision
+	unit int32
+}
+
 // byAnnotator gathers the decisions on the units' items per annotator, in
 // input order (oldest first), and the annotators sorted by name.
-func (lc *labellingData) byAnnotator() (map[string][]*Decision, []string) {
-	by := map[string][]*Decision{}
+func (lc *labellingData) byAnnotator() (map[string][]decision, []string) {
+	by := map[string][]decision{}
 	for i := range lc.in.Decisions {
 		d := &lc.in.Decisions[i]
-		if lc.present[d.ItemID] {
-			by[d.Annotator] = append(by[d.Annotator], d)
+		if lc.present(d.ItemID) {
+			u, ok := lc.unit(d.ItemID, d.Criterion)
+			if !ok {
+				u = -1
+			}
+			by[d.Annotator] = append(by[d.Annotator], decision{d, u})
 		}
 	}
 	names := sortedKeys(by)
@@ -296,11 +308,11 @@ func (lc *labellingData) byAnnotator() (map[string][]*Decision, []string) {
 }
 
 // groupOf is one decision: the actions of one key press, in order.
-type groupOf []*Decision
+type groupOf []decision
 
 // groups splits an annotator's actions, oldest first, into decisions: a
 // key press's actions are written together, so they are neighbours.
-func groups(ds []*Decision) []groupOf {
+func groups(ds []decision) []groupOf {
 	var out []groupOf
 	for _, d := range ds {
 		if n := len(out); n > 0 && out[n-1][0].Group == d.Group {

@@ -19,14 +19,15 @@ type LabellingInput struct {
 	// every version with the number of current labels made under it.
 	Guidelines GuidelinesInput `json:"guidelines"`
 	// CantJudge holds every (annotator, item) currently marked "can't
-	// judge", in item order.
+	// judge", by annotator, each in the order first marked.
 	CantJudge []CantJudgeMark `json:"cant_judge,omitempty"`
 	// CantJudgeLabels is the number of current labels the marks left out
 	// of the units.
 	CantJudgeLabels int `json:"cant_judge_labels,omitempty"`
 	// TagSet is the session's set of failure tags, in the order added.
 	TagSet []string `json:"tag_set,omitempty"`
-	// Tags holds every failure tag currently on an item, per annotator.
+	// Tags holds every failure tag currently on an item, by annotator,
+	// each in the order first tagged.
 	Tags []TagMark `json:"tags,omitempty"`
 	// Decisions holds, oldest first, every live label, accept and
 	// "can't judge" action of the annotators whose decisions say how they

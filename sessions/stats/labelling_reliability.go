@@ -77,7 +77,7 @@ func (lc *labellingData) fatigue(gs []groupOf) *Fatigue {
 func (lc *labellingData) quarter(gs []groupOf) QuarterFigures {
 	q := QuarterFigures{Decisions: len(gs)}
 	var secs []float64
-	var compared []*Decision
+	var compared []decision
 	for _, g := range gs {
 		if s, ok := g.seconds(); ok && s >= 0 && s <= PauseSeconds {
 			secs = append(secs, s)
@@ -103,7 +103,7 @@ type labelPlace struct {
 // retestPair is a re-test label and the label the item had when it came
 // back.
 type retestPair struct {
-	first, retest *Decision
+	first, retest decision
 }
 
 // retest is the person's agreement with themselves: every live re-test
@@ -112,11 +112,24 @@ type retestPair struct {
 // back). Only the latest live re-test of a place counts; a re-test that
 // is a "can't judge", or that has no label before it, gives no pair. The
 // pairs are compared per dimension, on the dimension's scale.
-func (lc *labellingData) retest(annotator string, ds []*Decision) []RetestAgreement {
-	current := map[labelPlace]*Decision{}
+func (lc *labellingData) retest(annotator string, ds []decision) []RetestAgreement {
+	// Only the places re-tested need their labels followed.
+	retested := map[labelPlace]bool{}
+	for _, d := range ds {
+		if d.Retest {
+			retested[labelPlace{d.ItemID, d.Criterion, d.Dimension}] = true
+		}
+	}
+	if len(retested) == 0 {
+		return []RetestAgreement{}
+	}
+	current := map[labelPlace]decision{}
 	pairs := map[labelPlace]retestPair{}
 	for _, d := range ds {
 		p := labelPlace{d.ItemID, d.Criterion, d.Dimension}
+		if !retested[p] && !(d.Retest && d.Kind == KindCantJudge) {
+			continue
+		}
 		switch {
 		case d.Retest && d.Kind == KindCantJudge:
 			// A "can't judge" at a re-test answers for the whole item.
@@ -126,7 +139,7 @@ func (lc *labellingData) retest(annotator string, ds []*Decision) []RetestAgreem
 				}
 			}
 		case d.Retest:
-			if first := current[p]; first != nil {
+			if first, ok := current[p]; ok {
 				pairs[p] = retestPair{first, d}
 			} else {
 				delete(pairs, p)
@@ -195,14 +208,18 @@ func (lc *labellingData) scales() map[string]judge.Scale {
 // counts as the blind one, and a first look made with the verdict shown
 // counts as shown. Places whose first decision has no recorded
 // visibility (before schema v8, imported, gavel label) are left out.
-func (lc *labellingData) anchoring(annotator string, ds []*Decision) []Anchoring {
-	seen := map[labelPlace]bool{}
-	var blind, shown []*Decision
+func (lc *labellingData) anchoring(annotator string, ds []decision) []Anchoring {
+	type place struct {
+		unit      int32
+		dimension string
+	}
+	seen := make(map[place]bool, len(ds))
+	var blind, shown []decision
 	for _, d := range ds {
-		if d.Retest || d.Kind == KindCantJudge {
+		if d.Retest || d.Kind == KindCantJudge || d.unit < 0 {
 			continue
 		}
-		p := labelPlace{d.ItemID, d.Criterion, d.Dimension}
+		p := place{d.unit, d.Dimension}
 		if seen[p] {
 			continue
 		}
