@@ -1,10 +1,14 @@
 package stats
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -147,5 +151,61 @@ func TestLabellingOmitted(t *testing.T) {
 	in.Labelling = nil
 	if rep := Compute(in, Options{Seed: 1}); rep.Labelling != nil || rep.Guidelines.Filter != FilterAll {
 		t.Errorf("labelling = %+v, guidelines %+v", rep.Labelling, rep.Guidelines)
+	}
+}
+
+// labellingFixture is anchoringInput with every part of the labelling
+// section: guidelines under a filter, "can't judge" marks, tags and
+// re-tests.
+func labellingFixture() Input {
+	in := anchoringInput(20, 27)
+	li := in.Labelling
+	li.Guidelines = GuidelinesInput{
+		Filter: GuidelinesFilter{Filter: FilterCurrent, Version: 2},
+		Versions: []GuidelinesVersion{
+			{ID: 1, SHA256: strings.Repeat("1", 64), FirstSeen: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), Labels: 4},
+			{ID: 2, SHA256: strings.Repeat("2", 64), FirstSeen: time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC), Labels: 60},
+		},
+		WithoutGuidelines: 1, LeftOut: 5,
+	}
+	for i := range li.Decisions {
+		li.Decisions[i].Guidelines = 2
+	}
+	li.CantJudge = []CantJudgeMark{{ItemID: "i3", Annotator: "ann", Reason: ReasonAmbiguous}, {ItemID: "i40", Annotator: "bob", Reason: ReasonOther}}
+	li.CantJudgeLabels = 1
+	li.TagSet = []string{"too strict", "format"}
+	li.Tags = []TagMark{{ItemID: "i20", Annotator: "ann", Tag: "format"}, {ItemID: "i59", Annotator: "bob", Tag: "hallucinated gold"}}
+	for k, i := range []int{1, 2, 31, 32} {
+		li.Decisions = append(li.Decisions, Decision{Group: int64(100 + k), Annotator: "ann", ItemID: fmt.Sprint("i", i), Kind: KindLabel,
+			Dimension: "correct", Value: float64(k % 2), HasValue: true, Shown: ShownBlind, Retest: true, Seconds: 3, Timed: true, Sitting: "s2", Guidelines: 2})
+	}
+	return in
+}
+
+// TestLabellingGolden pins the JSON shape of the labelling section, as
+// TestReportGolden does the rest. Rewrite it with
+// go test -run TestLabellingGolden -update.
+func TestLabellingGolden(t *testing.T) {
+	r := Compute(labellingFixture(), Options{Seed: 1, Resamples: 200})
+	got, err := json.MarshalIndent(struct {
+		Guidelines GuidelinesFilter `json:"guidelines"`
+		Labelling  *Labelling       `json:"labelling"`
+	}{r.Guidelines, r.Labelling}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "labelling.golden.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if err := sameJSON(got, want); err != nil {
+		t.Errorf("labelling JSON differs from %s: %v; if the change is intended, run with -update and say so in the commit", path, err)
 	}
 }
