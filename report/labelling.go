@@ -55,9 +55,15 @@ type tagRow struct {
 
 type annotatorView struct {
 	Name      string
-	Figures   []figRow
+	Groups    []figGroup
 	Warnings  []string
 	Sentences []string
+}
+
+// figGroup is a titled list of figures.
+type figGroup struct {
+	Title   string
+	Figures []figRow
 }
 
 // labellingView is the labelling section; nil when the report has none.
@@ -130,14 +136,21 @@ func (d *Data) labellingView() *labellingView {
 // the JSON, with a trailing dot.
 func annotatorViewOf(path string, a stats.AnnotatorReliability) annotatorView {
 	v := annotatorView{Name: line(a.Annotator)}
-	add := func(label string, value template.HTML) { v.Figures = append(v.Figures, figRow{label, value}) }
+	// group starts a titled list; add adds to the last one.
+	group := func(title string) { v.Groups = append(v.Groups, figGroup{Title: title}) }
+	add := func(label string, value template.HTML) {
+		g := &v.Groups[len(v.Groups)-1]
+		g.Figures = append(g.Figures, figRow{label, value})
+	}
+	group("Decisions and time")
 	add("Decisions", count(path+"decisions", a.Decisions))
 	add("Median time per decision", seconds(path+"median_seconds", a.MedianSeconds))
 	add("Decisions timed", count(path+"timed", a.Timed))
 	add(fmt.Sprintf("Pauses over %d minutes, left out", stats.PauseSeconds/60), count(path+"paused", a.Paused))
 	if f := a.Fatigue; f != nil {
 		fp := path + "fatigue."
-		add("Sittings compared, first against last quarter", count(fp+"sittings", f.Sittings))
+		group("Fatigue: the first against the last quarter of each sitting")
+		add("Sittings compared", count(fp+"sittings", f.Sittings))
 		for _, q := range []struct {
 			name, key string
 			q         stats.QuarterFigures
@@ -152,29 +165,41 @@ func annotatorViewOf(path string, a stats.AnnotatorReliability) annotatorView {
 			}
 		}
 	}
-	for k, r := range a.Retest {
-		rp := fmt.Sprintf("%sretest.%d.", path, k)
-		dim := line(r.Dimension)
-		add("Re-test pairs, "+dim, count(rp+"pairs", r.Pairs))
-		add("Re-test agreement, "+dim, pct(rp+"percent_agreement", r.PercentAgreement))
-		add("Re-test Cohen's kappa, "+dim, coef(rp+"cohen_kappa", r.CohenKappa))
-		if !r.Stable {
-			v.Warnings = append(v.Warnings, fmt.Sprintf("Re-tests on %s are not yet stable: %d pairs, fewer than %d.", dim, r.Pairs, stats.MinReliableItems))
+	if len(a.Retest) > 0 {
+		group("Re-tests: agreement with oneself, the item shown again blind")
+		for k, r := range a.Retest {
+			rp := fmt.Sprintf("%sretest.%d.", path, k)
+			dim := line(r.Dimension)
+			add("Pairs, "+dim, count(rp+"pairs", r.Pairs))
+			add("Agreement, "+dim, pct(rp+"percent_agreement", r.PercentAgreement))
+			add("Cohen's kappa, "+dim, coef(rp+"cohen_kappa", r.CohenKappa))
+			if !r.Stable {
+				v.Warnings = append(v.Warnings, fmt.Sprintf("Re-tests on %s are not yet stable: %s, fewer than %d.", dim, pairsText(r.Pairs), stats.MinReliableItems))
+			}
 		}
 	}
 	for k, an := range a.Anchoring {
 		ap := fmt.Sprintf("%sanchoring.%d.", path, k)
 		j := line(an.Judge)
-		add("Blind: labels compared with "+j, count(ap+"blind.n", an.Blind.N))
+		group("Anchoring on " + j + ": its verdict hidden or shown")
+		add("Blind: labels compared", count(ap+"blind.n", an.Blind.N))
 		add("Blind: agreement with "+j, pct(ap+"blind.agreement", an.Blind.Agreement))
-		add("Verdict shown: decisions compared with "+j+" (accepts included)", count(ap+"shown.n", an.Shown.N))
-		add("Verdict shown: agreement with "+j, pct(ap+"shown.agreement", an.Shown.Agreement))
+		add("Shown: decisions compared (accepts included)", count(ap+"shown.n", an.Shown.N))
+		add("Shown: agreement with "+j, pct(ap+"shown.agreement", an.Shown.Agreement))
 		add("Shown − blind, Newcombe 95% interval", signedI(ap+"difference", judge.Binary, an.Difference))
 		if an.Sentence != "" {
 			v.Sentences = append(v.Sentences, line(an.Sentence))
 		}
 	}
 	return v
+}
+
+// pairsText is "1 pair", "3 pairs".
+func pairsText(n int) string {
+	if n == 1 {
+		return "1 pair"
+	}
+	return fmt.Sprintf("%d pairs", n)
 }
 
 // seconds writes a time per decision: "6.2 s".
