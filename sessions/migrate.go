@@ -1,6 +1,8 @@
 package sessions
 
 import (
+	"database/sql"
+	"errors"
 	"fmt"
 )
 
@@ -17,6 +19,25 @@ func (s *Store) migrate() error {
 }
 
 func (s *Store) migrateStep() (done bool, err error) {
+	// The foreign keys pragma does nothing inside a transaction, so a
+	// rebuild's is set before it, from the version as it reads now.
+	// Another process may upgrade meanwhile: the version read in the
+	// transaction decides which step runs, and with the keys off any
+	// step is checked before its commit.
+	keysOff := false
+	var pre, keys int
+	if err := s.w.QueryRow("PRAGMA user_version").Scan(&pre); err == nil && pre >= 0 && pre < len(migrations) && migrations[pre].rebuild {
+		if err := s.w.QueryRow("PRAGMA foreign_keys").Scan(&keys); err != nil {
+			return false, s.wrap(err, "upgrading the schema")
+		}
+		if keys == 1 { // a build writes its new file with the keys off
+			if _, err := s.w.Exec("PRAGMA foreign_keys = OFF"); err != nil {
+				return false, s.wrap(err, "upgrading the schema")
+			}
+			keysOff = true
+			defer s.w.Exec("PRAGMA foreign_keys = ON") // after the rollback below, outside any transaction
+		}
+	}
 	tx, err := s.w.Begin()
 	if err != nil {
 		return false, s.wrap(err, "upgrading the schema")
@@ -41,6 +62,11 @@ func (s *Store) migrateStep() (done bool, err error) {
 	if _, err := tx.Exec(m.sql); err != nil {
 		return false, s.wrap(err, fmt.Sprintf("upgrading the schema to v%d (%s)", version+1, m.name))
 	}
+	if keysOff {
+		if err := foreignKeysHold(tx); err != nil {
+			return false, damaged(s.path, err)
+		}
+	}
 	// PRAGMA takes no bound parameters; both values are integers we own.
 	if _, err := tx.Exec(fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
 		return false, s.wrap(err, "marking the file as a Gavel session")
@@ -52,4 +78,20 @@ func (s *Store) migrateStep() (done bool, err error) {
 		return false, s.wrap(err, fmt.Sprintf("upgrading the schema to v%d", version+1))
 	}
 	return false, nil
+}
+
+// foreignKeysHold reports the first row that points at no row of the
+// table its foreign key names.
+func foreignKeysHold(tx *sql.Tx) error {
+	var table, parent string
+	var rowid sql.NullInt64
+	var fk int
+	err := tx.QueryRow("PRAGMA foreign_key_check").Scan(&table, &rowid, &parent, &fk)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("row %d of table %s points at no row of %s", rowid.Int64, table, parent)
 }

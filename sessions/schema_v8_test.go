@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -211,5 +212,49 @@ func TestUpgradeFromV7(t *testing.T) {
 	}
 	if cj, _ := s.CantJudges(""); len(cj) != 1 {
 		t.Errorf("undoing the label did not bring the can't-judge back: %+v", cj)
+	}
+}
+
+// TestUpgradeFromV7RefusesBrokenKeys: the v8 step copies actions with
+// foreign keys off and checks them before its commit, so a row pointing
+// at no item (a hand edit with the keys off) stops the upgrade, which
+// leaves the file at v7, and the keys are on again for what follows.
+func TestUpgradeFromV7RefusesBrokenKeys(t *testing.T) {
+	saved := migrations
+	t.Cleanup(func() { migrations, schemaVersion = saved, len(saved) })
+	migrations, schemaVersion = saved[:7], 7
+	path := sessionPath(t)
+	s := openStore(t, path, "ann")
+	if err := s.InitDataset(DatasetInfo{Path: "data.jsonl", SHA256: "abc", Format: "jsonl"}, sampleItems()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.Exec(`PRAGMA foreign_keys = OFF`); err != nil {
+		t.Fatal(err)
+	}
+	insertPreV8Actions(t, s, preV8Action{id: 1, group: 1, kind: "label", item: "ghost", dim: "correct", value: 1, via: "order"})
+	s.Close()
+
+	migrations, schemaVersion = saved, len(saved)
+	if _, err := Open(path, Options{Annotator: "ann"}); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "actions") {
+		t.Fatalf("opening a v7 session with a dangling action: %v, want ErrDamaged naming actions", err)
+	}
+	db := rawDB(t, path)
+	if v := pragmaInt(t, db, "user_version"); v != 7 {
+		t.Errorf("user_version %d after the refused upgrade, want 7", v)
+	}
+	// Fixed by hand, it upgrades, and the writer's keys are on again.
+	if _, err := db.Exec(`DELETE FROM actions WHERE item_id = 'ghost'`); err != nil {
+		t.Fatal(err)
+	}
+	s = openStore(t, path, "ann")
+	if v := pragmaInt(t, db, "user_version"); v != int64(schemaVersion) {
+		t.Fatalf("user_version %d, want %d", v, schemaVersion)
+	}
+	var on int
+	if err := s.w.QueryRow(`PRAGMA foreign_keys`).Scan(&on); err != nil || on != 1 {
+		t.Errorf("the writer's foreign keys after the upgrade: %d, %v", on, err)
+	}
+	if _, err := s.Record([]Action{{Kind: KindLabel, ItemID: "q1", Dimension: "correct", Value: 1, Guidelines: 5}}); err == nil {
+		t.Error("a label naming a missing guidelines version was stored after the upgrade")
 	}
 }
