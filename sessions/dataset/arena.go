@@ -9,6 +9,10 @@ import "unsafe"
 type arena struct {
 	block   []byte
 	inBlock bool // the last reserve came from block
+	// own makes every text handed out a copy in the arena, never a slice
+	// of the bytes read: a stream that recycles its read buffers sets it
+	// (Stream.StoreFields).
+	own bool
 }
 
 const (
@@ -41,6 +45,22 @@ func (a *arena) commit(p []byte) string {
 		a.inBlock = false
 	}
 	return bytesString(p)
+}
+
+// keep returns p as a string: p's own memory, or a copy in the arena when
+// the arena owns its texts.
+func (a *arena) keep(p []byte) string {
+	if !a.own {
+		return bytesString(p)
+	}
+	return a.commit(append(a.reserve(len(p)), p...))
+}
+
+// copyBytes returns a copy of s in the arena, with no spare capacity.
+func (a *arena) copyBytes(s string) []byte {
+	p := append(a.reserve(len(s)), s...)
+	a.commit(p)
+	return p[:len(p):len(p)]
 }
 
 // bytesString returns a string sharing p's memory. The caller guarantees

@@ -207,7 +207,7 @@ func (m *rowMapper) mapCSV(rec, header []string, slot, rowNum int) string {
 			vals = append(vals, cell(&p.segments[i]))
 		}
 		m.segVals = vals
-		it.Segments = m.segs.get(p.segments, vals)
+		it.Segments = m.segs.get(p.segments, vals, false)
 	}
 	for c := range p.imported {
 		m.l.cols[c][slot] = cell(&p.imported[c])

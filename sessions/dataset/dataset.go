@@ -75,6 +75,11 @@ type Dataset struct {
 	// SkippedSamples holds the messages of the first few.
 	Skipped        int
 	SkippedSamples []string
+	// FieldsStored is true when items' Fields may hold, instead of the
+	// original row, the form a session stores it in (the text of the
+	// item's own columns left out; sessions.WholeFields gives the row
+	// back): the items a Stream parsed after Stream.StoreFields.
+	FieldsStored bool
 	// InvalidUTF8Lines counts the lines that held invalid UTF-8; their bad
 	// bytes were replaced with U+FFFD.
 	InvalidUTF8Lines int
@@ -157,31 +162,13 @@ func Load(path string, opts Options) (*Dataset, error) {
 
 // readFile reads a regular file within the cap.
 func readFile(path string, opts Options) ([]byte, error) {
-	st, err := os.Stat(path)
+	f, size, err := openFile(path, opts)
 	if err != nil {
-		return nil, readError(path, err)
-	}
-	if err := regular(path, st); err != nil {
 		return nil, err
-	}
-	maxBytes, explicit := opts.maxBytes()
-	if st.Size() > maxBytes {
-		return nil, sizeError(path+" is", st.Size(), maxBytes, explicit)
-	}
-	// Opened without waiting, in case the path became a pipe since the
-	// Stat; the open file is checked again.
-	f, err := os.OpenFile(path, openFlags, 0)
-	if err != nil {
-		return nil, readError(path, err)
 	}
 	defer f.Close()
-	if st, err = f.Stat(); err != nil {
-		return nil, readError(path, err)
-	}
-	if err := regular(path, st); err != nil {
-		return nil, err
-	}
-	data, over, err := readCapped(f, st.Size(), maxBytes, nil)
+	maxBytes, explicit := opts.maxBytes()
+	data, over, err := readCapped(f, size, maxBytes, nil)
 	switch {
 	case err != nil:
 		return nil, readError(path, err)
@@ -189,6 +176,37 @@ func readFile(path string, opts Options) ([]byte, error) {
 		return nil, sizeError(path+" grew past", -1, maxBytes, explicit)
 	}
 	return data, nil
+}
+
+// openFile opens a regular file whose size is within the cap, and returns
+// its size.
+func openFile(path string, opts Options) (*os.File, int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, 0, readError(path, err)
+	}
+	if err := regular(path, st); err != nil {
+		return nil, 0, err
+	}
+	maxBytes, explicit := opts.maxBytes()
+	if st.Size() > maxBytes {
+		return nil, 0, sizeError(path+" is", st.Size(), maxBytes, explicit)
+	}
+	// Opened without waiting, in case the path became a pipe since the
+	// Stat; the open file is checked again.
+	f, err := os.OpenFile(path, openFlags, 0)
+	if err != nil {
+		return nil, 0, readError(path, err)
+	}
+	if st, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, 0, readError(path, err)
+	}
+	if err := regular(path, st); err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
 }
 
 // regular refuses what is not a regular file, saying what it is.

@@ -14,10 +14,14 @@
 // validates each row and decodes only the mapped fields, and the strings of
 // the items point into the file's bytes wherever no unescaping is needed.
 // A loaded dataset therefore holds little more than the file itself.
-// OpenStream reads a JSONL file the same way but hands its items out in
+// OpenStream parses a JSONL file the same way but hands its items out in
 // file order while the rest is parsed (the review screen opens on a
 // million rows' first page at once); what needs every row is checked when
-// the parse ends, and the result is the one Load gives.
+// the parse ends, and the result is the one Load gives. It reads the file
+// a few megabytes at a time, and told to (Stream.StoreFields) keeps none
+// of them: the items' texts are copied out and their rows kept in the
+// form a session stores them, so that a million items take about the
+// size of their texts.
 //
 // Decisions worth knowing:
 //   - An item's ID is its id field, else its row number: the line number

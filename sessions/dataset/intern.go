@@ -1,6 +1,9 @@
 package dataset
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"strings"
+)
 
 // interner shares one Segments map among the items whose segment values
 // are equal. Segments repeat (a handful of categories over a million
@@ -20,8 +23,10 @@ func (in *interner) init(n int) {
 }
 
 // get returns the Segments map for the given values (parallel to refs;
-// "" for a missing value), or nil when every value is missing.
-func (in *interner) get(refs []fieldRef, vals []string) map[string]string {
+// "" for a missing value), or nil when every value is missing. With own,
+// a new map holds copies of the values: they may be slices of a buffer
+// read again.
+func (in *interner) get(refs []fieldRef, vals []string, own bool) map[string]string {
 	key := in.key[:0]
 	any := false
 	for i, v := range vals {
@@ -43,6 +48,9 @@ func (in *interner) get(refs []fieldRef, vals []string) map[string]string {
 	m := make(map[string]string, len(vals))
 	for i, v := range vals {
 		if v != "" {
+			if own {
+				v = strings.Clone(v)
+			}
 			m[refs[i].path] = v
 		}
 	}

@@ -63,6 +63,7 @@ func (l *loader) mapJSONL(text []byte, format string) error {
 			firstBad = l.probe(row, line)
 		}
 	}
+	l.discovered = d.rows
 	if d.rows == 0 {
 		if !l.opts.SkipBad || firstBad == nil {
 			return fmt.Errorf("%w%s", firstBad, skipHint)
@@ -133,54 +134,73 @@ func (l *loader) slotLines(text []byte, bounds []int) {
 	l.chunkSlots = base
 }
 
-// parseSlots maps the lines of each chunk into the slots slotLines made;
-// l.chunkDone hears of each chunk as it ends.
+// parseSlots maps the lines of each chunk into the slots slotLines made.
 func (l *loader) parseSlots(text []byte, bounds []int) error {
 	n := len(bounds) - 1
 	base := l.chunkSlots
-	badUTF8 := make([]int, n)
-	firstUTF8 := make([]int, n)
+	bad8 := make([]badUTF8, n)
 	l.parallel(n, func(c int, bad *badRows, stop func(int) bool) {
 		m := newRowMapper(l)
-		m.sc.eof = "the end of the line"
-		chunk := text[bounds[c]:bounds[c+1]]
-		valid := utf8.Valid(chunk)
-		for slot, rest := base[c], chunk; len(rest) > 0; slot++ {
-			var row []byte
-			row, rest = nextLine(rest)
-			line := slot + 1
-			if line&4095 == 0 && stop(c) {
-				return
-			}
-			if row = dropBOM(row); len(trimRow(row)) == 0 {
-				continue
-			}
-			if !valid && !utf8.Valid(row) {
-				if badUTF8[c] == 0 {
-					firstUTF8[c] = line
-				}
-				badUTF8[c]++
-				row = bytes.ToValidUTF8(row, []byte("\uFFFD"))
-			}
-			if msg := m.mapJSON(row, slot, line); msg != "" {
-				l.clearSlot(slot)
-				bad.add(&RowError{File: l.name, Line: line, Element: -1, Msg: msg})
-				if !l.opts.SkipBad {
-					return
-				}
-				continue
-			}
-			l.locs[slot] = rowLoc{line: int32(line), elem: -1}
-		}
+		l.parseChunk(m, text[bounds[c]:bounds[c+1]], base[c], bad, &bad8[c], func() bool { return stop(c) })
 	})
-	for c := range badUTF8 {
-		if badUTF8[c] > 0 && l.ds.InvalidUTF8Lines == 0 {
-			firstUTF8[0] = firstUTF8[c]
+	l.warnUTF8(bad8)
+	return nil
+}
+
+// badUTF8 counts the lines of a chunk that held invalid UTF-8 and notes the
+// first.
+type badUTF8 struct{ lines, first int }
+
+// warnUTF8 counts the lines with invalid UTF-8 of every chunk (in file
+// order) into the dataset, and warns of them.
+func (l *loader) warnUTF8(chunks []badUTF8) {
+	first := 0
+	for _, c := range chunks {
+		if c.lines > 0 && l.ds.InvalidUTF8Lines == 0 {
+			first = c.first
 		}
-		l.ds.InvalidUTF8Lines += badUTF8[c]
+		l.ds.InvalidUTF8Lines += c.lines
 	}
 	if l.ds.InvalidUTF8Lines > 0 {
-		l.ds.Warnings = append(l.ds.Warnings, utf8Warning(l.name, l.ds.InvalidUTF8Lines, firstUTF8[0]))
+		l.ds.Warnings = append(l.ds.Warnings, utf8Warning(l.name, l.ds.InvalidUTF8Lines, first))
 	}
-	return nil
+}
+
+// parseChunk maps the lines of chunk, a run of whole lines, into the slots
+// from base on (slot k holds line k+1). It stops at the first bad row
+// unless bad rows are skipped, and early when stop says an earlier chunk
+// failed. With m.fields set, each item's Fields becomes the form it gives.
+func (l *loader) parseChunk(m *rowMapper, chunk []byte, base int, bad *badRows, bad8 *badUTF8, stop func() bool) {
+	m.sc.eof = "the end of the line"
+	valid := utf8.Valid(chunk)
+	for slot, rest := base, chunk; len(rest) > 0; slot++ {
+		var row []byte
+		row, rest = nextLine(rest)
+		line := slot + 1
+		if line&4095 == 0 && stop() {
+			return
+		}
+		if row = dropBOM(row); len(trimRow(row)) == 0 {
+			continue
+		}
+		if !valid && !utf8.Valid(row) {
+			if bad8.lines == 0 {
+				bad8.first = line
+			}
+			bad8.lines++
+			row = bytes.ToValidUTF8(row, []byte("\uFFFD"))
+		}
+		if msg := m.mapJSON(row, slot, line); msg != "" {
+			l.clearSlot(slot)
+			bad.add(&RowError{File: l.name, Line: line, Element: -1, Msg: msg})
+			if !l.opts.SkipBad {
+				return
+			}
+			continue
+		}
+		if m.fields != nil {
+			m.storeFields(&l.items[slot])
+		}
+		l.locs[slot] = rowLoc{line: int32(line), elem: -1}
+	}
 }

@@ -193,17 +193,18 @@ func isScalar(k jsonKind) bool { return k != kindArray && k != kindObject && k !
 // textOf turns any JSON value into the text an item shows: strings
 // decoded, numbers as written, booleans as true/false, null as "", a list
 // of one scalar as that scalar, other lists and objects as compact JSON.
-// Unescaped strings and numbers share the buffer's memory.
+// Unescaped strings and numbers share the buffer's memory, unless the
+// arena owns its texts.
 func textOf(a *arena, v jval) string {
 	switch v.kind {
 	case kindString:
 		in := v.buf[v.start+1 : v.end-1]
 		if !v.escaped {
-			return bytesString(in)
+			return a.keep(in)
 		}
 		return a.commit(unescape(a.reserve(len(in)), in))
 	case kindNumber, kindNonFinite:
-		return bytesString(v.raw())
+		return a.keep(v.raw())
 	case kindTrue:
 		return "true"
 	case kindFalse:

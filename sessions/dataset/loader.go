@@ -29,10 +29,11 @@ type loader struct {
 	bad badRows
 
 	// chunkSlots[c] is the first slot of chunk c of a JSONL parse
-	// (parseChunks); chunkDone, when set, hears of each chunk parallel
-	// finishes, from the worker that did it.
+	// (parseChunks, Stream), chunkSlots[c+1] the end of its slots.
 	chunkSlots []int
-	chunkDone  func(chunk int, bad *badRows)
+	// discovered is how many rows the mapping of a JSONL file read
+	// (mapJSONL): discoverRows unless the text had fewer good ones.
+	discovered int
 }
 
 // rowLoc is where a row came from. line 0 marks an empty slot.
@@ -118,9 +119,6 @@ func (l *loader) parallel(n int, work func(chunk int, bad *badRows, stop func(ch
 							break
 						}
 					}
-				}
-				if l.chunkDone != nil {
-					l.chunkDone(c, &bads[c])
 				}
 			}
 		}()

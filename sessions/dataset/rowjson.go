@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,6 +21,10 @@ type rowMapper struct {
 	// hints[ref.hint] is where the ref's key was in the last row: rows
 	// mostly share one key order, so the first look usually hits.
 	hints []int
+	// fields, when set, gives the form of Fields kept instead of the row
+	// (Stream.StoreFields); sameFields shares equal ones.
+	fields     func(*judge.Item) string
+	sameFields map[string]json.RawMessage
 }
 
 func newRowMapper(l *loader) *rowMapper {
@@ -65,6 +70,24 @@ func (m *rowMapper) mapJSON(raw []byte, slot, rowNum int) string {
 	return ""
 }
 
+// storeFields replaces the item's Fields, a slice of the row just mapped,
+// with the form m.fields gives, in the arena; items whose form is the same
+// share it.
+func (m *rowMapper) storeFields(it *judge.Item) {
+	f := m.fields(it)
+	if kept, ok := m.sameFields[f]; ok {
+		it.Fields = kept
+		return
+	}
+	it.Fields = m.arena.copyBytes(f)
+	if m.sameFields == nil {
+		m.sameFields = map[string]json.RawMessage{}
+	}
+	if len(m.sameFields) < maxInterned {
+		m.sameFields[bytesString(it.Fields)] = it.Fields // the key in the arena too
+	}
+}
+
 // fill sets the item's mapped fields from the scanned row.
 func (m *rowMapper) fill(it *judge.Item, slot, rowNum int) string {
 	p := &m.l.plan
@@ -93,6 +116,10 @@ func (m *rowMapper) fill(it *judge.Item, slot, rowNum int) string {
 		}
 	}
 	if len(p.segments) > 0 {
+		// A handful of maps serve every row: the values are copied only
+		// into a new one (interner.get), not for each row.
+		own := m.arena.own
+		m.arena.own = false
 		vals := m.segVals[:0]
 		for k := range p.segments {
 			t := ""
@@ -101,8 +128,9 @@ func (m *rowMapper) fill(it *judge.Item, slot, rowNum int) string {
 			}
 			vals = append(vals, t)
 		}
+		m.arena.own = own
 		m.segVals = vals
-		it.Segments = m.segs.get(p.segments, vals)
+		it.Segments = m.segs.get(p.segments, vals, own)
 	}
 	for c := range p.imported {
 		if v, ok, _ := m.find(&p.imported[c]); ok {

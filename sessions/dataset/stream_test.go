@@ -2,10 +2,13 @@ package dataset
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,8 +39,29 @@ func streamRows(n int, row func(i int) string) []byte {
 
 // sameAsLoad streams data to its end and checks that the stream handed
 // out the items Load gives, in pages that are prefixes of them, and ends
-// with Load's dataset or Load's error.
+// with Load's dataset or Load's error; then does the same with the
+// stream told to store Fields (storedSameAsLoad). It returns the first
+// stream.
 func sameAsLoad(t *testing.T, name string, data []byte, opts Options) *Stream {
+	t.Helper()
+	s := streamSameAsLoad(t, name, data, opts, false)
+	streamSameAsLoad(t, name, data, opts, true)
+	return s
+}
+
+// storedPrefix marks the Fields that storeForTest gives.
+const storedPrefix = "stored:"
+
+// storeForTest is a StoreFields encoder: the row, marked.
+func storeForTest() func(*judge.Item) string {
+	return func(it *judge.Item) string { return storedPrefix + string(it.Fields) }
+}
+
+// streamSameAsLoad is sameAsLoad for one way of streaming: with stored,
+// StoreFields is called at once, and the items after the first chunk
+// must hold Fields as storeForTest gives them, those of the first chunk
+// the rows, and everything else as Load reads it.
+func streamSameAsLoad(t *testing.T, name string, data []byte, opts Options, stored bool) *Stream {
 	t.Helper()
 	want, wantErr := LoadBytes(name, data, opts)
 	s, err := streamData(name, "", bytes.Clone(data), opts)
@@ -46,6 +70,9 @@ func sameAsLoad(t *testing.T, name string, data []byte, opts Options) *Stream {
 			t.Fatalf("OpenStream: %v; Load: %v", err, wantErr)
 		}
 		return nil
+	}
+	if stored {
+		s.StoreFields(storeForTest)
 	}
 	var pages [][]byteItem
 	for n := 3; ; n += 97 {
@@ -70,10 +97,67 @@ func sameAsLoad(t *testing.T, name string, data []byte, opts Options) *Stream {
 			t.Fatalf("a page handed out differs from the final items")
 		}
 	}
+	if stored {
+		got = unstored(t, got, s.Streams())
+	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("streamed dataset differs from Load's:\n got %+v\nwant %+v", summary(got), summary(want))
+		t.Errorf("streamed dataset differs from Load's (stored %v):\n got %+v\nwant %+v", stored, summary(got), summary(want))
+		for i := range min(len(got.Items), len(want.Items)) {
+			if !reflect.DeepEqual(got.Items[i], want.Items[i]) {
+				t.Errorf("the first item that differs, %d:\n got %+v\nwant %+v", i, itemsOf(got.Items[i:i+1]), itemsOf(want.Items[i:i+1]))
+				break
+			}
+		}
 	}
 	return s
+}
+
+// unstored returns a copy of a dataset streamed with storeForTest, with
+// the rows in Fields again, after checking that the stored ones follow
+// the first chunk's whole ones and that FieldsStored says whether there
+// are any.
+func unstored(t *testing.T, ds *Dataset, streams bool) *Dataset {
+	t.Helper()
+	out := *ds
+	out.Items = slices.Clone(ds.Items)
+	storedFrom := -1
+	for i := range out.Items {
+		it := &out.Items[i]
+		f, ok := bytes.CutPrefix(it.Fields, []byte(storedPrefix))
+		switch {
+		case ok && storedFrom < 0:
+			storedFrom = i
+		case !ok && storedFrom >= 0:
+			t.Fatalf("item %d holds its row after item %d held the stored form", i, storedFrom)
+		}
+		if ok {
+			it.Fields = f
+		}
+	}
+	if !streams && storedFrom >= 0 {
+		t.Errorf("a file read whole holds the stored form from item %d", storedFrom)
+	}
+	if out.FieldsStored != (storedFrom >= 0) {
+		t.Errorf("FieldsStored is %v, but the stored form starts at item %d", out.FieldsStored, storedFrom)
+	}
+	out.FieldsStored = false
+	return &out
+}
+
+// smallFirst makes the first chunk n lines long.
+func smallFirst(t testing.TB, n int) {
+	old := streamFirstRows
+	streamFirstRows = n
+	t.Cleanup(func() { streamFirstRows = old })
+}
+
+// gzipped compresses data.
+func gzipped(data []byte) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write(data)
+	w.Close()
+	return b.Bytes()
 }
 
 // byteItem is an item made comparable (Fields as a string).
@@ -122,14 +206,130 @@ func TestStreamMatchesLoad(t *testing.T) {
 		}),
 		"no final newline": bytes.TrimSuffix(streamRows(300, func(int) string { return "" }), []byte("\n")),
 		"one row":          streamRows(1, func(int) string { return "" }),
+		"gzip":             gzipped(streamRows(500, func(int) string { return "" })),
+		"escapes and segments": streamRows(400, func(i int) string {
+			return fmt.Sprintf(`{"id": "r%d", "question": "q\n%d \"x\" caf\u00e9", "answer": "a", "prediction": "p%d", "category": "c%d", "rubric": ["be kind", "be brief %d"]}`, i, i, i, i%3, i%2)
+		}),
+		"many blank lines first": append(bytes.Repeat([]byte("\n"), 700), streamRows(300, func(int) string { return "" })...),
+		"bad rows among the first": streamRows(400, func(i int) string {
+			return map[bool]string{true: `{"id": "x"`}[i%3 == 0 && i < 30]
+		}),
 	}
 	for name, data := range cases {
-		t.Run(name, func(t *testing.T) {
-			s := sameAsLoad(t, "rows.jsonl", data, Options{})
-			if s != nil && !s.Streams() {
-				t.Error("a JSONL file was read whole")
-			}
-		})
+		for _, first := range []int{2000, 10} {
+			t.Run(fmt.Sprintf("%s/first %d", name, first), func(t *testing.T) {
+				smallFirst(t, first)
+				s := sameAsLoad(t, "rows.jsonl", data, Options{})
+				if s != nil && !s.Streams() && !strings.HasPrefix(name, "bad rows") {
+					t.Error("a JSONL file was read whole")
+				}
+			})
+		}
+	}
+}
+
+// A stream told to store Fields holds, after its first chunk, the form
+// it was given for each item, and texts of their own: the chunks it read
+// into are read into again (smallChunks makes many), so that a text left
+// pointing into one would show another row's bytes.
+func TestStreamStoreFields(t *testing.T) {
+	smallChunks(t)
+	smallFirst(t, 10)
+	data := streamRows(500, func(i int) string {
+		return fmt.Sprintf(`{"id": "r%d", "question": "q%d", "answer": "a%d", "prediction": "p\n%d", "category": "c%d", "n": %d}`, i, i, i, i, i%4, i)
+	})
+	s, err := streamData("rows.jsonl", "", data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.StoreFields(storeForTest)
+	ds, err := s.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ds.FieldsStored || len(ds.Items) != 500 {
+		t.Fatalf("FieldsStored %v, %d items", ds.FieldsStored, len(ds.Items))
+	}
+	for i, it := range ds.Items {
+		n := i + 1
+		row := fmt.Sprintf(`{"id": "r%d", "question": "q%d", "answer": "a%d", "prediction": "p\n%d", "category": "c%d", "n": %d}`, n, n, n, n, n%4, n)
+		if i >= 10 {
+			row = storedPrefix + row
+		}
+		if it.ID != fmt.Sprintf("r%d", n) || it.Question != fmt.Sprintf("q%d", n) || it.Gold != fmt.Sprintf("a%d", n) ||
+			it.Prediction != fmt.Sprintf("p\n%d", n) || it.Segments["category"] != fmt.Sprintf("c%d", n%4) || string(it.Fields) != row {
+			t.Fatalf("item %d: %+v", i, itemsOf(ds.Items[i:i+1]))
+		}
+	}
+}
+
+// Close gives up the rest of the file: Wait ends with an error, at once.
+func TestStreamClose(t *testing.T) {
+	smallChunks(t)
+	smallFirst(t, 10)
+	s, err := streamData("rows.jsonl", "", streamRows(3000, func(int) string { return "" }), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if items, _, err := s.Items(10); err != nil || len(items) != 10 {
+		t.Fatalf("first page: %d items, %v", len(items), err)
+	}
+	s.Close()
+	if ds, err := s.Wait(); err == nil {
+		t.Fatalf("Wait after Close read %d items", len(ds.Items))
+	}
+}
+
+// A stream told to store Fields keeps nothing of the file's bytes once
+// parsed: on rows whose bulk is a field no role reads, the heap holds
+// about the items alone, where the stream told nothing holds the file (the
+// check that the measure sees what it should). Measured with
+// runtime.ReadMemStats after collections, never with a clock.
+func TestStreamStoredKeepsNoChunk(t *testing.T) {
+	smallFirst(t, 10)
+	path := filepath.Join(t.TempDir(), "rows.jsonl")
+	context := strings.Repeat("a long passage nobody maps; ", 300) // ~8 KB
+	data := streamRows(4000, func(i int) string {
+		return fmt.Sprintf(`{"id": "r%d", "question": "q%d", "answer": "a", "prediction": "p", "context": "%s"}`, i, i, context)
+	})
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	size := int64(len(data))
+	held := func(store bool) int64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s, err := OpenStream(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if store {
+			s.StoreFields(func() func(*judge.Item) string { return func(*judge.Item) string { return "{}" } })
+		}
+		ds, err := s.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ds.Items) != 4000 {
+			t.Fatalf("%d items", len(ds.Items))
+		}
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(ds)
+		runtime.KeepAlive(s)
+		return int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	}
+	kept := held(false)
+	t.Logf("a %d-byte file: read told nothing, %d bytes held after", size, kept)
+	if kept < size/2 {
+		t.Fatalf("the stream told nothing holds %d bytes of a %d-byte file after it is read: the measure misses the file's bytes", kept, size)
+	}
+	kept = held(true)
+	t.Logf("told to store Fields, %d bytes held after", kept)
+	if kept > size/10 {
+		t.Errorf("the stream told to store Fields holds %d bytes after reading a %d-byte file (at most %d expected): some item keeps a chunk of the file alive", kept, size, size/10)
 	}
 }
 
@@ -229,6 +429,68 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte("{\"id\":1,\"prediction\":\"a\"}\n\n{\"id\":1,\"prediction\":\"b\"}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		smallChunks(t)
+		smallFirst(t, 3) // most inputs then have more than the first chunk
 		sameAsLoad(t, "fuzz.jsonl", data, Options{})
 	})
+}
+
+// OpenStream refuses what Load refuses, with Load's message: a missing
+// file, a folder, a file over the cap, an empty one, a binary one, damaged
+// gzip, a format it cannot tell; and reads what the first rows cannot
+// decide (a long JSON document on one line, rows with bad ones first) as
+// Load reads it.
+func TestStreamOpensAsLoad(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var doc bytes.Buffer
+	doc.WriteString("[")
+	for i := range 40_000 {
+		if i > 0 {
+			doc.WriteString(", ")
+		}
+		fmt.Fprintf(&doc, `{"id": %d, "question": "%s", "prediction": "p"}`, i, strings.Repeat("q", 400))
+	}
+	doc.WriteString("]")
+	gz := gzipped(streamRows(3000, func(int) string { return "" }))
+	cases := []struct {
+		path string
+		opts Options
+	}{
+		{filepath.Join(dir, "missing.jsonl"), Options{}},
+		{dir, Options{}},
+		{write("big.jsonl", streamRows(3000, func(int) string { return "" })), Options{MaxBytes: 1000}},
+		{write("empty.jsonl", nil), Options{}},
+		{write("spaces.jsonl", bytes.Repeat([]byte(" \n"), 5000)), Options{}},
+		{write("binary.jsonl", append([]byte{0, 1, 2}, streamRows(10, func(int) string { return "" })...)), Options{}},
+		{write("damaged.jsonl.gz", gz[:len(gz)/2]), Options{}},
+		{write("rows.gz", gz), Options{}},
+		{write("what", []byte("plain words\nmore words\n")), Options{}},
+		{write("rows.jsonl", streamRows(3000, func(int) string { return "" })), Options{Format: "yaml"}},
+		{write("doc.json", doc.Bytes()), Options{}},
+		{write("doc", doc.Bytes()), Options{}},
+		{write("skip.jsonl", streamRows(3000, func(i int) string { return map[bool]string{true: "{"}[i == 2500] })), Options{SkipBad: true}},
+		{write("first bad.jsonl", streamRows(3000, func(i int) string { return map[bool]string{true: "["}[i < 150] })), Options{}},
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.path), func(t *testing.T) {
+			want, wantErr := Load(c.path, c.opts)
+			s, err := OpenStream(c.path, c.opts)
+			var got *Dataset
+			if err == nil {
+				got, err = s.Wait()
+			}
+			if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+				t.Fatalf("stream: %v\nLoad: %v", err, wantErr)
+			}
+			if err == nil && !reflect.DeepEqual(got, want) {
+				t.Errorf("streamed dataset differs from Load's:\n got %+v\nwant %+v", summary(got), summary(want))
+			}
+		})
+	}
 }
