@@ -115,8 +115,8 @@ func TestOlderGuidelinesLabels(t *testing.T) {
 		}
 	}
 	// A decision cannot name a version the session does not hold.
-	if _, err := s.Record([]Action{underGuidelines(label("q1", "correct", 1), 9)}); err == nil {
-		t.Error("a label under an unknown guidelines version was stored")
+	if _, err := s.Record([]Action{underGuidelines(label("q1", "correct", 1), 9)}); err == nil || !strings.Contains(err.Error(), "guidelines version 9") {
+		t.Errorf("a label under an unknown guidelines version: %v", err)
 	}
 }
 

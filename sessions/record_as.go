@@ -61,6 +61,7 @@ func (s *Store) recordGroups(annotator string, groups [][]Action) ([][]Action, e
 		}
 		defer ins.Close()
 		at := now()
+		guidelines := map[int64]bool{} // versions known to be in the session
 		for gi := range out {
 			for i := range out[gi] {
 				a := &out[gi][i]
@@ -73,6 +74,16 @@ func (s *Store) recordGroups(annotator string, groups [][]Action) ([][]Action, e
 					if err := addSessionTag(tx, a.Tag, at); err != nil {
 						return err
 					}
+				}
+				if a.Guidelines != 0 && !guidelines[a.Guidelines] {
+					var one int
+					if err := tx.QueryRow(`SELECT 1 FROM guidelines WHERE id = ?`, a.Guidelines).Scan(&one); err != nil {
+						if errors.Is(err, sql.ErrNoRows) {
+							return fmt.Errorf("item %q: guidelines version %d is not in the session (AddGuidelines gives the id)", a.ItemID, a.Guidelines)
+						}
+						return err
+					}
+					guidelines[a.Guidelines] = true
 				}
 				var one int
 				if err := known.QueryRow(a.ItemID).Scan(&one); err != nil {
