@@ -26,7 +26,10 @@ func newSession(path string) bool {
 // pages as they are parsed, and the session is written once the last one
 // is, the checks that need every row passed (a bad row further on, a
 // duplicate id): until then labels wait in the screen's queue, as they
-// wait for any session written in the background. A dataset that cannot
+// wait for any session written in the background. The items after the
+// first page keep nothing of the file's bytes (dataset.Stream.StoreFields):
+// their texts, and their rows in the form the session stores them, as a
+// reopened review holds its items. A dataset that cannot
 // open that way — small, carrying verdicts or labels to import, a `gavel
 // export` file, pairs with the default judge, a judge file whose fields
 // every item is checked for, or a format that is not read as a stream —
@@ -43,6 +46,7 @@ func reviewStream(ctx context.Context, e env, path string, o reviewFlags) error 
 	cfg := o.runner.config(e.getenv)
 	js, err := resolveJudges(o.judges, cfg)
 	if err != nil {
+		st.Close() // nothing more of the file is read
 		return err
 	}
 	if !opensBeforeRead(st, first, js, o) {
@@ -54,9 +58,15 @@ func reviewStream(ctx context.Context, e env, path string, o reviewFlags) error 
 	}
 	if o.annotator == "" {
 		if o.annotator, err = e.annotatorDefault(); err != nil {
+			st.Close()
 			return err
 		}
 	}
+	// The rest of the file is read keeping nothing of its bytes: each
+	// item's texts are copied out and its row kept in the form the
+	// session stores it (as a reopened review holds it), so that the
+	// screen holds about the size of the texts, not the file besides.
+	st.StoreFields(sessions.StoredFieldsEncoder)
 	head := st.Head()
 	tuneGC(st.Lines())
 	limitMemory(st.Lines(), fileSize(head))
