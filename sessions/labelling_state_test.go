@@ -540,3 +540,30 @@ func TestRetestsDueIncremental(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRetestsDueAfterADecision is the screen's call after each
+// decision late in a long history: 100,000 labels, a 5 % re-test share,
+// every due item already re-tested. It should not walk those re-tests.
+func BenchmarkRetestsDueAfterADecision(b *testing.B) {
+	st := ReplayLabels(nil)
+	const n = 100_000
+	for i := range n {
+		if err := st.Apply([]Action{label(fmt.Sprintf("item-%06d", i), "correct", 1)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, id := range st.RetestsDue("ann", 1, 0.05, 20) {
+		if err := st.Apply([]Action{retest(label(id, "correct", 1))}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st.RetestsDue("ann", 1, 0.05, 20)
+	i := n
+	for b.Loop() {
+		i++
+		if err := st.Apply([]Action{label(fmt.Sprintf("item-%06d", i), "correct", 1)}); err != nil {
+			b.Fatal(err)
+		}
+		st.RetestsDue("ann", 1, 0.05, 20)
+	}
+}
