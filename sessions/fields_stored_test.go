@@ -2,12 +2,14 @@ package sessions
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/gavel-dev/gavel/internal/perfdata"
@@ -200,4 +202,59 @@ func BenchmarkStreamStored(b *testing.B) {
 		ratio = liveHeapPerFileByte(b, path, func() *dataset.Dataset { return streamStored(b, path) })
 	}
 	b.ReportMetric(ratio, "heap/file")
+}
+
+// rowJudge records the row each task's item holds when judged.
+type rowJudge struct {
+	mu   sync.Mutex
+	rows map[string]string
+}
+
+func (j *rowJudge) Info() judge.Info { return binaryInfo("rows", "rows-1") }
+
+func (j *rowJudge) Judge(_ context.Context, t judge.Task) judge.Verdict {
+	j.mu.Lock()
+	j.rows[t.Item.ID] = string(t.Item.Fields)
+	j.mu.Unlock()
+	return judge.Verdict{ItemID: t.Item.ID, Status: judge.StatusOK, Values: map[string]float64{"correct": 1}}
+}
+
+// A review opened on streamed items (the new-dataset screen's session,
+// written from them) keeps them, and its judges get every item's row
+// whole, as after a reopen.
+func TestReviewOnStoredFieldsJudgesWholeRows(t *testing.T) {
+	path := storedRows(t, 2500)
+	ds := streamStored(t, path)
+	want, err := dataset.Load(path, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := filepath.Join(t.TempDir(), "s.gavel")
+	info := DatasetInfo{Path: path, SHA256: ds.SHA256, Format: ds.Format, Mapping: ds.Mapping, Items: len(ds.Items)}
+	if err := BuildSession(session, info, ds.Items); err != nil {
+		t.Fatal(err)
+	}
+	rv, err := OpenReview(session, "ann", ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rv.Store.Close()
+	if &rv.Items[0] != &ds.Items[0] {
+		t.Error("the review read its items back instead of keeping the streamed ones")
+	}
+	j := &rowJudge{rows: map[string]string{}}
+	st, err := rv.StartRun(context.Background(), j, judge.PoolOptions{Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Judging == nil {
+		t.Fatal("nothing to judge")
+	}
+	for range st.Judging.Batches() {
+	}
+	for _, it := range want.Items {
+		if got := j.rows[it.ID]; got != string(it.Fields) {
+			t.Fatalf("item %s was judged with the row %q, want %q", it.ID, got, it.Fields)
+		}
+	}
 }

@@ -15,10 +15,10 @@ type Review struct {
 	Store *Store
 	Info  DatasetInfo
 	// Items are the session's items. A review reopened on the file's
-	// stamp (ReopenUnchanged) holds each item's Fields in its stored
-	// form, which elides the text of the item's own columns: WholeFields
-	// gives the original row. The judges started by ResumeRun get it
-	// whole.
+	// stamp (ReopenUnchanged), or opened on a dataset that says
+	// FieldsStored, holds each item's Fields in its stored form, which
+	// elides the text of the item's own columns: WholeFields gives the
+	// original row. The judges started by ResumeRun get it whole.
 	Items   []judge.Item
 	Notices []string
 	// Change says how the dataset file differs from the items the
@@ -83,6 +83,7 @@ func (r *Review) load(ds *dataset.Dataset) error {
 		}
 		r.Items = ds.Items
 		r.Created = true
+		r.storedFields = ds.FieldsStored
 	default:
 		if ds != nil && ds.SHA256 != info.SHA256 {
 			if r.Change, err = r.Store.SyncDataset(ds); err != nil {
@@ -97,6 +98,7 @@ func (r *Review) load(ds *dataset.Dataset) error {
 			// Reading 100,000 items back costs more than the first
 			// screen may: the file just read holds the very same ones.
 			r.Items = ds.Items
+			r.storedFields = ds.FieldsStored
 		} else if r.Items, err = r.Store.Items(); err != nil {
 			return err
 		}
