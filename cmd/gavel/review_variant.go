@@ -95,7 +95,11 @@ func (vs *variants) variant(req tui.VariantRequest) (tui.Variant, error) {
 	}
 	var tasks []judge.Task
 	for _, it := range req.Items {
-		tasks = append(tasks, judge.Tasks(info, it)...)
+		// The screen's items may hold their row in the session's stored
+		// form (a reopened review, a new dataset's stream), whose own
+		// columns are elided: a {fields.X} in the edited template must
+		// read the row whole. Only the labelled items are judged here.
+		tasks = append(tasks, judge.Tasks(info, sessions.WholeFields(it))...)
 	}
 	v := tui.Variant{
 		Name:     name,

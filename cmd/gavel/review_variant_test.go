@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -238,5 +239,87 @@ func TestVariantName(t *testing.T) {
 		if got, err := variantName(runs, tc.info); err != nil || got != tc.want {
 			t.Errorf("%v: %q, %v; want %q", tc.info.Params, got, err, tc.want)
 		}
+	}
+}
+
+// A variant made on a reopened review (items holding their row in the
+// session's stored form, own columns elided) reads a dataset field its
+// template names from the whole row: {answer}, also the gold column, is
+// not the stored form's "".
+func TestVariantReadsWholeFields(t *testing.T) {
+	var prompts []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		if json.NewDecoder(r.Body).Decode(&req) != nil {
+			http.NotFound(w, r)
+			return
+		}
+		var p strings.Builder
+		for _, m := range req.Messages {
+			p.WriteString(m.Content + "\n")
+		}
+		mu.Lock()
+		prompts = append(prompts, p.String())
+		mu.Unlock()
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": "c", "object": "chat.completion", "created": 1, "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": "reason: read it.\nresult: YES"}}},
+			"usage": map[string]any{"prompt_tokens": p.Len() / 2, "completion_tokens": 5, "total_tokens": p.Len()/2 + 5},
+		})
+	}))
+	defer srv.Close()
+	ds, err := dataset.LoadBytes("capitals.jsonl", []byte(`{"id":"q1","question":"Capital of France?","answer":"Paris","prediction":"It is Paris."}`+"\n"), dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, err := sessions.OpenReview(filepath.Join(t.TempDir(), "c.gavel"), "tester", ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rv.Store.Close()
+	stored := rv.Items[0]
+	stored.Fields = json.RawMessage(sessions.StoredFieldsEncoder()(&stored))
+	if strings.Contains(string(stored.Fields), "Paris") {
+		t.Fatalf("the stored form keeps the gold text: %s", stored.Fields)
+	}
+	cfg := llm.Config{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m", Concurrency: 1}
+	js, err := resolveJudges([]string{"docqa"}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judges, client, err := js.build(rv.Store.ResponseCache())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := startRun(context.Background(), rv, judges[0], cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(st.Judging)
+	base := judges[0].Info()
+	edited := strings.Replace(base.Definition, "Question: {question}", "FIELD[{answer}] Question: {question}", 1)
+	running := &judgings{}
+	defer running.stop()
+	vs := &variants{ctx: context.Background(), open: func() (*sessions.Review, error) { return rv, nil }, cfg: cfg, running: running, client: client}
+	v, err := vs.variant(tui.VariantRequest{Base: base, Definition: []byte(edited), Items: []judge.Item{stored}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := v.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(run.Run.Judging)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(prompts) != 2 || !strings.Contains(prompts[1], "FIELD[Paris]") {
+		t.Errorf("prompts %q: want the variant's holding FIELD[Paris]", prompts)
 	}
 }
