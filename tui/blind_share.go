@@ -24,23 +24,31 @@ const (
 // is asked on every frame (and by filters for every item), so the answer
 // is kept per item.
 func (w *workspace) blindShared(i int) bool {
-	if w.blindShare <= 0 || i < 0 || i >= len(w.items) {
+	if w.blindShare <= 0 {
 		return false
 	}
-	if len(w.inShare) < len(w.items) {
-		// Items still being read grow the dataset.
-		w.inShare = append(w.inShare, make([]uint8, len(w.items)-len(w.inShare))...)
+	return w.shareOf(&w.inShare, i, blindSalt, w.blindShare)
+}
+
+// shareOf reports whether item i is in the seeded share drawn with salt,
+// keeping the answer per item in cache (items still being read grow it).
+func (w *workspace) shareOf(cache *[]uint8, i int, salt string, share float64) bool {
+	if i < 0 || i >= len(w.items) {
+		return false
 	}
-	switch w.inShare[i] {
+	if len(*cache) < len(w.items) {
+		*cache = append(*cache, make([]uint8, len(w.items)-len(*cache))...)
+	}
+	switch (*cache)[i] {
 	case shareIn:
 		return true
 	case shareOut:
 		return false
 	}
-	in := sessions.InShare(w.seed, blindSalt, w.items[i].ID, w.blindShare)
-	w.inShare[i] = shareOut
+	in := sessions.InShare(w.seed, salt, w.items[i].ID, share)
+	(*cache)[i] = shareOut
 	if in {
-		w.inShare[i] = shareIn
+		(*cache)[i] = shareIn
 	}
 	return in
 }

@@ -239,16 +239,23 @@ func (s *reviewScreen) cantJudge(msg cantJudgeMsg) tea.Cmd {
 		return nil
 	}
 	id := s.items[s.cur].ID
+	retest := s.retesting(s.cur)
 	a := sessions.Action{Kind: sessions.KindCantJudge, ItemID: id, Reason: msg.reason, Note: msg.note, Via: s.provenance()}
 	cmd := s.record([]sessions.Action{a})
 	if cmd != nil {
 		// Logged, not flashed: record's hint ("that was the last item")
 		// says where the screen went.
-		said := "Can't judge " + idText(id) + ": " + reasonText(msg.reason)
+		said := "Can't judge " + idText(id)
+		if retest {
+			said += " (re-test)"
+		}
+		said += ": " + reasonText(msg.reason)
 		if msg.note != "" {
 			said += " — " + SanitizeLine(Clip(msg.note, 512))
 		}
 		s.mention(said + ".")
+		// Hidden from the log while the item is a re-test on screen.
+		s.log.about(id)
 	}
 	return cmd
 }

@@ -29,9 +29,11 @@ func cellFilter(dim judge.Dimension, t render.Target, several bool) filter {
 	if several {
 		name = SanitizeLine(Clip(dim.Name, 32)) + ": " + name
 	}
-	return filter{id: cellFilterID, name: name, offered: notBlind, match: func(w *workspace, i int) bool {
+	// seen: a blind-share or re-test item is hidden among items that are
+	// not, and the cell would tell its verdict.
+	return filter{id: cellFilterID, name: name, offered: notBlind, match: seen(func(w *workspace, i int) bool {
 		return w.inCell(i, t)
-	}}
+	})}
 }
 
 // inCell reports whether an item is behind a figure: on some row of the
@@ -58,12 +60,13 @@ func (w *workspace) inCell(i int, t render.Target) bool {
 
 // humanReference is the humans' value on a row of an item as the
 // statistics read it (sessions/stats, buildHumans): every annotator's
-// current label on the scale — this annotator's and the others' — and
+// current label on the scale — this annotator's and the others', but for
+// an item one of them marked can't judge (see judgement, newOtherLabels) — and
 // the value most of them gave; none when the most common value is tied,
 // as the statistics leave such items out.
 func (w *workspace) humanReference(i int, rw row) (float64, bool) {
 	counts := map[float64]int{}
-	if v, ok := w.label(i, rw); ok && rw.dim.Scale.Valid(v) {
+	if v, ok := w.judgement(i, rw); ok && rw.dim.Scale.Valid(v) {
 		counts[v]++
 	}
 	for _, o := range w.others.on(i) {

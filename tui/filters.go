@@ -36,14 +36,18 @@ var staticFilters = []filter{
 	// test per item (and which grows with the pages of a loading session).
 	{id: "all", name: "all items"},
 	{id: "unreviewed", name: "unreviewed", match: func(w *workspace, i int) bool { return w.applicable[i] && !w.reviewed[i] }},
-	{id: "disagreements", name: "judge ≠ you", match: func(w *workspace, i int) bool { return w.agreement[i] == 0 }},
+	// seen: a re-test keeps its first label's comparison, which the
+	// filter would tell while the re-test is on screen.
+	{id: "disagreements", name: "judge ≠ you", match: seen(func(w *workspace, i int) bool { return w.agreement[i] == 0 })},
 	{id: "judges-differ", name: "judge ≠ judge", match: seen((*workspace).judgesDiffer),
 		offered: func(w *workspace) bool { return len(w.runs) > 1 && !w.blind }},
 	{id: "annotators-differ", name: "annotators disagree", match: seen((*workspace).annotatorsDiffer),
 		offered: func(w *workspace) bool { return w.others.any() && !w.blind }},
 	{id: "low-confidence", name: fmt.Sprintf("confidence < %.0f%%", lowConfidence*100), match: seen((*workspace).lowConfidence)},
-	{id: "errors", name: "parse or API errors", match: (*workspace).hasError},
-	{id: "truncated", name: "truncated prompts", match: (*workspace).hasTruncated,
+	// A failed verdict is a verdict too: on a hidden item, that it
+	// failed (and so is not a YES) is not told either.
+	{id: "errors", name: "parse or API errors", match: seen((*workspace).hasError)},
+	{id: "truncated", name: "truncated prompts", match: seen((*workspace).hasTruncated),
 		offered: func(w *workspace) bool { return w.run() != nil && w.run().nTruncated > 0 }},
 	{id: "judge-top", name: "judge says YES / top score", match: seen(func(w *workspace, i int) bool { return w.judgeAt(i, true) }),
 		offered: scoredNotBlind},
@@ -61,6 +65,15 @@ var staticFilters = []filter{
 // items that are not, and the filter must not tell its verdict either.
 func seen(match func(w *workspace, i int) bool) func(w *workspace, i int) bool {
 	return func(w *workspace, i int) bool { return !w.hidden(i) && match(w, i) }
+}
+
+// decided limits a filter on the person's own first decision on an item
+// (its can't judge, tags, the guidelines its label was made under) to the
+// items that are not a re-test on screen, which hides that decision. It is
+// not seen: the person's own decisions tell nothing of a hidden verdict,
+// so a blind item they tagged is still found by its tag.
+func decided(match func(w *workspace, i int) bool) func(w *workspace, i int) bool {
+	return func(w *workspace, i int) bool { return !w.retesting(i) && match(w, i) }
 }
 
 // notBlind offers a filter only outside blind mode: a filter on the
@@ -155,10 +168,11 @@ func (w *workspace) filters() []filter {
 }
 
 // annotatorsDiffer reports items where the people who labelled them gave
-// different labels on a row of the active judge (this annotator included).
+// different labels on a row of the active judge (this annotator included),
+// leaving out the labels of whoever marked the item can't judge.
 func (w *workspace) annotatorsDiffer(i int) bool {
 	for _, rw := range w.rows(i) {
-		first, has := w.label(i, rw)
+		first, has := w.judgement(i, rw)
 		for _, o := range w.others.on(i) {
 			if o.Criterion != rw.crit || o.Dimension != rw.dim.Name {
 				continue
@@ -204,6 +218,18 @@ func (w *workspace) confidence(i int) (float64, bool) {
 		}
 	}
 	return lowest, has
+}
+
+// rankConfidence is an item's confidence as the least-confident order
+// ranks it: none for an item whose verdict is hidden (blind mode, the
+// blind share, a re-test), so that the order tells nothing of it. Items
+// without a confidence go after the others, in dataset order: a hidden
+// item sits among them wherever its verdict would rank it.
+func (w *workspace) rankConfidence(i int) (float64, bool) {
+	if w.hidden(i) {
+		return 0, false
+	}
+	return w.confidence(i)
 }
 
 func (w *workspace) lowConfidence(i int) bool {
@@ -254,15 +280,15 @@ func (w *workspace) judgeAt(i int, top bool) bool {
 func (w *workspace) decisionFilters() []filter {
 	var out []filter
 	if g := w.guidelines; g != nil && g.Older > 0 {
-		out = append(out, filter{id: "older-guidelines", name: "re-review: older guidelines", match: (*workspace).olderGuidelines})
+		out = append(out, filter{id: "older-guidelines", name: "re-review: older guidelines", match: decided((*workspace).olderGuidelines)})
 	}
-	out = append(out, filter{id: "cant-judge", name: "can't judge", match: func(w *workspace, i int) bool {
+	out = append(out, filter{id: "cant-judge", name: "can't judge", match: decided(func(w *workspace, i int) bool {
 		_, _, ok := w.labels.CantJudge(w.items[i].ID)
 		return ok
-	}})
+	})})
 	for _, tag := range w.tags {
 		out = append(out, filter{id: "tag:" + tag, name: "tag: " + tagText(tag),
-			match: func(w *workspace, i int) bool { return w.labels.HasTag(w.items[i].ID, tag) }})
+			match: decided(func(w *workspace, i int) bool { return w.labels.HasTag(w.items[i].ID, tag) })})
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // guidelinesDialog shows the annotation guidelines (SPEC "Labelling
@@ -17,10 +18,14 @@ type guidelinesDialog struct {
 	title string
 	intro string // said above the text when it opened by itself
 	text  string // sanitised
-	// wrapped caches the lines of the last width drawn: the text may be a
-	// megabyte, and a frame is drawn on every key.
+	// The lines drawn (intro and text wrapped, the first padded) and the
+	// width of the widest, kept for the width and styles they were made
+	// with: the text may be a megabyte, and a frame is drawn on every key,
+	// so a frame only draws the lines in view (box) and measures none.
 	wrapped []string
+	widest  int
 	wrapW   int
+	wrapSt  string // styleMark of the styles they were made with
 	scroller
 }
 
@@ -44,18 +49,34 @@ func (d *guidelinesDialog) update(msg tea.Msg) (tea.Cmd, bool) { return nil, d.s
 
 func (d *guidelinesDialog) overlay(st Styles, width, height int) string {
 	inner := max(min(width, 104)-4, 20)
-	if d.wrapW != inner || d.wrapped == nil {
-		d.wrapped, d.wrapW = d.lines(st, inner), inner
+	if mark := styleMark(st); d.wrapped == nil || d.wrapW != inner || d.wrapSt != mark {
+		d.wrap(st, inner)
+		d.wrapW, d.wrapSt = inner, mark
 	}
-	lines := d.wrapped
+	return d.framedWidest(st, d.title+" · esc closes, j/k scroll", d.wrapped, d.widest, width, height)
+}
+
+// wrap makes the lines drawn at inner cells and measures the widest once.
+func (d *guidelinesDialog) wrap(st Styles, inner int) {
+	var lines []string
 	if d.intro != "" {
-		head := wrapPlain(d.intro, inner)
-		for i, l := range head {
-			head[i] = st.Warning.Render(l)
+		for _, l := range wrapPlain(d.intro, inner) {
+			lines = append(lines, st.Warning.Render(l))
 		}
-		lines = append(append(head, ""), lines...)
+		lines = append(lines, "")
 	}
-	return d.framed(st, d.title+" · esc closes, j/k scroll", padLines(lines, inner), width, height)
+	lines = padLines(append(lines, d.lines(st, inner)...), inner)
+	d.widest = 0
+	for _, l := range lines {
+		d.widest = max(d.widest, ansi.StringWidth(l))
+	}
+	d.wrapped = lines
+}
+
+// styleMark tells styles apart for a cache of lines rendered with them:
+// the terminal's background, learnt after the first frame, changes them.
+func styleMark(st Styles) string {
+	return st.Warning.Render("x") + st.Strong.Render("x") + st.Muted.Render("x")
 }
 
 // lines wraps the text to inner cells, each line on its own so that

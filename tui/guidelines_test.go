@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gavel-dev/gavel/sessions"
 )
@@ -125,5 +126,40 @@ func TestOlderGuidelinesFilter(t *testing.T) {
 		if f.id == "older-guidelines" {
 			t.Error(`"re-review: older guidelines" offered with no older label`)
 		}
+	}
+}
+
+// A long guidelines file scrolls without measuring it again: the lines and
+// the widest one's width are kept with the wrapping, and a frame draws only
+// the lines in view. At 1 MB a scroll key's frame took ~35 ms (every
+// line's width measured), now well under a tenth of the first frame,
+// which wraps the text. Relative, so that a slow machine does not fail it.
+func TestLongGuidelinesScrollCheaply(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Rules\n")
+	for b.Len() < guidelinesBytes-200 {
+		b.WriteString("- a rule of the guidelines that is long enough to wrap at eighty columns on the screen, and then some\n")
+	}
+	g := &Guidelines{ID: 1, Path: "g.md", Text: b.String(), First: true}
+	m := decisionModel(t, &fakeStore{}, testItems(2), 80, 24, func(o *Options) { o.Guidelines = g })
+	start := time.Now()
+	first := plain(m)
+	firstTook := time.Since(start)
+	if !strings.Contains(first, "New guidelines for this session") || !strings.Contains(first, "# Rules") {
+		t.Fatalf("the guidelines at open:\n%s", first)
+	}
+	const keys = 20
+	start = time.Now()
+	for range keys {
+		m = press(t, m, "j")
+		_ = m.View()
+	}
+	if each := time.Since(start) / keys; each > firstTook/10 {
+		t.Errorf("a scroll key's frame took %v, the first frame %v: the text is measured again on each", each, firstTook)
+	}
+	m = press(t, m, "G")
+	screenHas(t, m, 80, 24, "and then some")
+	if s := plain(m); strings.Contains(s, "# Rules") {
+		t.Errorf("G did not scroll to the end:\n%s", s)
 	}
 }

@@ -154,10 +154,12 @@ func (s *reviewScreen) accept() tea.Cmd {
 		}
 		return nil
 	}
+	item := s.cur // record moves on
 	cmd := s.record(acts)
 	if missing > 0 && cmd != nil {
 		s.warn(fmt.Sprintf("Accepted %d on %s; %d have no usable verdict and still need your label.",
-			len(acts), idText(s.items[s.cur].ID), missing))
+			len(acts), idText(s.items[item].ID), missing))
+		s.log.about(s.items[item].ID)
 	}
 	return cmd
 }
@@ -197,6 +199,7 @@ func (s *reviewScreen) record(acts []sessions.Action) tea.Cmd {
 		s.fail("Not labelled: " + SanitizeLine(err.Error()))
 		return nil
 	}
+	s.labelsGen++
 	s.refresh(item)
 	cmd := s.push(saveOp{item: item, acts: acts})
 	switch {
@@ -224,7 +227,7 @@ func (s *reviewScreen) record(acts []sessions.Action) tea.Cmd {
 
 // viaRetest is a re-test's provenance: it was reached by the re-test
 // schedule, not by the filter or order in force.
-const viaRetest = "retest"
+const viaRetest = sessions.ViaRetest
 
 // undo reverts the latest group of actions and shows its item.
 func (s *reviewScreen) undo() tea.Cmd {
@@ -234,6 +237,7 @@ func (s *reviewScreen) undo() tea.Cmd {
 		s.hint("Nothing to undo.")
 		return nil
 	}
+	s.labelsGen++
 	item, ok := s.index.at(keys[0].ItemID)
 	if !ok {
 		// A label made before the dataset changed, on an item it no
@@ -285,6 +289,7 @@ func (m *Model) saveNote(msg noteMsg) tea.Cmd {
 	} else {
 		m.tell(fmt.Sprintf("Note on %s%s: %s", idText(id), later, SanitizeLine(text)))
 	}
+	m.log.about(id) // the note's text: hidden while the item is a re-test on screen
 	return m.push(saveOp{item: msg.item, acts: acts})
 }
 

@@ -127,13 +127,18 @@ func (s *listScreen) view(width, height int) string {
 	}
 	cursor := max(min(s.cursor, n-1), 0)
 	first := max(min(cursor-rows/2, n-rows), 0)
-	for p := first; p < min(first+rows, n); p++ {
+	last := min(first+rows, n)
+	for p := first; p < last; p++ {
 		line := s.row(s.sel.items[p], inner)
 		if p == cursor {
 			line = st.TitleFocus.Render("▸ ") + line[len("  "):]
 		}
 		lines = append(lines, line)
 	}
+	// The rows drawn show the person's labels: an item among them due for
+	// a re-test is not re-tested in this sitting (retest.go). The re-test
+	// on screen is drawn hidden and stays one.
+	s.shownWhileDue(s.sel.items[first:last]...)
 	return box(st, title, lines, 0, width, height, true)
 }
 

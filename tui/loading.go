@@ -22,6 +22,9 @@ type itemLoad struct {
 	total  int              // the session's item count, for the header
 	others []sessions.Label // placed once every item has its position
 	start  int              // the item the screen opened on
+	// othersCantJudge are the other annotators' can't-judges, placed
+	// with others.
+	othersCantJudge []sessions.CantJudge
 }
 
 // loading reports whether items are still being read.
@@ -110,8 +113,8 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 		return readItems(w.load.more)
 	}
 	w.load.more = nil
-	w.others = newOtherLabels(w.load.others, w.index)
-	w.load.others = nil
+	w.others = newOtherLabels(w.load.others, w.load.othersCantJudge, w.index)
+	w.load.others, w.load.othersCantJudge = nil, nil
 	if w.cur == w.load.start {
 		// The person has not moved: resume at the first unreviewed
 		// item of the whole dataset, as a fully read session does.

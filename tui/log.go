@@ -16,6 +16,11 @@ type logEntry struct {
 	at   time.Time
 	sev  severity
 	text string
+	// about is the item whose own decision the message tells (a note, a
+	// tag, a can't judge, an accept), "" for any other: the log hides it
+	// while that item is a re-test on screen, which must not show what the
+	// person decided the first time.
+	about string
 }
 
 // messageLog keeps everything the screen has said that matters (how the
@@ -45,6 +50,14 @@ func (l *messageLog) add(sev severity, text string) {
 		l.read = max(l.read-over, 0)
 	}
 	l.flash, l.flashSev, l.flashKept = text, sev, true
+}
+
+// about marks the latest message as telling the person's own decision on
+// the item with id (see logEntry.about).
+func (l *messageLog) about(id string) {
+	if n := len(l.entries); n > 0 {
+		l.entries[n-1].about = id
+	}
 }
 
 // unread counts the messages not yet seen in the log.

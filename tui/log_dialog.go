@@ -11,13 +11,18 @@ import (
 // logDialog shows the message log, newest last, each message whole.
 type logDialog struct {
 	log *messageLog
+	// hide is the id of the item on screen as a re-test ("" when none):
+	// the messages about it (its first note, tags, can't judge) are left
+	// out. The dialog is modal, so the re-test stays the same while open.
+	hide string
 	scroller
 }
 
-// newLogDialog opens the log at its end and marks every message read.
-func newLogDialog(l *messageLog) *logDialog {
+// newLogDialog opens the log at its end and marks every message read;
+// the messages about item hide are left out (see logDialog.hide).
+func newLogDialog(l *messageLog, hide string) *logDialog {
 	l.read = len(l.entries)
-	return &logDialog{log: l, scroller: scroller{keys: defaultOverlayKeys("m", "q"), offset: endOfPane}}
+	return &logDialog{log: l, hide: hide, scroller: scroller{keys: defaultOverlayKeys("m", "q"), offset: endOfPane}}
 }
 
 func (d *logDialog) update(msg tea.Msg) (tea.Cmd, bool) { return nil, d.scroll(msg) }
@@ -29,6 +34,9 @@ func (d *logDialog) overlay(st Styles, width, height int) string {
 		lines = []string{st.Muted.Render("Nothing said yet.")}
 	}
 	for _, e := range d.log.entries {
+		if d.hide != "" && e.about == d.hide {
+			continue
+		}
 		mark, style := "·", st.KeyDesc
 		switch e.sev {
 		case sevWarning:
@@ -43,6 +51,12 @@ func (d *logDialog) overlay(st Styles, width, height int) string {
 			} else {
 				lines = append(lines, "           "+l)
 			}
+		}
+	}
+	if d.hide != "" {
+		// Said whether or not there were any, so that it tells nothing.
+		for _, l := range wrapPlain("Messages about the item being re-tested are hidden until it is decided.", inner) {
+			lines = append(lines, st.Muted.Render(l))
 		}
 	}
 	lines = padLines(lines, inner)

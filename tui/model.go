@@ -35,6 +35,11 @@ type Options struct {
 	// Others are the current labels of every other annotator of the
 	// session (imported ones included), shown beside the verdict.
 	Others []sessions.Label
+	// OthersCantJudge are the other annotators' current can't-judges
+	// (sessions.Store.CantJudges without this annotator's): their labels
+	// on those items are left out wherever the screen shows or compares
+	// other people's labels, as every agreement figure leaves them out.
+	OthersCantJudge []sessions.CantJudge
 	// Notices are what the message log says when the screen opens (how
 	// the dataset was mapped, rows skipped, a changed dataset…); the last
 	// one also shows on the hint line.
@@ -196,9 +201,9 @@ func New(o Options) *Model {
 	w.labels = sessions.ReplayLabels(o.History)
 	if w.loading() {
 		// Placed once every item has its position (gotItems).
-		w.load.others = o.Others
+		w.load.others, w.load.othersCantJudge = o.Others, o.OthersCantJudge
 	} else {
-		w.others = newOtherLabels(o.Others, w.index)
+		w.others = newOtherLabels(o.Others, o.OthersCantJudge, w.index)
 	}
 	w.save.pending = map[int]int{}
 	var notices []string

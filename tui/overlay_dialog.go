@@ -61,11 +61,19 @@ func (s *scroller) bindings() []key.Binding {
 // widest line (up to the terminal) and as tall as the lines (likewise),
 // scrolled to the offset, which is kept within the text.
 func (s *scroller) framed(st Styles, title string, lines []string, width, height int) string {
-	w := 0
+	widest := 0
 	for _, l := range lines {
-		w = max(w, ansi.StringWidth(l))
+		widest = max(widest, ansi.StringWidth(l))
 	}
-	w = min(max(w+4, 30), width)
+	return s.framedWidest(st, title, lines, widest, width, height)
+}
+
+// framedWidest is framed given the width of the widest line, for an
+// overlay that keeps it with its lines: measuring every line of a long
+// text on every frame costs more than drawing the lines in view (box draws
+// only those).
+func (s *scroller) framedWidest(st Styles, title string, lines []string, widest, width, height int) string {
+	w := min(max(widest+4, 30), width)
 	h := min(len(lines)+2, height)
 	s.page = h - 2
 	s.offset = clampOffset(s.offset, len(lines), h-2)

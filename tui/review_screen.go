@@ -54,6 +54,11 @@ func (s *reviewScreen) follow() {
 		if s.retest.on && s.retest.item != s.cur {
 			s.retest = retestState{}
 		}
+		// Shown with its first label and verdict: a due re-test of it
+		// would no longer be blind (retest.go).
+		if s.hasItem() {
+			s.shownWhileDue(s.cur)
+		}
 	}
 	if s.item != s.cur && s.hasItem() {
 		// The item on screen is judged ahead of the queue, by every judge
@@ -212,6 +217,10 @@ func (s *reviewScreen) labelKey(msg tea.KeyPressMsg) action {
 		return act(s.accept())
 	case key.Matches(msg, k.Undo):
 		return act(s.undo())
+	case key.Matches(msg, k.Note) && s.retesting(s.cur):
+		// The dialog would open on the first note, and saving there
+		// would replace it with a note made blind.
+		s.refuse("A re-test hides what you decided the first time, your note included: write the note once it is decided (→ leaves it for later).")
 	case key.Matches(msg, k.Note):
 		return action{open: newNoteDialog(s.cur, s.items[s.cur].ID, s.note(s.cur), s.width)}
 	case key.Matches(msg, k.Rejudge):

@@ -62,7 +62,7 @@ func (w *workspace) setSelection(items []int) {
 	if w.sel.order == orderLeastConfident {
 		conf, has := make([]float64, len(items)), make([]bool, len(items))
 		for k, i := range items {
-			conf[k], has[k] = w.confidence(i)
+			conf[k], has[k] = w.rankConfidence(i)
 		}
 		items = orderItems(items, conf, has, w.sel.order, len(w.items))
 	} else {

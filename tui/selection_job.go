@@ -114,7 +114,7 @@ func (w *workspace) selectStep(gen int) tea.Cmd {
 		if j.all || j.filter.match == nil || j.filter.match(w, i) {
 			j.items = append(j.items, i)
 			if j.order == orderLeastConfident {
-				c, ok := w.confidence(i)
+				c, ok := w.rankConfidence(i)
 				j.conf, j.has = append(j.conf, c), append(j.has, ok)
 			}
 		}

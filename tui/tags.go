@@ -269,6 +269,7 @@ func (m *Model) toggleTag(msg tagMsg) tea.Cmd {
 		said = "Tag " + tagText(msg.tag) + " taken off " + idText(id)
 	}
 	m.mention(said + ".")
+	m.log.about(id) // hidden from the log while the item is a re-test on screen
 	return m.push(saveOp{item: msg.item, acts: acts})
 }
 

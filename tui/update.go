@@ -141,7 +141,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.openDialog(newHelpDialog(m.current(), k, m.about))
 		return nil
 	case key.Matches(msg, k.Log):
-		m.openDialog(newLogDialog(&m.log))
+		m.openDialog(newLogDialog(&m.log, m.retestID()))
 		return nil
 	case m.waitForItems(msg):
 		return nil

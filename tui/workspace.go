@@ -60,8 +60,14 @@ type workspace struct {
 	seed        int64
 	inShare     []uint8 // per item: 0 not yet known, shareIn, shareOut
 	retest      retestState
-	clock       func() time.Time
-	appeared    time.Time
+	inRetest    []uint8         // per item: in the re-test share, as inShare
+	shownDue    map[string]bool // shown while due: no re-test this sitting
+	dueMemo     dueMemo
+	// labelsGen counts the changes of the person's labels (a decision,
+	// an undo), for what is derived from them and kept (dueMemo).
+	labelsGen int
+	clock     func() time.Time
+	appeared  time.Time
 
 	save   saveQueue
 	log    messageLog
@@ -166,6 +172,15 @@ func (w *workspace) refresh(i int) {
 			agree = agree && j == h
 		}
 	}
+	if !reviewed {
+		// A row labelled on an item not yet reviewed is not compared: on
+		// a hidden item (blind mode, the blind share) the status line's
+		// count and the "judge ≠ you" filter would tell its verdict row
+		// by row. Every item is compared once reviewed, hidden or not:
+		// none is hidden then but a re-test, which keeps its first
+		// label's comparison (the filters on it leave it out, see seen).
+		compared = false
+	}
 	w.reviewed[i] = reviewed
 	w.agreement[i] = -1
 	if compared {
@@ -196,6 +211,16 @@ func (w *workspace) label(item int, rw row) (float64, bool) {
 		return w.labels.RetestLabel(w.key(item, rw))
 	}
 	return w.labels.Label(w.key(item, rw))
+}
+
+// judgement is the person's label on a row of an item as agreement
+// between people counts it: as label gives it, and none on an item the
+// person marked can't judge (every agreement figure leaves it out).
+func (w *workspace) judgement(item int, rw row) (float64, bool) {
+	if _, _, cj := w.labels.CantJudge(w.items[item].ID); cj {
+		return 0, false
+	}
+	return w.label(item, rw)
 }
 
 // key names a row of an item in the label state.
