@@ -201,6 +201,10 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 	if err != nil {
 		return err
 	}
+	othersCantJudge, err := cantJudgesExcept(rv.Store, o.annotator)
+	if err != nil {
+		return err
+	}
 	var health func() string // only LLM judges have a server to watch
 	if client != nil {
 		health = func() string { return client.Health().String() }
@@ -224,6 +228,9 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 		ItemCount:    rv.Info.Items,
 		Checks:       append(fileChecks(rv, ds), serverCheck(ctx, client)),
 	}
+	// Their labels on those items are left out of agreement between people
+	// on the screen, as the statistics leave them out.
+	opts.OthersCantJudge = othersCantJudge
 	if err := o.label.options(rv.Store, o.annotator, &opts); err != nil {
 		return err
 	}
@@ -236,6 +243,21 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 	cancel()
 	running.stop()
 	return finalReport(e, final, o.session)
+}
+
+// cantJudgesExcept returns every other annotator's current can't-judges.
+func cantJudgesExcept(s *sessions.Store, annotator string) ([]sessions.CantJudge, error) {
+	all, err := s.CantJudges("")
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, c := range all {
+		if c.Annotator != annotator {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // finalReport says what was saved when the screen closes: an error when
