@@ -47,13 +47,15 @@ const (
 var CantJudgeReasons = []string{ReasonGoldWrong, ReasonAmbiguous, ReasonUnreadable, ReasonOther}
 
 // Visibility says whether the judge's verdict was on screen when a
-// decision was made (the anchoring check compares blind and shown).
+// decision was made (the anchoring check compares blind and shown); with
+// ShownVerdict, Action.ShownRun names the run whose verdict it was.
 type Visibility int8
 
 const (
-	// ShownUnknown: not recorded (actions before schema v8, imports).
+	// ShownUnknown: not recorded (actions before schema v8, imports,
+	// gavel label), or a verdict shown whose run is not known.
 	ShownUnknown Visibility = iota
-	// ShownVerdict: the verdict was visible.
+	// ShownVerdict: the verdict of run ShownRun was visible.
 	ShownVerdict
 	// ShownBlind: the verdict was hidden (blind mode, a blind share, a
 	// re-test).
@@ -90,8 +92,13 @@ type Action struct {
 	// Guidelines is the id of the guidelines version on screen when the
 	// decision was made (Store.AddGuidelines), 0 for none.
 	Guidelines int64
-	// Shown says whether the judge's verdict was visible.
-	Shown Visibility
+	// Shown says whether the judge's verdict was visible, and ShownRun,
+	// with ShownVerdict only, which run's (its id in the session): the
+	// anchoring check compares the person with that judge alone. A
+	// caller that showed a verdict but cannot name its run records
+	// ShownUnknown, never a guess.
+	Shown    Visibility
+	ShownRun int64
 	// Retest marks a re-test: the item shown again, blind, to the person
 	// who labelled it. A re-test never replaces the first label.
 	Retest bool
@@ -159,6 +166,15 @@ func checkAction(a Action) error {
 	if a.Shown < ShownUnknown || a.Shown > ShownBlind {
 		return fmt.Errorf("item %q: unknown visibility %d", a.ItemID, a.Shown)
 	}
+	// actions.shown holds the run's id, 0 for hidden and NULL for
+	// unknown: "shown, run unknown" has no value there, and a decision
+	// whose judge is not known cannot be compared with the judge it saw.
+	if a.Shown == ShownVerdict && a.ShownRun <= 0 {
+		return fmt.Errorf("item %q: a decision made with the verdict shown names the run shown (ShownRun); record ShownUnknown when it is not known", a.ItemID)
+	}
+	if a.Shown != ShownVerdict && a.ShownRun != 0 {
+		return fmt.Errorf("item %q: only a decision made with the verdict shown names a run shown", a.ItemID)
+	}
 	return nil
 }
 
@@ -205,7 +221,7 @@ func insertAction(w *actionWriter, a Action) (int64, error) {
 		value = a.Value
 	}
 	res, err := w.stmt.Exec(a.Group, string(a.Kind), a.ItemID, a.Criterion, a.Dimension, value, a.Note, a.Via, a.Annotator, stamp(a.At), undoes,
-		nullText(a.Reason), nullText(a.Tag), nullID(a.Guidelines), shownColumn(a.Shown), a.Retest, nullStamp(a.Appeared), nullText(a.Sitting))
+		nullText(a.Reason), nullText(a.Tag), nullID(a.Guidelines), shownColumn(a.Shown, a.ShownRun), a.Retest, nullStamp(a.Appeared), nullText(a.Sitting))
 	if err != nil {
 		return 0, err
 	}
@@ -292,7 +308,7 @@ func scanActions(tx *sql.Tx, rows *sql.Rows) ([]Action, error) {
 		}
 		a.Kind, a.Undoes = ActionKind(kind), undoes.Int64
 		a.Reason, a.Tag, a.Guidelines, a.Sitting = reason.String, tag.String, guidelines.Int64, sitting.String
-		a.Shown = shownFromColumn(shown)
+		a.Shown, a.ShownRun = shownFromColumn(shown), shownRunFromColumn(shown)
 		if appeared.Valid {
 			t, err := parseStamp(appeared.String)
 			if err != nil {
@@ -365,23 +381,34 @@ func nullStamp(t time.Time) any {
 	return stamp(t)
 }
 
-// shownColumn is actions.shown: 1 shown, 0 blind, NULL unknown.
-func shownColumn(v Visibility) any {
-	switch v {
-	case ShownVerdict:
-		return 1
-	case ShownBlind:
+// shownColumn is actions.shown: the id of the run shown, 0 blind, NULL
+// unknown (a verdict shown without its run included).
+func shownColumn(v Visibility, run int64) any {
+	switch {
+	case v == ShownVerdict && run > 0:
+		return run
+	case v == ShownBlind:
 		return 0
 	}
 	return nil
 }
 
+// shownFromColumn is the visibility actions.shown records: NULL unknown,
+// 0 blind, a run's id shown.
 func shownFromColumn(n sql.NullInt64) Visibility {
 	switch {
-	case !n.Valid:
+	case !n.Valid || n.Int64 < 0:
 		return ShownUnknown
-	case n.Int64 == 1:
+	case n.Int64 > 0:
 		return ShownVerdict
 	}
 	return ShownBlind
+}
+
+// shownRunFromColumn is the run actions.shown names, 0 for none.
+func shownRunFromColumn(n sql.NullInt64) int64 {
+	if n.Valid && n.Int64 > 0 {
+		return n.Int64
+	}
+	return 0
 }

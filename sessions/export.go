@@ -76,8 +76,8 @@ type ExportSummary struct {
 //	label_via:ANNOTATOR              how they reached the item (order, random, filter:NAME, script, imported)
 //	note:ANNOTATOR                   their note
 //	label_guidelines:ANNOTATOR …     the labelling record, for annotators who have one:
-//	                                 guidelines version and visibility of the latest label,
-//	                                 re-tests, can't judge with its reason, failure tags
+//	                                 guidelines version, visibility and run shown of the
+//	                                 latest label, re-tests, can't judge with its reason, failure tags
 //	                                 (see export_labelling.go)
 //	fields                           the original row, every field it had
 //
@@ -168,6 +168,9 @@ type exportTable struct {
 	// labelMeta is each current label's guidelines version and
 	// visibility, by action id (only labels that record one).
 	labelMeta map[int64]labelMeta
+	// runNames names every run of the session (RunNames), for the run
+	// shown, which --runs may have left out of the verdict columns.
+	runNames map[int64]string
 }
 
 // exportRun is a run's current verdicts, by item.
@@ -215,6 +218,7 @@ func (s *Store) exportTable() (*exportTable, error) {
 		return nil, err
 	}
 	names := RunNames(runs)
+	t.runNames = names
 	for _, r := range runs {
 		vs, err := s.Verdicts(r.ID)
 		if err != nil {

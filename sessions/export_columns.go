@@ -42,6 +42,7 @@ const (
 	// annotators who have one.
 	prefixLabelGuidelines = "label_guidelines:" // label_guidelines:<annotator>
 	prefixLabelShown      = "label_shown:"      // label_shown:<annotator>
+	prefixLabelShownRun   = "label_shown_run:"  // label_shown_run:<annotator>
 	prefixRetest          = "retest:"           // retest:<annotator>:<dimension>
 	prefixCantJudge       = "cant_judge:"       // cant_judge:<annotator>
 	prefixCantJudgeNote   = "cant_judge_note:"  // cant_judge_note:<annotator>
@@ -91,7 +92,7 @@ func parseExportColumn(name string) (exportColumn, bool) {
 	}
 	// prefixWithheld before prefixConfidence: the one begins with the other.
 	for _, p := range []string{prefixStatus, prefixReason, prefixError, prefixWithheld, prefixConfidence, prefixSwappedStatus, prefixVia, prefixNote,
-		prefixLabelGuidelines, prefixLabelShown, prefixCantJudge, prefixCantJudgeNote, prefixTags} {
+		prefixLabelGuidelines, prefixLabelShown, prefixLabelShownRun, prefixCantJudge, prefixCantJudgeNote, prefixTags} {
 		if strings.HasPrefix(name, p) {
 			owner := name[len(p):]
 			return exportColumn{kind: p, owner: owner}, owner != ""

@@ -16,6 +16,8 @@ import (
 //	                            was made under (the session's version number)
 //	label_shown:ANNOTATOR       whether the judge's verdict was on screen then:
 //	                            shown or blind (empty: not recorded)
+//	label_shown_run:ANNOTATOR   which run's verdict was on screen (its name, as the
+//	                            verdict columns name it), beside shown
 //	retest:ANNOTATOR:DIMENSION  the re-test label (the item shown again, blind), like labels
 //	cant_judge:ANNOTATOR        the reason the item cannot be judged: gold-wrong,
 //	                            ambiguous, unreadable or other
@@ -28,22 +30,24 @@ const (
 	exportBlind = "blind"
 )
 
-// labelMeta is the guidelines version and visibility of a label's action.
+// labelMeta is the guidelines version and visibility of a label's action,
+// and the run shown.
 type labelMeta struct {
 	guidelines int64
 	shown      Visibility
+	shownRun   int64
 }
 
 // exportLabelling is an annotator's labelling columns, by item.
 type exportLabelling struct {
 	// guidelines and shown: some current label of the annotator records
-	// one (the columns are written).
-	guidelines, shown bool
-	retestDims        []string
-	retests           map[string][]Label
-	cantJudge         map[string]CantJudge
-	cantNote          bool // some can't-judge has a note
-	tags              map[string][]string
+	// one (the columns are written); shownRun: some records a run shown.
+	guidelines, shown, shownRun bool
+	retestDims                  []string
+	retests                     map[string][]Label
+	cantJudge                   map[string]CantJudge
+	cantNote                    bool // some can't-judge has a note
+	tags                        map[string][]string
 }
 
 // readLabelling reads the labelling columns of every annotator, and the
@@ -74,10 +78,11 @@ func (s *Store) readLabelling() (map[string]*exportLabelling, map[int64]labelMet
 				rows.Close()
 				return err
 			}
-			meta[id] = labelMeta{guidelines: g.Int64, shown: shownFromColumn(shown)}
+			meta[id] = labelMeta{guidelines: g.Int64, shown: shownFromColumn(shown), shownRun: shownRunFromColumn(shown)}
 			l := of(annotator)
 			l.guidelines = l.guidelines || g.Valid
 			l.shown = l.shown || shown.Valid
+			l.shownRun = l.shownRun || shownRunFromColumn(shown) > 0
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -159,6 +164,9 @@ func (a exportAnnotator) labellingColumns() []string {
 	if l.shown {
 		cols = append(cols, prefixLabelShown+a.name)
 	}
+	if l.shownRun {
+		cols = append(cols, prefixLabelShownRun+a.name)
+	}
 	for _, d := range l.retestDims {
 		cols = append(cols, prefixRetest+a.name+":"+d)
 	}
@@ -209,6 +217,15 @@ func (a exportAnnotator) labellingCells(t *exportTable, it judge.Item) []any {
 				v = exportBlind
 			}
 			out = append(out, v)
+		}
+		if l.shownRun {
+			var run any
+			if latest > 0 && m.shown == ShownVerdict {
+				if name, ok := t.runNames[m.shownRun]; ok {
+					run = name
+				}
+			}
+			out = append(out, run)
 		}
 	}
 	for _, d := range l.retestDims {

@@ -213,6 +213,11 @@ func ImportDatasetWith(s *Store, ds *dataset.Dataset, o ImportOptions) (ImportSu
 		}
 		sum.Runs = append(sum.Runs, ir)
 	}
+	if plan.exported {
+		if err := plan.nameRuns(s); err != nil {
+			return sum, err
+		}
+	}
 	for _, a := range plan.annotators {
 		ia, err := s.importAnnotator(a)
 		if err != nil {
@@ -227,6 +232,37 @@ func ImportDatasetWith(s *Store, ds *dataset.Dataset, o ImportOptions) (ImportSu
 type importPlan struct {
 	runs       []*plannedRun
 	annotators []*plannedAnnotator
+	// exported is set when the file is an export, whose labels may name
+	// the run shown (label_shown_run); runIDs then gives the session id
+	// of a run by the name the export gives it, once the runs are written
+	// (nameRuns).
+	exported bool
+	runIDs   map[string]int64
+}
+
+// nameRuns maps the names an export gives runs to the session's ids: the
+// file's runs as importRun wrote them, then the session's other runs by
+// RunNames (a run an export left out of its verdict columns).
+func (p *importPlan) nameRuns(s *Store) error {
+	runs, err := s.Runs()
+	if err != nil {
+		return err
+	}
+	p.runIDs = map[string]int64{}
+	for id, name := range RunNames(runs) {
+		p.runIDs[name] = id
+	}
+	for _, r := range p.runs {
+		if r.id != 0 {
+			p.runIDs[r.column] = r.id
+		}
+	}
+	return nil
+}
+
+// runID is the session id of the run an export names, 0 when none.
+func (p *importPlan) runID(name string) int64 {
+	return p.runIDs[name]
 }
 
 // plannedRun is a run and the verdicts an import brings for it, in both
@@ -244,6 +280,8 @@ type plannedRun struct {
 	// order.
 	verdicts iter.Seq[judge.Verdict]
 	swapped  bool
+	// id is the run's id in the session, once importRun has written it.
+	id int64
 }
 
 // plannedAnnotator is an annotator and the labels and notes an import
@@ -401,6 +439,7 @@ func (s *Store) importRun(p *plannedRun) (ImportedRun, error) {
 	if err != nil {
 		return out, err
 	}
+	p.id = run.ID
 	out.Name = RunLabel(run)
 	current, err := s.Verdicts(run.ID)
 	if err != nil {

@@ -174,8 +174,9 @@ func (p *importPlan) addExported(items []judge.Item, rows []bool, file string, s
 	for _, name := range runOrder {
 		p.runs = append(p.runs, exportedRun(name, dimOrder[name], dimScale, perCriterion[name], exp, file))
 	}
+	p.exported = true
 	for _, name := range annOrder {
-		p.annotators = append(p.annotators, exportedAnnotator(name, exp, dimScale))
+		p.annotators = append(p.annotators, exportedAnnotator(name, exp, dimScale, p.runID))
 	}
 }
 
@@ -348,11 +349,17 @@ func exportedValues(v judge.Verdict, dims []judge.Dimension, text func(dim strin
 
 // exportedAnnotator plans the labels and notes of an annotator of an
 // exported file; a label whose dimension has no scale, or off it, is
-// counted as unreadable.
-func exportedAnnotator(name string, rows []exportedRow, dimScale map[string]judge.Scale) *plannedAnnotator {
+// counted as unreadable. runID gives the session id of the run a label
+// was shown with (label_shown_run), when its groups are read: a label
+// shown with a run it cannot name is recorded with the visibility
+// unknown, as a decision whose judge is not known.
+func exportedAnnotator(name string, rows []exportedRow, dimScale map[string]judge.Scale, runID func(string) int64) *plannedAnnotator {
 	a := &plannedAnnotator{name: name, column: prefixLabel + name}
 	groups := map[string][]Action{}
 	var order []string // item ids in dataset order
+	// shownRun names, per item whose labels were made with the verdict
+	// shown, the run shown (label_shown_run; "" when not said).
+	shownRun := map[string]string{}
 	add := func(itemID string, act Action) {
 		if _, seen := groups[itemID]; !seen {
 			order = append(order, itemID)
@@ -365,6 +372,9 @@ func exportedAnnotator(name string, rows []exportedRow, dimScale map[string]judg
 			via = ViaImported
 		}
 		shown := exportedShown(row.cells[exportColumn{kind: prefixLabelShown, owner: name}].at(0))
+		if shown == ShownVerdict {
+			shownRun[row.item.ID] = strings.TrimSpace(row.cells[exportColumn{kind: prefixLabelShownRun, owner: name}].at(0))
+		}
 		for c, cl := range row.cells {
 			if (c.kind != prefixLabel && c.kind != prefixRetest) || c.owner != name {
 				continue
@@ -399,8 +409,27 @@ func exportedAnnotator(name string, rows []exportedRow, dimScale map[string]judg
 	unreadable, first := a.unreadable, a.firstUnreadable
 	a.groups = func(yield func([]Action) bool) {
 		a.unreadable, a.firstUnreadable = unreadable, first
+		var buf []Action
 		for _, id := range order {
-			if !yield(groups[id]) {
+			g := groups[id]
+			if name, ok := shownRun[id]; ok {
+				// The run's id is known once the runs are written.
+				run := int64(0)
+				if name != "" {
+					run = runID(name)
+				}
+				buf = append(buf[:0], g...)
+				for i := range buf {
+					if buf[i].Shown != ShownVerdict {
+						continue
+					}
+					if buf[i].ShownRun = run; run == 0 {
+						buf[i].Shown = ShownUnknown
+					}
+				}
+				g = buf
+			}
+			if !yield(g) {
 				return
 			}
 		}

@@ -9,7 +9,8 @@ import (
 // What an import of an export brings back of SPEC "Labelling well"
 // (export_labelling.go writes it): each annotator's re-test labels, their
 // can't-judge with its reason and note, their failure tags, and whether
-// the verdict was on screen for their labels. The guidelines version is
+// the verdict was on screen for their labels and whose (label_shown_run,
+// a run's name, given that run's id in this session). The guidelines version is
 // a number that means something only in the session it came from, so it
 // is left out.
 

@@ -283,5 +283,5 @@ func (w *groupWriter) addLabelling(id int64, a Action) error {
 		}
 	}
 	return w.labelling.add(id, w.group, string(a.Kind), a.ItemID, a.Criterion, a.Dimension, value, a.Note, a.Via, w.annotator, w.at,
-		nullText(a.Reason), nullText(a.Tag), nullID(a.Guidelines), shownColumn(a.Shown), a.Retest, nullStamp(a.Appeared), nullText(a.Sitting))
+		nullText(a.Reason), nullText(a.Tag), nullID(a.Guidelines), shownColumn(a.Shown, a.ShownRun), a.Retest, nullStamp(a.Appeared), nullText(a.Sitting))
 }

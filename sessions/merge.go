@@ -116,7 +116,8 @@ func Merge(out string, inputs []string) (sum MergeSummary, err error) {
 			return sum, fmt.Errorf("%s: %w", in.path, err)
 		}
 	}
-	if err := mergeVerdicts(dst, ins, &sum); err != nil {
+	runs, err := mergeVerdicts(dst, ins, &sum)
+	if err != nil {
 		return sum, err
 	}
 	guidelines, err := mergeGuidelines(dst, ins)
@@ -126,7 +127,7 @@ func Merge(out string, inputs []string) (sum MergeSummary, err error) {
 	if err := mergeTags(dst, ins); err != nil {
 		return sum, err
 	}
-	if err := mergeActions(dst, ins, guidelines, &sum); err != nil {
+	if err := mergeActions(dst, ins, guidelines, runs, &sum); err != nil {
 		return sum, err
 	}
 	sum.Annotators, err = dst.Annotators()
@@ -220,8 +221,23 @@ type taggedVerdict struct {
 	input int
 }
 
-// mergeVerdicts copies every run and verdict into dst, dropping repeats.
-func mergeVerdicts(dst *Store, ins []*mergeInput, sum *MergeSummary) error {
+// mergedRuns is how the runs of every input map into the merged session.
+type mergedRuns struct {
+	ids []map[int64]int64 // per input: its run id -> the merged id
+	key map[int64]string  // merged id -> run key
+}
+
+// newID returns the merged id of run id of input i, 0 for none.
+func (m mergedRuns) newID(i int, id int64) int64 {
+	if id == 0 {
+		return 0
+	}
+	return m.ids[i][id]
+}
+
+// mergeVerdicts copies every run and verdict into dst, dropping repeats,
+// and says how each input's runs map into dst.
+func mergeVerdicts(dst *Store, ins []*mergeInput, sum *MergeSummary) (mergedRuns, error) {
 	type merged struct {
 		run  Run
 		vs   []taggedVerdict
@@ -229,25 +245,29 @@ func mergeVerdicts(dst *Store, ins []*mergeInput, sum *MergeSummary) error {
 	}
 	byKey := map[string]*merged{}
 	var order []string
+	ids := mergedRuns{ids: make([]map[int64]int64, len(ins)), key: map[int64]string{}}
 	for i, in := range ins {
+		ids.ids[i] = map[int64]int64{}
 		runs, err := in.store.Runs()
 		if err != nil {
-			return err
+			return ids, err
 		}
 		for _, r := range runs {
 			m := byKey[r.Key]
 			if m == nil {
 				run, err := dst.EnsureRun(r.Info)
 				if err != nil {
-					return err
+					return ids, err
 				}
 				m = &merged{run: run, seen: map[string]bool{}}
 				byKey[r.Key] = m
 				order = append(order, r.Key)
 			}
+			ids.ids[i][r.ID] = m.run.ID
+			ids.key[m.run.ID] = r.Key
 			vs, err := in.store.everyVerdict(r.ID)
 			if err != nil {
-				return err
+				return ids, err
 			}
 			nth := map[verdictUnit]int{}
 			for _, v := range vs {
@@ -273,12 +293,12 @@ func mergeVerdicts(dst *Store, ins []*mergeInput, sum *MergeSummary) error {
 			vs[i] = t.v
 		}
 		if err := dst.SaveVerdicts(m.run.ID, vs); err != nil {
-			return err
+			return ids, err
 		}
 		sum.Verdicts += len(vs)
 	}
 	sum.Runs = len(order)
-	return nil
+	return ids, nil
 }
 
 // verdictUnit is what a verdict judges: an item, or one of its criteria,
@@ -312,10 +332,11 @@ func verdictPrint(v judge.Verdict, nth int) string {
 }
 
 // actionPrint identifies an action by everything but its ids and group
-// (its guidelines by their SHA-256, as ids differ between sessions); an
-// undo by the action it cancels. Two decisions that differ only in what
-// was on screen, or in their sitting, are two decisions.
-func actionPrint(a Action, target, guidelines string) string {
+// (its guidelines by their SHA-256 and the run shown by its key, as ids
+// differ between sessions); an undo by the action it cancels. Two
+// decisions that differ only in what was on screen, or in their sitting,
+// are two decisions.
+func actionPrint(a Action, target, guidelines, shownRun string) string {
 	b, _ := json.Marshal(struct {
 		Kind                             ActionKind
 		Item                             string
@@ -325,10 +346,11 @@ func actionPrint(a Action, target, guidelines string) string {
 		Note, Via, Annotator, At, Undoes string
 		Reason, Tag, Guidelines          string
 		Shown                            Visibility
+		ShownRun                         string
 		Retest                           bool
 		Appeared, Sitting                string
 	}{a.Kind, a.ItemID, a.Criterion, a.Dimension, a.Value, a.Note, a.Via, a.Annotator, stamp(a.At), target,
-		a.Reason, a.Tag, guidelines, a.Shown, a.Retest, stampOrEmpty(a.Appeared), a.Sitting})
+		a.Reason, a.Tag, guidelines, a.Shown, shownRun, a.Retest, stampOrEmpty(a.Appeared), a.Sitting})
 	return string(b)
 }
 
@@ -341,8 +363,9 @@ func stampOrEmpty(t time.Time) string {
 }
 
 // mergeActions copies every input's action history into dst in one
-// transaction.
-func mergeActions(dst *Store, ins []*mergeInput, guidelines mergedGuidelines, sum *MergeSummary) error {
+// transaction, each action pointing at the merged guidelines version and
+// run shown.
+func mergeActions(dst *Store, ins []*mergeInput, guidelines mergedGuidelines, runs mergedRuns, sum *MergeSummary) error {
 	hist := make([][]Action, len(ins))
 	for i, in := range ins {
 		acts, err := in.store.Actions("")
@@ -385,7 +408,10 @@ func mergeActions(dst *Store, ins []*mergeInput, guidelines mergedGuidelines, su
 				target = prints[pick][a.Undoes]
 			}
 			a.Guidelines = guidelines.newID(pick, a.Guidelines)
-			fp := actionPrint(a, target, guidelines.sha[a.Guidelines])
+			if a.ShownRun = runs.newID(pick, a.ShownRun); a.Shown == ShownVerdict && a.ShownRun == 0 {
+				a.Shown = ShownUnknown // a run the input does not hold (a hand edit)
+			}
+			fp := actionPrint(a, target, guidelines.sha[a.Guidelines], runs.key[a.ShownRun])
 			prints[pick][a.ID] = fp
 			if _, dup := newID[fp]; dup {
 				sum.DuplicateActions++

@@ -36,6 +36,9 @@ func TestMergeLabellingWell(t *testing.T) {
 		if err := s.AddTags("too strict", "format"); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := s.EnsureRun(binaryInfo("strict", "")); err != nil { // ana's run 2, merged 2
+			t.Fatal(err)
+		}
 		l := underGuidelines(label("q1", "correct", 1), v1)
 		l.Shown, l.Appeared = ShownBlind, appeared
 		mustRecord(s, l)
@@ -53,8 +56,12 @@ func TestMergeLabellingWell(t *testing.T) {
 		if err := s.AddTags("format", "hallucinated gold"); err != nil {
 			t.Fatal(err)
 		}
+		docqa, err := s.EnsureRun(binaryInfo("docqa", "")) // bo's run 2, merged 3
+		if err != nil {
+			t.Fatal(err)
+		}
 		l := underGuidelines(accept("q1", "correct", 1), v2)
-		l.Shown = ShownVerdict
+		l.Shown, l.ShownRun = ShownVerdict, docqa.ID
 		mustRecord(s, l)
 		mustRecord(s, underGuidelines(label("q2", "correct", 0), v3), underGuidelines(tagged("q2", "hallucinated gold", true), v3))
 		mustRecord(s, underGuidelines(cantJudge("q3", ReasonOther, "no gold"), v3))
@@ -107,16 +114,29 @@ func TestMergeLabellingWell(t *testing.T) {
 		}
 		return out
 	}
+	keyOf := func(s *Store) map[int64]string {
+		runs, err := s.Runs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int64]string{}
+		for _, r := range runs {
+			out[r.ID] = r.Key
+		}
+		return out
+	}
 	comparable := func(s *Store, who string) []Action {
 		acts, err := s.Actions(who)
 		if err != nil {
 			t.Fatal(err)
 		}
-		texts := textOf(s)
+		texts, keys := textOf(s), keyOf(s)
 		for i := range acts {
 			acts[i].ID, acts[i].Group, acts[i].Undoes = 0, 0, 0
 			acts[i].Note += "|" + texts[acts[i].Guidelines] // compare the text, not the id
 			acts[i].Guidelines = 0
+			acts[i].Note += "|" + keys[acts[i].ShownRun] // the run shown by its key, not its id
+			acts[i].ShownRun = 0
 		}
 		return acts
 	}
@@ -130,6 +150,10 @@ func TestMergeLabellingWell(t *testing.T) {
 		if got := comparable(m, in.who); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s's actions after the merge:\n%+v\nwant\n%+v", in.who, got, want)
 		}
+	}
+	docqaKey, _ := RunKey(binaryInfo("docqa", ""))
+	if bos, _ := m.Actions("bo"); len(bos) == 0 || bos[0].Shown != ShownVerdict || keyOf(m)[bos[0].ShownRun] != docqaKey || bos[0].ShownRun != 3 {
+		t.Errorf("bo's accept after the merge: shown %v run %d, want docqa's merged id 3 (bo's run 2)", bos[0].Shown, bos[0].ShownRun)
 	}
 	if cj, err := m.CantJudges(""); err != nil || len(cj) != 1 || cj[0].Annotator != "ana" || cj[0].Reason != ReasonGoldWrong {
 		t.Errorf("merged CantJudges = %+v, %v", cj, err)
@@ -175,7 +199,7 @@ func TestMergeLabellingWell(t *testing.T) {
 func TestActionPrintSeesEveryColumn(t *testing.T) {
 	base := Action{ID: 1, Group: 1, Kind: KindLabel, ItemID: "q1", Dimension: "correct", Value: 1, Via: "order",
 		Annotator: "ann", At: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	fp := func(a Action, guidelines string) string { return actionPrint(a, "", guidelines) }
+	fp := func(a Action, guidelines string) string { return actionPrint(a, "", guidelines, "") }
 	same := base
 	same.ID, same.Group = 7, 9
 	if fp(same, "") != fp(base, "") {
@@ -185,7 +209,7 @@ func TestActionPrintSeesEveryColumn(t *testing.T) {
 		"reason":   func(a *Action) { a.Kind, a.Reason, a.Dimension, a.Value = KindCantJudge, ReasonOther, "", 0 },
 		"tag":      func(a *Action) { a.Tag = "format" },
 		"shown":    func(a *Action) { a.Shown = ShownBlind },
-		"verdict":  func(a *Action) { a.Shown = ShownVerdict },
+		"verdict":  func(a *Action) { a.Shown, a.ShownRun = ShownVerdict, 1 },
 		"retest":   func(a *Action) { a.Retest = true },
 		"appeared": func(a *Action) { a.Appeared = a.At.Add(-time.Second) },
 		"sitting":  func(a *Action) { a.Sitting = "abc" },
@@ -199,5 +223,15 @@ func TestActionPrintSeesEveryColumn(t *testing.T) {
 	}
 	if fp(base, "sha-a") == fp(base, "sha-b") || fp(base, "sha-a") == fp(base, "") {
 		t.Error("the guidelines' text does not change the print")
+	}
+	shown := base
+	shown.Shown, shown.ShownRun = ShownVerdict, 1
+	if actionPrint(shown, "", "", "match") == actionPrint(shown, "", "", "docqa") {
+		t.Error("the run shown (by key) does not change the print")
+	}
+	other := shown
+	other.ShownRun = 2 // the same run under another session's id
+	if actionPrint(shown, "", "", "match") != actionPrint(other, "", "", "match") {
+		t.Error("the run shown's id, not its key, changes the print")
 	}
 }

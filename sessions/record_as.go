@@ -62,6 +62,7 @@ func (s *Store) recordGroups(annotator string, groups [][]Action) ([][]Action, e
 		defer ins.Close()
 		at := now()
 		guidelines := map[int64]bool{} // versions known to be in the session
+		runs := map[int64]bool{}       // runs known to be in the session
 		for gi := range out {
 			for i := range out[gi] {
 				a := &out[gi][i]
@@ -84,6 +85,16 @@ func (s *Store) recordGroups(annotator string, groups [][]Action) ([][]Action, e
 						return err
 					}
 					guidelines[a.Guidelines] = true
+				}
+				if a.ShownRun != 0 && !runs[a.ShownRun] {
+					var one int
+					if err := tx.QueryRow(`SELECT 1 FROM runs WHERE id = ?`, a.ShownRun).Scan(&one); err != nil {
+						if errors.Is(err, sql.ErrNoRows) {
+							return fmt.Errorf("item %q: the run shown (%d) is not in the session", a.ItemID, a.ShownRun)
+						}
+						return err
+					}
+					runs[a.ShownRun] = true
 				}
 				var one int
 				if err := known.QueryRow(a.ItemID).Scan(&one); err != nil {

@@ -10,12 +10,18 @@ package sessions
 //     (gold-wrong, ambiguous, unreadable, other; the note says more); it
 //     is not a label. 'tag' puts a failure tag on an item (value 1) or
 //     takes it off (value 0). guidelines_id is the version on screen;
-//     shown whether the judge's verdict was visible (1), hidden (0) or
-//     unknown (NULL, as in every action before v8); retest marks a
-//     re-test label, which never replaces the first one (the current-label
-//     triggers skip it); appeared_at is when the item appeared (seconds per
-//     decision = at - appeared_at); sitting names the process that wrote
-//     the action (one review from open to quit), for fatigue.
+//     shown is the id of the run whose verdict was on screen, 0 when the
+//     verdict was hidden, NULL when unknown (as in every action before
+//     v8), so that the anchoring check compares a person with the judge
+//     they saw and no other; retest marks a re-test label, which never
+//     replaces the first one (the current-label triggers skip it);
+//     appeared_at is when the item appeared (seconds per decision = at -
+//     appeared_at); sitting names the process that wrote the action (one
+//     review from open to quit), for fatigue.
+//
+// shown has no REFERENCES runs (id): its 0 (hidden) names no run, and a
+// foreign key would refuse it. Record checks that a run it names exists,
+// as it checks guidelines_id.
 //
 // SQLite cannot widen a CHECK in place, so actions is rebuilt: a new
 // table whose undoes column references itself (the rename below rewrites
@@ -58,7 +64,7 @@ CREATE TABLE actions_v8 (
 	reason        TEXT    CHECK (reason IN ('gold-wrong', 'ambiguous', 'unreadable', 'other')),
 	tag           TEXT    CHECK (tag <> ''),
 	guidelines_id INTEGER REFERENCES guidelines (id),
-	shown         INTEGER CHECK (shown IN (0, 1)),
+	shown         INTEGER CHECK (shown >= 0),
 	retest        INTEGER NOT NULL DEFAULT 0 CHECK (retest IN (0, 1)),
 	appeared_at   TEXT,
 	sitting       TEXT,
@@ -83,10 +89,12 @@ CREATE UNIQUE INDEX actions_undone ON actions (undoes) WHERE undoes IS NOT NULL;
 
 -- The actions that carry labelling-well data, so that statistics tell at
 -- once whether a session has any (imports write none of these columns,
--- so they add no entry). A query uses it only when it repeats this WHERE
--- term exactly.
+-- so they add no entry). A sitting alone is not such data: every action
+-- Record writes has one, a script's (gavel label) too, and no figure
+-- reads a sitting without a decision that says how it was made. A query
+-- uses it only when it repeats this WHERE term exactly.
 CREATE INDEX actions_labelling ON actions (annotator)
-WHERE kind IN ('cant_judge', 'tag') OR sitting IS NOT NULL OR shown IS NOT NULL OR appeared_at IS NOT NULL OR retest = 1;
+WHERE kind IN ('cant_judge', 'tag') OR shown IS NOT NULL OR appeared_at IS NOT NULL OR retest = 1;
 
 -- Actions that count: not undo rows, and not undone by one.
 CREATE VIEW live_actions AS

@@ -15,7 +15,7 @@ func TestBlindShareHidesTheSeededItems(t *testing.T) {
 	const n, share, seed = 40, 0.3, 11
 	items := testItems(n)
 	st := &fakeStore{}
-	m := openWith(t, Options{Store: st, Items: items, Runs: []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}},
+	m := openWith(t, Options{Store: st, Items: items, Runs: []Run{{Info: matchInfo, ID: 1, Verdicts: verdictsFor(items)}},
 		BlindShare: share, Seed: seed}, 120, 40)
 	hiddenN := 0
 	for i, it := range items {

@@ -205,6 +205,9 @@ func (m *Model) runLoaded(msg loadedMsg) tea.Cmd {
 		m.fail(fmt.Sprintf("Could not read the verdicts of %s: %s", SanitizeLine(r.name()), SanitizeLine(msg.err.Error())))
 		return nil
 	}
+	if msg.loaded.ID != 0 {
+		r.id = msg.loaded.ID
+	}
 	r.putAll(m.index, msg.loaded.Verdicts, false)
 	r.putAll(m.index, msg.loaded.Swapped, true)
 	if msg.run == m.act {

@@ -16,8 +16,10 @@ type Run struct {
 	Info judge.Info
 	// Key names the run in the statistics report (sessions.RunNames).
 	Key string
-	// ID is the run's id in the session (Options.Compare takes it); 0
-	// when unknown, and the run is then not offered for comparison.
+	// ID is the run's id in the session (Options.Compare takes it, and a
+	// decision made with its verdict on screen records it as the run
+	// shown); 0 when unknown, and the run is then not offered for
+	// comparison and its verdict on screen is recorded as unknown.
 	ID int64
 	// Verdicts are the run's current verdicts (latest per item and
 	// criterion), in any order.
@@ -49,6 +51,10 @@ type Run struct {
 
 // Loaded is what a Run's Load found.
 type Loaded struct {
+	// ID is the run's id in the session, for a Run whose ID was not
+	// known before its Load (a new dataset's session, written meanwhile);
+	// 0 leaves Run.ID as it was.
+	ID       int64
 	Verdicts []judge.Verdict
 	Swapped  []judge.Verdict // as Run.Swapped
 	Judging  *sessions.Judging

@@ -22,12 +22,12 @@ func TestStatsScreenLabelling(t *testing.T) {
 		Tags:      []stats.TagMark{{ItemID: "q2", Annotator: who, Tag: tag}},
 	}
 	for i := range 12 {
-		shown := stats.ShownBlind
+		shown, shownJudge := stats.ShownBlind, ""
 		if i >= 6 {
-			shown = stats.ShownVerdict
+			shown, shownJudge = stats.ShownVerdict, "match"
 		}
 		li.Decisions = append(li.Decisions, stats.Decision{Group: int64(i + 1), Annotator: who, ItemID: in.Units[i].ItemID, Kind: stats.KindLabel,
-			Dimension: "correct", Value: float64(i % 2), HasValue: true, Shown: shown, Seconds: 4, Timed: true, Sitting: "s"})
+			Dimension: "correct", Value: float64(i % 2), HasValue: true, Shown: shown, ShownJudge: shownJudge, Seconds: 4, Timed: true, Sitting: "s"})
 	}
 	li.Decisions = append(li.Decisions, stats.Decision{Group: 13, Annotator: who, ItemID: "q1", Kind: stats.KindLabel,
 		Dimension: "correct", Value: 0, HasValue: true, Shown: stats.ShownBlind, Retest: true, Sitting: "s"})

@@ -26,16 +26,23 @@ func (w *workspace) now() time.Time {
 func (w *workspace) itemAppeared() { w.appeared = w.now() }
 
 // stamp sets, on actions about item, the guidelines version on screen,
-// the visibility of the verdict, when the item appeared (when it is the
-// one on screen) and, on a re-test on screen, Retest on its decisions.
-// It is called before the actions are applied: a re-test must not replace
-// the first label, in the label state as in the store.
+// the visibility of the verdict and the run whose verdict it was (the
+// active judge's), when the item appeared (when it is the one on screen)
+// and, on a re-test on screen, Retest on its decisions. It is called
+// before the actions are applied: a re-test must not replace the first
+// label, in the label state as in the store. A verdict on screen whose
+// run has no id in the session (not known yet) is recorded as unknown,
+// never as another run's.
 func (w *workspace) stamp(item int, acts []sessions.Action) {
 	var gid int64
 	if w.guidelines != nil {
 		gid = w.guidelines.ID
 	}
 	shown := w.visibility(item)
+	var run int64
+	if r := w.run(); r != nil {
+		run = r.id
+	}
 	retest := w.retesting(item)
 	var appeared time.Time
 	if item == w.cur {
@@ -44,7 +51,7 @@ func (w *workspace) stamp(item int, acts []sessions.Action) {
 	for k := range acts {
 		a := &acts[k]
 		a.Guidelines = gid
-		a.Shown = shown
+		a.Shown, a.ShownRun = shown, 0
 		a.Appeared = appeared
 		switch a.Kind {
 		case sessions.KindLabel, sessions.KindAccept, sessions.KindCantJudge:
@@ -53,6 +60,11 @@ func (w *workspace) stamp(item int, acts []sessions.Action) {
 		if a.Kind == sessions.KindAccept {
 			// An accept copies the verdict on screen: it was shown.
 			a.Shown = sessions.ShownVerdict
+		}
+		if a.Shown == sessions.ShownVerdict {
+			if a.ShownRun = run; run == 0 {
+				a.Shown = sessions.ShownUnknown
+			}
 		}
 	}
 }

@@ -47,13 +47,16 @@ func (f *fakeStore) lastGroup(t *testing.T) []sessions.Action {
 }
 
 // Every write path stamps what it writes: the guidelines version on
-// screen, whether the verdict was visible, and when the item appeared —
-// by the workspace's clock, not when the key was pressed.
+// screen, whether the verdict was visible and whose (the active run's
+// id), and when the item appeared — by the workspace's clock, not when
+// the key was pressed. A verdict shown by a run without an id is
+// recorded as unknown, not as shown by some run.
 func TestActionsAreStamped(t *testing.T) {
 	t0 := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
 	items := testItems(4)
-	withVerdicts := []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}}
-	noVerdicts := []Run{{Info: matchInfo}}
+	withVerdicts := []Run{{Info: matchInfo, ID: 5, Verdicts: verdictsFor(items)}}
+	noVerdicts := []Run{{Info: matchInfo, ID: 5}}
+	noID := []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}}
 	note := func(t *testing.T, m *Model) *Model {
 		m = press(t, m, "c")
 		m = update(t, m, tea.PasteMsg{Content: "a note"})
@@ -91,6 +94,12 @@ func TestActionsAreStamped(t *testing.T) {
 			func(t *testing.T, m *Model) *Model { return press(t, m, "y") }, sessions.KindLabel, sessions.ShownBlind, 0},
 		{"can't judge, blind share", Options{Runs: withVerdicts, BlindShare: 1, Seed: 9},
 			cantJudge, sessions.KindCantJudge, sessions.ShownBlind, 0},
+		{"label, verdict shown, run without an id", Options{Runs: noID},
+			func(t *testing.T, m *Model) *Model { return press(t, m, "n") }, sessions.KindLabel, sessions.ShownUnknown, 0},
+		{"accept, run without an id", Options{Runs: noID},
+			func(t *testing.T, m *Model) *Model { return press(t, m, "a") }, sessions.KindAccept, sessions.ShownUnknown, 0},
+		{"label, blind mode, run without an id", Options{Runs: noID, Blind: true},
+			func(t *testing.T, m *Model) *Model { return press(t, m, "y") }, sessions.KindLabel, sessions.ShownBlind, 0},
 		{"label, no verdict", Options{Runs: noVerdicts, Guidelines: &Guidelines{ID: 2}},
 			func(t *testing.T, m *Model) *Model { return press(t, m, "y") }, sessions.KindLabel, sessions.ShownUnknown, 2},
 		{"note, no verdict", Options{Runs: noVerdicts},
@@ -121,6 +130,13 @@ func TestActionsAreStamped(t *testing.T) {
 			}
 			if a.Shown != tc.shown {
 				t.Errorf("Shown = %d, want %d", a.Shown, tc.shown)
+			}
+			wantRun := int64(0)
+			if tc.shown == sessions.ShownVerdict {
+				wantRun = 5
+			}
+			if a.ShownRun != wantRun {
+				t.Errorf("ShownRun = %d, want %d", a.ShownRun, wantRun)
 			}
 			if a.Guidelines != tc.guidelines {
 				t.Errorf("Guidelines = %d, want %d", a.Guidelines, tc.guidelines)

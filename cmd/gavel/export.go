@@ -51,6 +51,7 @@ Columns, in order (RUN is the judge as ` + "`gavel stats`" + ` names it, e.g. "d
   note:ANNOTATOR
   label_guidelines:ANNOTATOR    the guidelines version of the latest label (a number)
   label_shown:ANNOTATOR         shown or blind: was the verdict on screen
+  label_shown_run:ANNOTATOR     the run whose verdict was on screen
   retest:ANNOTATOR:DIMENSION    the re-test label, made blind
   cant_judge:ANNOTATOR          gold-wrong, ambiguous, unreadable or other
   cant_judge_note:ANNOTATOR     what was said about it

@@ -228,7 +228,7 @@ func screenRuns(ctx context.Context, rv *sessions.Review, judges []judge.Judge, 
 		}
 		started[run.ID] = true
 		ids = append(ids, run.ID)
-		r := tui.Run{Info: run.Info}
+		r := tui.Run{Info: run.Info, ID: run.ID}
 		r.Load = func() (tui.Loaded, error) {
 			fctx, release := untilFatal(ctx)
 			st, err := rv.ResumeRun(fctx, run, j, poolOptions(j, cfg))
@@ -266,7 +266,7 @@ func screenRuns(ctx context.Context, rv *sessions.Review, judges []judge.Judge, 
 			continue
 		}
 		run := r
-		runs = append(runs, tui.Run{Info: run.Info, Key: names[run.ID], Load: func() (tui.Loaded, error) {
+		runs = append(runs, tui.Run{Info: run.Info, Key: names[run.ID], ID: run.ID, Load: func() (tui.Loaded, error) {
 			st, err := rv.ResumeRun(ctx, run, nil, judge.PoolOptions{})
 			return tui.Loaded{Verdicts: st.Verdicts, Swapped: st.Swapped}, err
 		}})

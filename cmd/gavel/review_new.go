@@ -295,7 +295,8 @@ func newRuns(ctx context.Context, b *sessionBuild, judges []judge.Judge, client 
 			fctx, release := untilFatal(ctx)
 			st, err := rv.ResumeRun(fctx, run, j, poolOptions(j, cfg))
 			release(st.Judging)
-			return tui.Loaded{Verdicts: st.Verdicts, Swapped: st.Swapped, Judging: running.add(st.Judging), Pending: st.Pending}, err
+			// The run's id is known only now, the session written.
+			return tui.Loaded{ID: run.ID, Verdicts: st.Verdicts, Swapped: st.Swapped, Judging: running.add(st.Judging), Pending: st.Pending}, err
 		}
 		r.Rejudge = func(tasks []judge.Task) (*sessions.Judging, error) {
 			if !b.written() {

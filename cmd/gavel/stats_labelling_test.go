@@ -47,6 +47,11 @@ func labellingSession(t *testing.T) string {
 				t.Fatal(err)
 			}
 		}
+		runs, err := s.Runs()
+		if err != nil || len(runs) == 0 || runs[0].Info.Name != "match" {
+			t.Fatalf("runs %+v, %v", runs, err)
+		}
+		match := runs[0].ID // the judge on screen
 		for i := range 32 {
 			if who == "bob" && i%2 == 1 {
 				continue
@@ -65,8 +70,12 @@ func labellingSession(t *testing.T) string {
 			if i >= 8 {
 				g = 2
 			}
+			var shownRun int64
+			if shown == sessions.ShownVerdict {
+				shownRun = match
+			}
 			rec(sessions.Action{Kind: kind, ItemID: fmt.Sprintf("q%02d", i+1), Dimension: "correct", Value: v, Via: "random",
-				Shown: shown, Guidelines: g, Appeared: time.Now().Add(-time.Duration(3+i%5) * time.Second)})
+				Shown: shown, ShownRun: shownRun, Guidelines: g, Appeared: time.Now().Add(-time.Duration(3+i%5) * time.Second)})
 		}
 		for _, i := range []int{2, 5, 9} {
 			rec(sessions.Action{Kind: sessions.KindLabel, ItemID: fmt.Sprintf("q%02d", i+1), Dimension: "correct", Value: float64(i % 2),

@@ -252,17 +252,7 @@ func (lc *labellingData) compared(d decision) bool {
 func (lc *labellingData) shares(decisions []decision) []JudgeShare {
 	out := []JudgeShare{}
 	for j, js := range lc.judges {
-		var s Share
-		for _, d := range decisions {
-			if counted, agreed := lc.agreement(d, j); counted {
-				s.N++
-				if agreed {
-					s.Agreed++
-				}
-			}
-		}
-		if s.N > 0 {
-			s.Agreement = Wilson(s.Agreed, s.N)
+		if s := lc.shareWith(decisions, j); s.N > 0 {
 			out = append(out, JudgeShare{Judge: js.Key, Share: s})
 		}
 	}

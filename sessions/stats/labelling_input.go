@@ -119,6 +119,11 @@ type Decision struct {
 	// Shown is "blind" when the judge's verdict was hidden, "shown" when
 	// it was on screen, "" when not recorded.
 	Shown string `json:"shown,omitempty"`
+	// ShownJudge is, with Shown "shown", the JudgeSpec.Key of the judge
+	// whose verdict was on screen: the anchoring check counts the
+	// decision on the shown side of that judge alone ("" counts for
+	// none). A blind decision counts for every judge.
+	ShownJudge string `json:"shown_judge,omitempty"`
 	// Retest marks the decision of a re-test: the item shown again,
 	// blind, to the person who labelled it.
 	Retest bool `json:"retest,omitempty"`

@@ -202,19 +202,26 @@ func (lc *labellingData) scales() map[string]judge.Scale {
 }
 
 // anchoring compares, per judge, the person's agreement with its verdict
-// on blind labels and on decisions made with the verdict shown. Each
+// on blind labels and on decisions made with its verdict shown. Each
 // unit and dimension counts once, at the person's first live label or
 // accept there (not a re-test): a blind label changed after the reveal
 // counts as the blind one, and a first look made with the verdict shown
-// counts as shown. Places whose first decision has no recorded
-// visibility (before schema v8, imported, gavel label) are left out.
+// counts as shown. A blind decision counts for every judge (no verdict
+// was on screen); a shown one only for the judge whose verdict it was
+// (ShownJudge): another judge's verdict on screen says nothing of how
+// this one's sways the person, and it is not blind to this one either,
+// so it counts for neither side. A judge no decision was made with
+// thus has no shown side, and no alarm. Places whose first decision has
+// no recorded visibility (before schema v8, imported, gavel label) are
+// left out.
 func (lc *labellingData) anchoring(annotator string, ds []decision) []Anchoring {
 	type place struct {
 		unit      int32
 		dimension string
 	}
 	seen := make(map[place]bool, len(ds))
-	var blind, shown []decision
+	var blind []decision
+	shown := map[string][]decision{} // by the judge shown
 	for _, d := range ds {
 		if d.Retest || d.Kind == KindCantJudge || d.unit < 0 {
 			continue
@@ -231,20 +238,25 @@ func (lc *labellingData) anchoring(annotator string, ds []decision) []Anchoring 
 		case ShownBlind:
 			blind = append(blind, d)
 		case ShownVerdict:
-			shown = append(shown, d)
+			if d.ShownJudge != "" {
+				shown[d.ShownJudge] = append(shown[d.ShownJudge], d)
+			}
 		}
 	}
 	out := []Anchoring{}
-	b, s := lc.shares(blind), lc.shares(shown)
-	for _, js := range lc.judges {
+	for j, js := range lc.judges {
 		a := Anchoring{Judge: js.Key}
-		a.Blind = shareOf(b, js.Key)
-		a.Shown = shareOf(s, js.Key)
+		a.Blind = lc.shareWith(blind, j)
+		a.Shown = lc.shareWith(shown[js.Key], j)
 		if a.Blind.N+a.Shown.N == 0 {
 			continue
 		}
 		a.Difference = NewcombeIndependent(a.Shown.Agreed, a.Shown.N, a.Blind.Agreed, a.Blind.N)
-		if !a.Difference.Defined() {
+		switch {
+		case a.Difference.Defined():
+		case a.Shown.N == 0:
+			a.Difference.Reason = "no decision was made with this judge's verdict on screen"
+		default:
 			a.Difference.Reason = "needs both blind decisions and decisions with the verdict shown"
 		}
 		a.Large = largeAnchoring(a.Difference)
@@ -256,14 +268,23 @@ func (lc *labellingData) anchoring(annotator string, ds []decision) []Anchoring 
 	return out
 }
 
-// shareOf is the judge's share in list, or an empty one with its reason.
-func shareOf(list []JudgeShare, judgeKey string) Share {
-	for _, s := range list {
-		if s.Judge == judgeKey {
-			return s.Share
+// shareWith is judge j's share of decisions, or an empty one with its
+// reason.
+func (lc *labellingData) shareWith(decisions []decision, j int) Share {
+	var s Share
+	for _, d := range decisions {
+		if counted, agreed := lc.agreement(d, j); counted {
+			s.N++
+			if agreed {
+				s.Agreed++
+			}
 		}
 	}
-	return Share{Agreement: undefinedInterval("no decision to compare with the judge's verdict")}
+	if s.N == 0 {
+		return Share{Agreement: undefinedInterval("no decision to compare with the judge's verdict")}
+	}
+	s.Agreement = Wilson(s.Agreed, s.N)
+	return s
 }
 
 // largeAnchoring tells a difference the report calls large: at least

@@ -181,8 +181,10 @@ type RetestAgreement struct {
 	Stable bool `json:"stable"`
 }
 
-// Anchoring compares a person's agreement with one judge when its verdict
-// was hidden (blind) and when it was on screen (shown, accepts included).
+// Anchoring compares a person's agreement with one judge when the
+// verdict was hidden (blind) and when this judge's verdict was on screen
+// (shown, accepts included; decisions made with another judge's verdict
+// on screen count for neither).
 type Anchoring struct {
 	Judge string `json:"judge"`
 	Blind Share  `json:"blind"`

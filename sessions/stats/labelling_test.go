@@ -74,16 +74,16 @@ func anchoringInput(blindAgreed, shownAgreed int) Input {
 	for i := range 60 {
 		id := fmt.Sprint("i", i)
 		in.Units = append(in.Units, Unit{ItemID: id, Verdicts: []Verdict{{Judge: "j", Status: judge.StatusOK, Values: map[string]float64{"correct": 1}}}})
-		shown, agree := ShownBlind, i < blindAgreed
+		shown, shownJudge, agree := ShownBlind, "", i < blindAgreed
 		if i >= 30 {
-			shown, agree = ShownVerdict, i-30 < shownAgreed
+			shown, shownJudge, agree = ShownVerdict, "j", i-30 < shownAgreed
 		}
 		v := 0.0
 		if agree {
 			v = 1
 		}
 		li.Decisions = append(li.Decisions, Decision{Group: int64(i + 1), Annotator: "ann", ItemID: id, Kind: KindLabel,
-			Dimension: "correct", Value: v, HasValue: true, Shown: shown, Seconds: float64(i), Timed: true, Sitting: "s1"})
+			Dimension: "correct", Value: v, HasValue: true, Shown: shown, ShownJudge: shownJudge, Seconds: float64(i), Timed: true, Sitting: "s1"})
 	}
 	in.Labelling = li
 	return in

@@ -35,13 +35,13 @@ func labellingFixture() stats.Input {
 	g := int64(0)
 	for i, u := range in.Units[:20] {
 		l := u.Labels[0]
-		shown := stats.ShownBlind
+		shown, shownJudge := stats.ShownBlind, ""
 		if i >= 10 {
-			shown = stats.ShownVerdict
+			shown, shownJudge = stats.ShownVerdict, in.Judges[0].Key
 		}
 		g++
 		li.Decisions = append(li.Decisions, stats.Decision{Group: g, Annotator: l.Annotator, ItemID: u.ItemID, Kind: stats.KindLabel,
-			Dimension: "correct", Value: l.Values["correct"], HasValue: true, Shown: shown, Seconds: float64(4 + i%5), Timed: true, Sitting: "s1", Guidelines: 2})
+			Dimension: "correct", Value: l.Values["correct"], HasValue: true, Shown: shown, ShownJudge: shownJudge, Seconds: float64(4 + i%5), Timed: true, Sitting: "s1", Guidelines: 2})
 	}
 	for i, u := range in.Units[:3] {
 		g++
