@@ -13,7 +13,7 @@ import (
 // patterns.
 func lockMessage(path, annotator string) *regexp.Regexp {
 	return regexp.MustCompile(`^session ` + regexp.QuoteMeta(path) + ` is already open for labelling by annotator "` +
-		regexp.QuoteMeta(annotator) + `" \(pid \d+ on host \S+ since \d\d:\d\d:\d\d\)\. ` +
+		regexp.QuoteMeta(annotator) + `" \(pid \d+ on host \S+ since (\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d\)\. ` +
 		`Close that Gavel first, or label as someone else with --annotator NAME\.$`)
 }
 
