@@ -122,9 +122,11 @@ func (s *Store) StatsInput() (stats.Input, error) {
 }
 
 // readStatsInputWith reads the statistics input in tx, with the largest
-// reads on two other connections meanwhile when they see the same moment
-// (readBeside): the verdicts' values and the current labels on one, the
-// items' segments on the other.
+// reads on three other connections meanwhile when they see the same
+// moment (readBeside): the verdicts' values and the current labels on one,
+// the items' segments and the guidelines on another, the annotators'
+// histories (how people labelled) in two halves, on the third and after
+// the segments.
 func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, error) {
 	var in stats.Input
 	want, err := readStamp(tx)
@@ -147,27 +149,36 @@ func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, err
 		labels, err = scanStatsLabels(tx, codec)
 		return err
 	}
-	// How people labelled is read after the segments, on their
-	// connection: both are small in a session labelled by import, and
-	// the labelling of a session labelled on screen then runs beside the
-	// verdicts. The guidelines and the tag set are not in the stamp; a
-	// version added between the two reads is at most listed early.
-	var lab *labellingRead
+	// How people labelled is read in three parts: the guidelines and tag
+	// set (with the labels per version) after the segments, on their
+	// connection, then there the second half of each annotator's history
+	// (historyHalf), while its first half is read and folded on a
+	// connection of its own: a long history, from the review screen, is
+	// the largest read. The guidelines and the tag set are not in the
+	// stamp; a version added between the reads is at most listed early.
+	var (
+		lab    *labellingRead
+		h0, h1 *historyHalf
+	)
 	readSegments := func(tx *sql.Tx) (err error) {
 		if groups, err = scanSegmentGroups(tx); err != nil {
 			return err
 		}
-		codec, err := loadCodec(tx)
-		if err != nil {
+		if lab, err = readLabellingBase(tx, s.path, o); err != nil {
 			return err
 		}
-		lab, err = readLabelling(tx, s.path, codec, o)
+		h1, err = readHistoryHalf(tx, o, 1)
 		return err
 	}
+	readHist := func(tx *sql.Tx) (err error) {
+		h0, err = readHistoryHalf(tx, o, 0)
+		return err
+	}
+	besideHist := s.readBeside(want, readHist)
 	besideValues := s.readBeside(want, readValues)
 	besideSegments := s.readBeside(want, readSegments)
 	runs, units, placed, err := readStatsJudged(tx, &in)
-	sameValues, sameSegments := besideValues.wait(), besideSegments.wait()
+	sameValues, sameSegments, sameHist := besideValues.wait(), besideSegments.wait(), besideHist.wait()
 	if err != nil {
 		return in, err
 	}
@@ -183,10 +194,20 @@ func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, err
 			return in, err
 		}
 	}
+	if !sameHist {
+		if err := readHist(tx); err != nil {
+			return in, err
+		}
+	}
 	codec, err := loadCodec(tx)
 	if err != nil {
 		return in, err
 	}
+	hist, err := finishHistories(tx, codec, h0, h1, o)
+	if err != nil {
+		return in, err
+	}
+	lab = lab.with(hist)
 	units.addSegments(groups)
 	addVerdictValues(in.Units, placed, values)
 	if err := readConfidences(tx, in.Units, placed); err != nil {

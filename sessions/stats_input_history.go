@@ -3,45 +3,177 @@ package sessions
 import (
 	"database/sql"
 	"errors"
+	"slices"
 
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
-// readHistory reads one annotator's live labels, accepts, "can't judge"
-// decisions and tag actions, oldest first, and adds to r their current
-// "can't judge" marks, their current tags and, when some decision records
-// how it was made, their decisions (see readLabelling). The history is
-// read packed when it can (readHistoryPacked), else a row at a time.
-func (r *labellingRead) readHistory(tx *sql.Tx, codec *valueCodec, annotator string) error {
-	h := newHistoryFold(annotator)
-	if packedReads {
-		ok, err := readHistoryPacked(tx, codec, h)
+// historyHalf is one half of the annotators' histories, read in its own
+// transaction, so that the two halves of a long history are read on two
+// connections at once (readStatsInputWith): half 0 the actions of each
+// annotator below the middle of their ids, half 1 the rest
+// (historyRange). Half 0 also folds what it read (the annotators' marks,
+// tags and decisions so far), and reads the annotators whose decisions do
+// not record how they were made (recordsHow): only the history of the
+// items they marked or tagged, by the row reader. finishHistories folds
+// half 1 after it.
+type historyHalf struct {
+	half int
+	// who lists the annotators in the actions_labelling index, how those
+	// of them whose decisions record how they were made.
+	who []string
+	how map[string]bool
+	// packed holds each how annotator's half read packed (nil when
+	// packed reads are off).
+	packed map[string]*packedHistory
+	// half 0: folds holds every annotator's fold so far, missed those
+	// whose packed half could not be read (the row reader reads them).
+	folds  map[string]*historyFold
+	missed map[string]bool
+	names  map[int64]string
+}
+
+// readHistoryHalf reads half 0 or 1 of the annotators' histories (see
+// historyHalf).
+func readHistoryHalf(tx *sql.Tx, o StatsOptions, half int) (*historyHalf, error) {
+	h := &historyHalf{half: half, how: map[string]bool{}, packed: map[string]*packedHistory{}}
+	var err error
+	if h.who, err = labellingAnnotators(tx); err != nil || len(h.who) == 0 {
+		return h, err
+	}
+	codec, err := loadCodec(tx)
+	if err != nil {
+		return nil, err
+	}
+	if half == 0 {
+		if h.names, err = statsRunNames(tx); err != nil {
+			return nil, err
+		}
+		h.folds, h.missed = map[string]*historyFold{}, map[string]bool{}
+	}
+	guidelines := o.Guidelines != GuidelinesAll
+	for _, a := range h.who {
+		how, err := recordsHow(tx, a)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if ok {
-			h.into(r)
-			return nil
+		h.how[a] = how
+		if half == 0 {
+			h.folds[a] = newFold(a, h.names, guidelines)
 		}
-		h = newHistoryFold(annotator)
+		switch {
+		case !how && half == 0:
+			if err := readHistoryRows(tx, codec, h.folds[a], onlyMarkedOrTagged); err != nil {
+				return nil, err
+			}
+		case how && packedReads:
+			lo, hi, err := historyRange(tx, a, half)
+			if err != nil {
+				return nil, err
+			}
+			p, err := readPackedHistory(tx, a, guidelines, lo, hi)
+			if err != nil {
+				return nil, err
+			}
+			h.packed[a] = p
+			if half == 0 {
+				h.folds[a].reserve(2 * int(p.n)) // room for half 1 too, about as long
+				if !foldPacked(codec, h.folds[a], p) {
+					h.missed[a] = true
+				}
+			}
+		}
 	}
-	if err := readHistoryRows(tx, codec, h); err != nil {
-		return err
+	return h, nil
+}
+
+// historyRange is the range of ids [lo, hi) of an annotator's half of
+// their history: the ids below the middle of the lowest and highest, or
+// the rest. Two looks at the index on annotator and id.
+func historyRange(tx *sql.Tx, annotator string, half int) (lo, hi int64, err error) {
+	var first, last sql.NullInt64
+	if err := tx.QueryRow(`SELECT min(id) FROM actions WHERE annotator = ?1`, annotator).Scan(&first); err != nil {
+		return 0, 0, err
 	}
-	h.into(r)
-	return nil
+	if err := tx.QueryRow(`SELECT max(id) FROM actions WHERE annotator = ?1`, annotator).Scan(&last); err != nil {
+		return 0, 0, err
+	}
+	mid := first.Int64 + (last.Int64-first.Int64+1)/2
+	if half == 0 {
+		return first.Int64, mid, nil
+	}
+	return mid, last.Int64 + 1, nil
+}
+
+// finishHistories folds half 1 after half 0 (both read at the moment tx
+// sees), reads in tx by rows the histories whose packed halves could not
+// be read, and gathers every annotator's marks, tags and decisions.
+func finishHistories(tx *sql.Tx, codec *valueCodec, h0, h1 *historyHalf, o StatsOptions) (*historiesRead, error) {
+	r := &historiesRead{}
+	same := slices.Equal(h0.who, h1.who)
+	for _, a := range h0.who {
+		f := h0.folds[a]
+		if h0.how[a] {
+			ok := packedReads && same && !h0.missed[a] && h1.packed[a] != nil && foldPacked(codec, f, h1.packed[a])
+			if !ok {
+				if packedReads && packedMissed != nil {
+					packedMissed(a)
+				}
+				f = newFold(a, h0.names, o.Guidelines != GuidelinesAll)
+				if err := readHistoryRows(tx, codec, f, ""); err != nil {
+					return nil, err
+				}
+			}
+		}
+		f.into(r)
+	}
+	return r, nil
+}
+
+// packedMissed, when set (by tests), hears of each history the packed
+// read could not read.
+var packedMissed func(annotator string)
+
+// onlyMarkedOrTagged narrows the row reader to the items the annotator
+// ever marked "can't judge" or tagged.
+const onlyMarkedOrTagged = `AND item_id IN (SELECT item_id FROM actions WHERE annotator = ?1 AND kind IN ('cant_judge', 'tag'))`
+
+// recordsHow tells whether some action of the annotator records how a
+// decision was made (a visibility, a time on screen, a re-test), by the
+// actions_labelling index (the WHERE term repeats its predicate, so that
+// SQLite reads it): the annotators of the review screen do, scripts
+// (gavel label, which records a sitting only) and imports do not.
+func recordsHow(tx *sql.Tx, annotator string) (bool, error) {
+	var one int
+	err := tx.QueryRow(`SELECT 1 FROM actions WHERE annotator = ?1 AND (`+labellingPredicate+`)
+		AND (shown IS NOT NULL OR appeared_at IS NOT NULL OR retest = 1) LIMIT 1`, annotator).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // historyFold derives the current state of one annotator from their
 // history, oldest first. A marked item is one whose latest live label,
 // accept or "can't judge" that is not a re-test is a "can't judge" (the
 // view current_cant_judge); a tag is on an item when the latest live tag
-// action of that tag there put it on (current_tags).
+// action of that tag there put it on (current_tags). Tag actions are
+// folded apart from the decisions (tag), each in its own order: neither
+// changes the other.
 type historyFold struct {
 	annotator string
-	intern    stringInterner
-	tags      map[tagAt]bool
-	tagOrder  []tagAt
+	// names names the runs for Decision.ShownJudge; guidelines says
+	// whether decisions carry their guidelines version (a filter needs
+	// it).
+	names      map[int64]string
+	guidelines bool
+	intern     stringInterner
+	// lastDim, lastSitting and lastShown keep the latest interned or
+	// named value: they repeat from one decision to the next.
+	lastDim, lastSitting, lastShownText, lastShownJudge string
+	lastShown                                           int64
+	tags                                                map[tagAt]bool
+	tagOrder                                            []tagAt
 	// marked holds an item's reason while its latest decision is a
 	// "can't judge".
 	marked    map[string]string
@@ -54,11 +186,62 @@ type historyFold struct {
 // tagAt is a tag on an item.
 type tagAt struct{ item, tag string }
 
-func newHistoryFold(annotator string) *historyFold {
-	return &historyFold{annotator: annotator, intern: stringInterner{}, tags: map[tagAt]bool{}, marked: map[string]string{}}
+func newFold(annotator string, names map[int64]string, guidelines bool) *historyFold {
+	return &historyFold{annotator: annotator, names: names, guidelines: guidelines,
+		intern: stringInterner{}, tags: map[tagAt]bool{}, marked: map[string]string{}, lastShown: -1}
 }
 
-// Kinds as the first letter of actions.kind: what the packed read lists.
+// reserve makes room for n decisions.
+func (h *historyFold) reserve(n int) {
+	if cap(h.decisions)-len(h.decisions) < n {
+		h.decisions = append(make([]stats.Decision, 0, len(h.decisions)+n), h.decisions...)
+	}
+}
+
+// dimension and sitting intern a decision's dimension and sitting.
+func (h *historyFold) dimension(s string) string {
+	if s != h.lastDim {
+		h.lastDim = h.intern.of(s)
+	}
+	return h.lastDim
+}
+
+func (h *historyFold) sitting(s string) string {
+	if s != h.lastSitting {
+		h.lastSitting = h.intern.of(s)
+	}
+	return h.lastSitting
+}
+
+// shown sets d's visibility from actions.shown written as text: "" not
+// recorded, 0 hidden, a run's id that run's verdict on screen. False for
+// anything else.
+func (h *historyFold) shown(d *stats.Decision, text string) bool {
+	if text == "" {
+		return true
+	}
+	if text != h.lastShownText {
+		n, ok := packedNumber(text)
+		if !ok || n < 0 {
+			return false
+		}
+		h.lastShownText, h.lastShown, h.lastShownJudge = text, n, shownJudgeOf(n, h.names)
+	}
+	h.setShown(d, h.lastShown, h.lastShownJudge)
+	return true
+}
+
+// setShown sets d's visibility from actions.shown n (not NULL), the
+// judge named judgeName.
+func (h *historyFold) setShown(d *stats.Decision, n int64, judgeName string) {
+	if n == 0 {
+		d.Shown = stats.ShownBlind
+		return
+	}
+	d.Shown, d.ShownJudge = stats.ShownVerdict, judgeName
+}
+
+// Kinds as the first letter of actions.kind.
 const (
 	kindLetterLabel     = 'l'
 	kindLetterAccept    = 'a'
@@ -66,18 +249,10 @@ const (
 	kindLetterTag       = 't'
 )
 
-// action folds one action: d holds its item, criterion, group and, for a
-// decision, every other field but Kind and Annotator; reason is a "can't
-// judge"'s, tag and on a tag action's.
-func (h *historyFold) action(kind byte, d stats.Decision, reason, tag string, on bool) {
+// decision folds one label, accept or "can't judge": d holds every field
+// but Kind and Annotator; reason is a "can't judge"'s.
+func (h *historyFold) decision(kind byte, d stats.Decision, reason string) {
 	switch kind {
-	case kindLetterTag:
-		k := tagAt{d.ItemID, h.intern.of(tag)}
-		if _, seen := h.tags[k]; !seen {
-			h.tagOrder = append(h.tagOrder, k)
-		}
-		h.tags[k] = on
-		return
 	case kindLetterCantJudge:
 		d.Kind, d.Value, d.HasValue = stats.KindCantJudge, 0, false
 		if !d.Retest {
@@ -102,12 +277,20 @@ func (h *historyFold) action(kind byte, d stats.Decision, reason, tag string, on
 	h.decisions = append(h.decisions, d)
 }
 
+// tag folds one tag action: tag put on the item (on) or taken off.
+func (h *historyFold) tag(item, tag string, on bool) {
+	k := tagAt{item, h.intern.of(tag)}
+	if _, seen := h.tags[k]; !seen {
+		h.tagOrder = append(h.tagOrder, k)
+	}
+	h.tags[k] = on
+}
+
 // into adds the annotator's marks, tags and decisions to r.
-func (h *historyFold) into(r *labellingRead) {
-	li := r.in
+func (h *historyFold) into(r *historiesRead) {
 	for _, item := range h.markOrder {
 		if reason, ok := h.marked[item]; ok {
-			li.CantJudge = append(li.CantJudge, stats.CantJudgeMark{ItemID: item, Annotator: h.annotator, Reason: reason})
+			r.marks = append(r.marks, stats.CantJudgeMark{ItemID: item, Annotator: h.annotator, Reason: reason})
 			if r.cantJudge == nil {
 				r.cantJudge = map[[2]string]bool{}
 			}
@@ -116,31 +299,27 @@ func (h *historyFold) into(r *labellingRead) {
 	}
 	for _, k := range h.tagOrder {
 		if h.tags[k] {
-			li.Tags = append(li.Tags, stats.TagMark{ItemID: k.item, Annotator: h.annotator, Tag: k.tag})
+			r.tags = append(r.tags, stats.TagMark{ItemID: k.item, Annotator: h.annotator, Tag: k.tag})
 		}
 	}
 	if h.how {
-		li.Decisions = append(li.Decisions, h.decisions...)
+		if r.decisions == nil {
+			r.decisions = h.decisions // no copy for the first (usually only) annotator
+		} else {
+			r.decisions = append(r.decisions, h.decisions...)
+		}
 	}
 }
 
-// shownOf is a decision's visibility from actions.shown.
-func shownOf(v Visibility) string {
-	switch v {
-	case ShownBlind:
-		return stats.ShownBlind
-	case ShownVerdict:
-		return stats.ShownVerdict
-	}
-	return ""
-}
-
-// readHistoryRows reads the history a row at a time. Text columns that
+// readHistoryRows reads the history a row at a time, narrowed by where
+// (a condition after the annotator's, "" for none). Text columns that
 // repeat (the dimension, the sitting) come back NULL when equal to the
-// first row's, so that the driver does not copy them for every row.
-func readHistoryRows(tx *sql.Tx, codec *valueCodec, h *historyFold) error {
-	var first [2]sql.NullString
-	err := tx.QueryRow(`SELECT dimension, sitting FROM live_actions WHERE annotator = ?1 AND kind <> 'note' ORDER BY id LIMIT 1`, h.annotator).Scan(&first[0], &first[1])
+// first row's, so that the driver does not copy them for every row; a
+// NULL sitting is read as "" first, so that it is not taken for the
+// first row's.
+func readHistoryRows(tx *sql.Tx, codec *valueCodec, h *historyFold, where string) error {
+	var first [2]string
+	err := tx.QueryRow(`SELECT dimension, coalesce(sitting, '') FROM live_actions WHERE annotator = ?1 AND kind <> 'note' ORDER BY id LIMIT 1`, h.annotator).Scan(&first[0], &first[1])
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -148,8 +327,8 @@ func readHistoryRows(tx *sql.Tx, codec *valueCodec, h *historyFold) error {
 		return err
 	}
 	rows, err := tx.Query(`SELECT group_id, kind, item_id, criterion, NULLIF(dimension, ?2), value, at, appeared_at,
-			shown, retest, NULLIF(sitting, ?3), guidelines_id, reason, tag
-		FROM live_actions WHERE annotator = ?1 AND kind <> 'note' ORDER BY id`, h.annotator, first[0].String, first[1].String)
+			shown, retest, NULLIF(coalesce(sitting, ''), ?3), guidelines_id, reason, tag
+		FROM live_actions WHERE annotator = ?1 AND kind <> 'note' `+where+` ORDER BY id`, h.annotator, first[0], first[1])
 	if err != nil {
 		return err
 	}
@@ -158,7 +337,7 @@ func readHistoryRows(tx *sql.Tx, codec *valueCodec, h *historyFold) error {
 		if s.Valid {
 			return h.intern.of(s.String)
 		}
-		return first[i].String
+		return first[i]
 	}
 	for rows.Next() {
 		var (
@@ -175,21 +354,30 @@ func readHistoryRows(tx *sql.Tx, codec *valueCodec, h *historyFold) error {
 		if kind == "" {
 			continue
 		}
+		if kind[0] == kindLetterTag {
+			on := false
+			switch x := value.(type) {
+			case int64:
+				on = x == 1
+			case float64:
+				on = x == 1
+			}
+			h.tag(d.ItemID, tag.String, on)
+			continue
+		}
 		d.Dimension = orFirst(dim, 0)
 		d.Value, d.HasValue = codec.decode(d.Dimension, value)
-		d.Shown = shownOf(shownFromColumn(shown))
-		d.Sitting, d.Guidelines = orFirst(sitting, 1), guidelines.Int64
+		if shown.Valid && shown.Int64 >= 0 {
+			h.setShown(&d, shown.Int64, shownJudgeOf(shown.Int64, h.names))
+		}
+		d.Sitting = orFirst(sitting, 1)
+		if h.guidelines {
+			d.Guidelines = guidelines.Int64
+		}
 		if appeared.Valid {
 			d.Seconds, d.Timed = secondsBetween(appeared.String, at)
 		}
-		on := false
-		switch x := value.(type) {
-		case int64:
-			on = x == 1
-		case float64:
-			on = x == 1
-		}
-		h.action(kind[0], d, reason.String, tag.String, on)
+		h.decision(kind[0], d, reason.String)
 	}
 	return rows.Err()
 }

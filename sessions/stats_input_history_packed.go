@@ -2,95 +2,295 @@ package sessions
 
 import (
 	"database/sql"
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
-// historyPacked reads an annotator's history as one row of lists (see
-// stats_input_packed.go): a hundred thousand decisions a row at a time
-// cost the driver far more than SQLite. The one-character lists (the
-// kind's first letter, shown as 0, 1 or 2 for NULL, retest) are joined
-// with nothing; a value is written with a "t" before it when it is text
-// (a category's name), so that it is decoded as the row reader decodes
-// it. The ids come along to check that the lists are in the order of the
-// history (the index on annotator and id gives it).
-const historyPacked = `SELECT count(*),
-	group_concat(id, ','), group_concat(group_id, ','), group_concat(criterion, ','),
-	group_concat(substr(kind, 1, 1), ''), group_concat(coalesce(shown, 2), ''), group_concat(retest, ''),
-	group_concat(coalesce(guidelines_id, 0), ','),
-	group_concat(item_id, char(30)), group_concat(dimension, char(30)), group_concat(coalesce(sitting, ''), char(30)),
-	group_concat(at, char(30)), group_concat(coalesce(appeared_at, ''), char(30)),
-	group_concat(iif(typeof(value) = 'text', 't' || value, coalesce(value, '')), char(30)),
-	group_concat(coalesce(reason, ''), ','), group_concat(coalesce(tag, ''), char(30))
-FROM live_actions WHERE annotator = ? AND kind <> 'note'`
+// decisionsPacked reads an annotator's labels, accepts, "can't judge"
+// and tag actions as one row of two lists (see stats_input_packed.go): a
+// hundred thousand decisions a row at a time cost the driver far more
+// than SQLite. SQLite's cost grows with every list and every function
+// per action, so the query reads as little as it can:
+//
+//   - one record per action (separator packSep) of what changes from one
+//     action to the next, its fields joined by concat_ws with fieldSep:
+//     the id (which also checks the order), the group, the item, the run
+//     shown ("" unknown, 0 hidden, a run's id), the sitting, the two
+//     times (read as text: SQLite's julianday costs more than both texts
+//     and Go's reading of them), the value as a whole number and, when a
+//     guidelines filter needs it (%s), the guidelines version;
+//   - one element more (oddPacked) for each action that is not the usual
+//     label: another kind, a re-test, a criterion other than 0, a
+//     dimension other than the annotator's first label's (parameter 2),
+//     a value that is not a whole number.
+//
+// It reads the table, not live_actions: the view's check of every action
+// for an undo costs as much as a field, and the annotator's undone
+// actions, few, are read apart (undoneOf) and skipped.
+const decisionsPacked = `SELECT count(*),
+	group_concat(concat_ws(char(31), id, group_id, item_id, coalesce(shown, ''), coalesce(sitting, ''),
+		at, coalesce(appeared_at, ''), coalesce(CAST(value AS INTEGER), '')%s), char(30)),
+	group_concat(` + oddPacked + `, '')
+		FILTER (WHERE kind <> 'label' OR retest + criterion <> 0 OR dimension <> ?2 OR value <> CAST(value AS INTEGER))
+FROM actions WHERE annotator = ?1 AND id >= ?3 AND id < ?4 AND kind IN ('label', 'accept', 'cant_judge', 'tag')`
 
-// readHistoryPacked folds an annotator's history read packed into h. ok
-// is false when the lists cannot be read (a text holding a separator, a
-// list too long for SQLite, rows out of order): the row reader reads it.
-func readHistoryPacked(tx *sql.Tx, codec *valueCodec, h *historyFold) (ok bool, err error) {
-	var n int64
-	var cols [15]sql.NullString
-	dest := []any{&n}
-	for i := range cols {
-		dest = append(dest, &cols[i])
-	}
-	if err := tx.QueryRow(historyPacked, h.annotator).Scan(dest...); err != nil {
-		return false, ignore(err, unpackable)
-	}
-	if n == 0 {
-		return true, nil
-	}
-	seps := [15]byte{',', ',', ',', 0, 0, 0, ',', packSep, packSep, packSep, packSep, packSep, packSep, ',', packSep}
-	var lists [15]packedList
-	for i, c := range cols {
-		if seps[i] == 0 {
-			if !c.Valid || int64(len(c.String)) != n {
-				return false, nil
-			}
-			continue
-		}
-		l, ok := splitPacked(c, seps[i], n)
-		if !ok {
-			return false, nil
-		}
-		lists[i] = l
-	}
-	kinds, shown, retest := cols[3].String, cols[4].String, cols[5].String
-	ids, groups, crits, guides := &lists[0], &lists[1], &lists[2], &lists[6]
-	items, dims, sittings, ats, appeareds, values, reasons, tags := &lists[7], &lists[8], &lists[9], &lists[10], &lists[11], &lists[12], &lists[13], &lists[14]
-	last := int64(-1)
-	for i := range n {
-		id, ok1 := packedNumber(ids.next())
-		group, ok2 := packedNumber(groups.next())
-		crit, ok3 := packedNumber(crits.next())
-		guide, ok4 := packedNumber(guides.next())
-		if !ok1 || !ok2 || !ok3 || !ok4 || id <= last || crit != int64(int(crit)) {
-			return false, nil
-		}
-		last = id
-		d := stats.Decision{Group: group, ItemID: items.next(), Criterion: int(crit), Guidelines: guide,
-			Dimension: h.intern.of(dims.next()), Sitting: h.intern.of(sittings.next()), Retest: retest[i] == '1'}
-		switch shown[i] {
-		case '0':
-			d.Shown = stats.ShownBlind
-		case '1':
-			d.Shown = stats.ShownVerdict
-		}
-		at, appeared := ats.next(), appeareds.next()
-		if appeared != "" {
-			d.Seconds, d.Timed = secondsBetween(appeared, at)
-		}
-		raw, reason, tag := values.next(), reasons.next(), tags.next()
-		d.Value, d.HasValue = decodePacked(codec, d.Dimension, raw)
-		h.action(kinds[i], d, reason, tag, d.HasValue && d.Value == 1)
-	}
-	return true, nil
+// fieldSep separates the fields of a record of decisionsPacked: the ASCII
+// unit separator.
+const fieldSep = '\x1f'
+
+// The fields of a record of decisionsPacked.
+const (
+	fdID = iota
+	fdGroup
+	fdItem
+	fdShown
+	fdSitting
+	fdAt
+	fdAppeared
+	fdValue
+	fdGuidelines // only with a guidelines filter
+)
+
+// oddPacked is an unusual action written whole, so that it needs no
+// separator (a text may hold any): its id, the kind's first letter, the
+// re-test flag (0 or 1), ",", the criterion, ",", then the dimension and
+// the "text" each as its length in bytes, "," and its bytes. The text is
+// a "can't judge"'s reason, a tag action's tag, or a value that is not a
+// whole number: a text with a "t" before it (a category's name, as the
+// row reader's decoding needs to know), a number as SQLite writes it; ""
+// for a whole value (read from the records).
+const oddPacked = `id || substr(kind, 1, 1) || retest || ',' || criterion || ','
+		|| octet_length(dimension) || ',' || dimension || octet_length(` + oddText + `) || ',' || ` + oddText
+
+const oddText = `coalesce(CASE WHEN kind = 'cant_judge' THEN reason WHEN kind = 'tag' THEN tag
+		WHEN typeof(value) = 'text' THEN 't' || value WHEN value <> CAST(value AS INTEGER) THEN CAST(value AS TEXT) ELSE '' END, '')`
+
+// packedHistory is a range of an annotator's history read packed
+// (decisionsPacked), to fold with foldPacked.
+type packedHistory struct {
+	firstDim     string
+	guidelines   bool
+	undone       map[int64]bool
+	n            int64
+	records, odd sql.NullString
+	// tooLong is set when SQLite could not build the lists.
+	tooLong bool
 }
 
-// decodePacked decodes a value as historyPacked writes it: "" for NULL,
-// "t" and the text for a text value, the number otherwise.
+// readPackedHistory reads the actions of an annotator's history whose ids
+// are in [lo, hi) packed, with their guidelines versions when guidelines.
+func readPackedHistory(tx *sql.Tx, annotator string, guidelines bool, lo, hi int64) (*packedHistory, error) {
+	p := &packedHistory{guidelines: guidelines}
+	err := tx.QueryRow(`SELECT dimension FROM actions WHERE annotator = ?1 AND kind IN ('label', 'accept') ORDER BY id LIMIT 1`, annotator).Scan(&p.firstDim)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	if p.undone, err = undoneOf(tx, annotator); err != nil {
+		return nil, err
+	}
+	extra := ""
+	if guidelines {
+		extra = `, coalesce(guidelines_id, 0)`
+	}
+	err = tx.QueryRow(fmt.Sprintf(decisionsPacked, extra), annotator, p.firstDim, lo, hi).Scan(&p.n, &p.records, &p.odd)
+	if unpackable(err) {
+		p.tooLong, err = true, nil
+	}
+	return p, err
+}
+
+// foldPacked folds a range of an annotator's history read packed into h;
+// false when the lists cannot be read (a text holding a separator, a list
+// too long for SQLite, rows out of order): the row reader reads the
+// history instead.
+func foldPacked(codec *valueCodec, h *historyFold, p *packedHistory) bool {
+	if p.tooLong {
+		return false
+	}
+	firstDim, n, records, undone := p.firstDim, p.n, p.records, p.undone
+	nf := fdValue + 1
+	if p.guidelines {
+		nf = fdGuidelines + 1
+	}
+	if n == 0 {
+		return true
+	}
+	list, ok := splitPacked(records, packSep, n)
+	if !ok {
+		return false
+	}
+	odds := oddList{rest: p.odd.String}
+	next, okOdd := odds.next()
+	h.reserve(int(n))
+	last := int64(-1)
+	var f [fdGuidelines + 1]string
+	for range n {
+		if !splitFields(list.next(), f[:nf]) {
+			return false
+		}
+		id, ok := packedNumber(f[fdID])
+		group, okg := packedNumber(f[fdGroup])
+		if !ok || !okg || id <= last || !okOdd {
+			return false
+		}
+		last = id
+		d := stats.Decision{Group: group, ItemID: f[fdItem], Dimension: firstDim}
+		kind, text := byte(kindLetterLabel), ""
+		if next.id == id {
+			kind, d.Retest, d.Criterion, d.Dimension, text = next.kind, next.retest, next.criterion, next.dimension, next.text
+			next, okOdd = odds.next()
+		}
+		d.Dimension = h.dimension(d.Dimension)
+		if !h.shown(&d, f[fdShown]) {
+			return false
+		}
+		d.Sitting = h.sitting(f[fdSitting])
+		if appeared := f[fdAppeared]; appeared != "" {
+			d.Seconds, d.Timed = secondsBetween(appeared, f[fdAt])
+		}
+		if p.guidelines {
+			g, okg := packedNumber(f[fdGuidelines])
+			if !okg {
+				return false
+			}
+			d.Guidelines = g
+		}
+		whole := f[fdValue]
+		switch {
+		case kind == kindLetterCantJudge || kind == kindLetterTag:
+		case text != "":
+			d.Value, d.HasValue = decodePacked(codec, d.Dimension, text)
+		case whole != "":
+			x, okv := packedNumber(whole)
+			if !okv {
+				return false
+			}
+			d.Value, d.HasValue = codec.decode(d.Dimension, float64(x))
+		}
+		switch {
+		case undone[id]:
+		case kind == kindLetterTag:
+			h.tag(d.ItemID, text, whole == "1")
+		default:
+			h.decision(kind, d, text)
+		}
+	}
+	// Every unusual action is one of the list's.
+	if !okOdd || next.id != 0 {
+		return false
+	}
+	return true
+}
+
+// splitFields splits a record into exactly len(f) fields; false when it
+// holds another number (a text holding fieldSep).
+func splitFields(rec string, f []string) bool {
+	for i := range f {
+		j := strings.IndexByte(rec, fieldSep)
+		if i == len(f)-1 {
+			if j >= 0 {
+				return false
+			}
+			f[i] = rec
+			return true
+		}
+		if j < 0 {
+			return false
+		}
+		f[i], rec = rec[:j], rec[j+1:]
+	}
+	return true
+}
+
+// oddAction is an element of oddPacked.
+type oddAction struct {
+	id              int64 // 0 past the last
+	kind            byte
+	retest          bool
+	criterion       int
+	dimension, text string
+}
+
+// oddList walks the elements of oddPacked.
+type oddList struct{ rest string }
+
+// next is the next element (id 0 past the last); false when it cannot be
+// read.
+func (l *oddList) next() (oddAction, bool) {
+	var a oddAction
+	if l.rest == "" {
+		return a, true
+	}
+	id, ok := l.number(0)
+	if !ok || id <= 0 || len(l.rest) < 3 || (l.rest[1] != '0' && l.rest[1] != '1') || l.rest[2] != ',' {
+		return a, false
+	}
+	a.id, a.kind, a.retest = id, l.rest[0], l.rest[1] == '1'
+	l.rest = l.rest[3:]
+	crit, ok1 := l.number(',')
+	dimLen, ok2 := l.number(',')
+	if !ok1 || !ok2 || crit != int64(int(crit)) || dimLen < 0 || dimLen > int64(len(l.rest)) {
+		return a, false
+	}
+	a.criterion, a.dimension, l.rest = int(crit), l.rest[:dimLen], l.rest[dimLen:]
+	textLen, ok3 := l.number(0)
+	if !ok3 || textLen < 0 || textLen >= int64(len(l.rest)) || l.rest[0] != ',' {
+		return a, false
+	}
+	a.text, l.rest = l.rest[1:textLen+1], l.rest[textLen+1:]
+	return a, true
+}
+
+// number reads the digits at the start of the rest, then the byte after
+// them when it is sep (0: none).
+func (l *oddList) number(sep byte) (int64, bool) {
+	i := 0
+	for i < len(l.rest) && l.rest[i] >= '0' && l.rest[i] <= '9' {
+		i++
+	}
+	n, ok := packedNumber(l.rest[:i])
+	if !ok {
+		return 0, false
+	}
+	l.rest = l.rest[i:]
+	if sep != 0 {
+		if l.rest == "" || l.rest[0] != sep {
+			return 0, false
+		}
+		l.rest = l.rest[1:]
+	}
+	return n, true
+}
+
+// undoneOf is the set of the annotator's actions an undo undid (what
+// live_actions leaves out besides the undo rows): few, read by the partial
+// index on undoes (CROSS JOIN keeps SQLite from walking every action of
+// the annotator instead). An undo undoes its own annotator's action, but
+// the join does not rely on it.
+func undoneOf(tx *sql.Tx, annotator string) (map[int64]bool, error) {
+	rows, err := tx.Query(`SELECT u.undoes FROM actions u CROSS JOIN actions a ON a.id = u.undoes
+		WHERE u.undoes IS NOT NULL AND a.annotator = ?1`, annotator)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
+// decodePacked decodes a value as oddPacked writes a value that is not a
+// whole number: "t" and the text for a text value, the number otherwise.
 func decodePacked(codec *valueCodec, dim, raw string) (float64, bool) {
 	switch {
 	case raw == "":

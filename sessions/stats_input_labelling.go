@@ -63,23 +63,26 @@ type labelAt struct {
 }
 
 // readLabelling reads what the session records of the human side of
-// labelling (SPEC "Labelling well", schema v8) for the statistics.
-//
-// Only the actions that the partial index actions_labelling holds (a
-// "can't judge", a tag, or an action recorded with a sitting, a
-// visibility, a time on screen or as a re-test) say anything of it, so a
-// session with none of them — every action written before v8 or imported
-// — costs one look at an empty index and gives nil. The annotators in that
-// index have their whole history read, by the index on annotator
-// (readHistory), from which their current "can't judge" marks and tags are
-// derived as the views current_cant_judge and current_tags define them,
-// without the views' scan of every action. Their decisions go into the
-// input when some record how they were made (the verdict shown or hidden,
-// the time on screen, a re-test): the review screen records that, while a
-// script (gavel label) and an import do not, so their decisions alone add
-// no reliability figures. The sitting alone does not count: every recorded
-// action has one.
+// labelling (SPEC "Labelling well", schema v8) for the statistics: the
+// guidelines, the tag set and the labels per version (readLabellingBase),
+// then the histories (readHistories). The statistics read the two on two
+// connections (readStatsInputWith).
 func readLabelling(tx *sql.Tx, path string, codec *valueCodec, o StatsOptions) (*labellingRead, error) {
+	r, err := readLabellingBase(tx, path, o)
+	if err != nil {
+		return nil, err
+	}
+	h, err := readHistories(tx, codec, o)
+	if err != nil {
+		return nil, err
+	}
+	return r.with(h), nil
+}
+
+// readLabellingBase reads the guidelines' versions (with the current
+// labels made under each, and, under a filter, which labels it keeps) and
+// the session's tag set.
+func readLabellingBase(tx *sql.Tx, path string, o StatsOptions) (*labellingRead, error) {
 	r := &labellingRead{in: &stats.LabellingInput{}}
 	li := r.in
 	versions, err := readGuidelinesVersions(tx)
@@ -93,26 +96,83 @@ func readLabelling(tx *sql.Tx, path string, codec *valueCodec, o StatsOptions) (
 	if li.TagSet, err = readStrings(tx, `SELECT name FROM session_tags ORDER BY added_at, name`); err != nil {
 		return nil, err
 	}
-	// The WHERE term is the index's own, so that SQLite reads the index.
-	who, err := readStrings(tx, `SELECT DISTINCT annotator FROM actions
-		WHERE kind IN ('cant_judge', 'tag') OR sitting IS NOT NULL OR shown IS NOT NULL OR appeared_at IS NOT NULL OR retest = 1`)
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range who {
-		if err := r.readHistory(tx, codec, a); err != nil {
-			return nil, err
-		}
-	}
 	if len(versions) > 0 {
 		if err := r.countByVersion(tx); err != nil {
 			return nil, err
 		}
 	}
-	if len(versions) == 0 && len(li.TagSet) == 0 && len(li.CantJudge) == 0 && len(li.Tags) == 0 && len(li.Decisions) == 0 {
-		return nil, nil
-	}
 	return r, nil
+}
+
+// historiesRead is what the annotators' histories give the labelling
+// input.
+type historiesRead struct {
+	cantJudge map[[2]string]bool
+	marks     []stats.CantJudgeMark
+	tags      []stats.TagMark
+	decisions []stats.Decision
+}
+
+// readHistories reads the annotators' histories in tx: both halves
+// (historyHalf), then what is left (finishHistories).
+//
+// Only the actions that the partial index actions_labelling holds (a
+// "can't judge", a tag, or an action recorded with a visibility, a time
+// on screen or as a re-test) say anything of how people labelled, so a
+// session with none of them — every action written before v8, imported
+// or written by a script (gavel label records a sitting only) — costs one
+// look at an empty index. Of each annotator in that index, the history
+// is read by the index on annotator, from which their current "can't
+// judge" marks and tags are derived as the views current_cant_judge and
+// current_tags define them, without the views' scan of every action.
+// Their decisions go into the input when some record how they were made
+// (the verdict shown or hidden, the time on screen, a re-test): the
+// review screen records that, while a script (gavel label) and an import
+// do not, so their decisions alone add no reliability figures, and an
+// annotator with none of it (recordsHow, one look at the index) has only
+// the history of the items they marked or tagged read.
+func readHistories(tx *sql.Tx, codec *valueCodec, o StatsOptions) (*historiesRead, error) {
+	h0, err := readHistoryHalf(tx, o, 0)
+	if err != nil {
+		return nil, err
+	}
+	h1, err := readHistoryHalf(tx, o, 1)
+	if err != nil {
+		return nil, err
+	}
+	return finishHistories(tx, codec, h0, h1, o)
+}
+
+// with adds the histories to r; nil when the session records nothing of
+// how people labelled.
+func (r *labellingRead) with(h *historiesRead) *labellingRead {
+	li := r.in
+	li.CantJudge, li.Tags, li.Decisions, r.cantJudge = h.marks, h.tags, h.decisions, h.cantJudge
+	if len(li.Guidelines.Versions) == 0 && len(li.TagSet) == 0 && len(li.CantJudge) == 0 && len(li.Tags) == 0 && len(li.Decisions) == 0 {
+		return nil
+	}
+	return r
+}
+
+// labellingPredicate is the partial index actions_labelling's WHERE term
+// (schema_v8.go), which a query repeats for SQLite to read the index.
+const labellingPredicate = `kind IN ('cant_judge', 'tag') OR shown IS NOT NULL OR appeared_at IS NOT NULL OR retest = 1`
+
+// labellingAnnotators lists the annotators in the actions_labelling index,
+// one look at the index each (the WHERE term is the index's own, so that
+// SQLite reads it; a DISTINCT would walk every entry).
+func labellingAnnotators(tx *sql.Tx) ([]string, error) {
+	var out []string
+	var a string
+	err := tx.QueryRow(`SELECT annotator FROM actions WHERE (` + labellingPredicate + `) ORDER BY annotator LIMIT 1`).Scan(&a)
+	for err == nil {
+		out = append(out, a)
+		err = tx.QueryRow(`SELECT annotator FROM actions WHERE (`+labellingPredicate+`) AND annotator > ?1 ORDER BY annotator LIMIT 1`, a).Scan(&a)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		err = nil
+	}
+	return out, err
 }
 
 // readGuidelinesVersions lists the versions, oldest first.
@@ -229,20 +289,32 @@ func (r *labellingRead) countByVersion(tx *sql.Tx) error {
 
 // apply leaves out of the scanned current labels those of an annotator on
 // an item they marked "can't judge", and, under a guidelines filter, those
-// made under another version, counting each.
+// made under another version, counting each, overall and per item.
 func (r *labellingRead) apply(labels *scannedLabels) {
 	if r == nil || len(r.cantJudge) == 0 && r.keep == nil {
 		return
 	}
 	kinds := labels.kinds.list
 	kept := labels.list[:0]
+	at := map[string]int{} // item → its entry in LeftOut
+	leftOut := func(item string) *stats.ItemLeftOut {
+		i, ok := at[item]
+		if !ok {
+			i = len(r.in.LeftOut)
+			at[item] = i
+			r.in.LeftOut = append(r.in.LeftOut, stats.ItemLeftOut{ItemID: item})
+		}
+		return &r.in.LeftOut[i]
+	}
 	for _, l := range labels.list {
 		k := kinds[l.kind]
 		switch {
 		case r.cantJudge[[2]string{k.annotator, l.item}]:
 			r.in.CantJudgeLabels++
+			leftOut(l.item).CantJudge++
 		case r.keep != nil && !r.keep[labelAt{k.annotator, l.item, int64(l.crit), k.dim}]:
 			r.in.Guidelines.LeftOut++
+			leftOut(l.item).Guidelines++
 		default:
 			kept = append(kept, l)
 		}

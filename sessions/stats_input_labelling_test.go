@@ -1,9 +1,12 @@
 package sessions
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,6 +33,8 @@ type labellingSession struct {
 	t        *testing.T
 	ann, bob *Store
 	path     string
+	// run is the judge "match"'s run, the one shown.
+	run int64
 }
 
 func newLabellingSession(t *testing.T) *labellingSession {
@@ -50,7 +55,7 @@ func newLabellingSession(t *testing.T) *labellingSession {
 	if err := ann.SaveVerdicts(run.ID, vs); err != nil {
 		t.Fatal(err)
 	}
-	return &labellingSession{t: t, ann: ann, bob: openStore(t, path, "bob"), path: path}
+	return &labellingSession{t: t, ann: ann, bob: openStore(t, path, "bob"), path: path, run: run.ID}
 }
 
 // decide records one decision of s on item k: a label or accept agreeing
@@ -63,6 +68,9 @@ func (ls *labellingSession) decide(s *Store, kind ActionKind, k int, agree bool,
 		v = 1 - v
 	}
 	a := Action{Kind: kind, ItemID: fmt.Sprintf("i%d", k), Dimension: "correct", Value: v, Via: "random", Shown: shown, Retest: retest}
+	if shown == ShownVerdict {
+		a.ShownRun = ls.run
+	}
 	if onScreen > 0 {
 		a.Appeared = time.Now().Add(-onScreen)
 	}
@@ -447,13 +455,34 @@ func TestStampMillis(t *testing.T) {
 func TestLabellingPackedEqualsRows(t *testing.T) {
 	ls := newLabellingSession(t)
 	ls.build()
-	if _, err := ls.ann.EnsureRun(judge.Info{Name: "pref", Dimensions: []judge.Dimension{{Name: "which", Scale: judge.Pairwise}}}); err != nil {
+	pref, err := ls.ann.EnsureRun(judge.Info{Name: "pref", Dimensions: []judge.Dimension{{Name: "which", Scale: judge.Pairwise}}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	ls.record(ls.ann, Action{Kind: KindLabel, ItemID: "i21", Dimension: "which", Value: 0.5, Via: "random", Shown: ShownBlind})
 	ls.record(ls.ann, Action{Kind: KindCantJudge, ItemID: "i21", Reason: ReasonOther, Note: "a, b"})
 	ls.record(ls.ann, Action{Kind: KindTag, ItemID: "i3", Tag: "format", Value: 0})
 	ls.record(ls.ann, Action{Kind: KindTag, ItemID: "i3", Tag: "format", Value: 1})
+	// Runs up to id 12, so that a shown run's id has one digit or two.
+	names := map[int64]string{ls.run: "match", pref.ID: "pref"}
+	for k := pref.ID + 1; k <= 12; k++ {
+		r, err := ls.ann.EnsureRun(judge.Info{Name: fmt.Sprintf("j%d", k), Dimensions: []judge.Dimension{{Name: "correct", Scale: judge.Binary}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[r.ID] = fmt.Sprintf("j%d", k)
+	}
+	for k, run := range map[int]int64{22: 2, 23: 12, 24: ls.run} {
+		ls.record(ls.ann, Action{Kind: KindLabel, ItemID: fmt.Sprintf("i%d", k), Dimension: "correct", Value: 1, Via: "random", Shown: ShownVerdict, ShownRun: run})
+	}
+	// Actions whose sitting is not recorded, after ones whose sitting is
+	// (an import of an export, a hand edit): no sitting, in both readers.
+	db := rawDB(t, ls.path)
+	if _, err := db.Exec(`UPDATE actions SET sitting = NULL WHERE item_id IN ('i3', 'i9', 'i22')`); err != nil {
+		t.Fatal(err)
+	}
+	packedMissed = func(a string) { t.Errorf("the packed read of %s's history fell back to the row reader", a) }
+	t.Cleanup(func() { packedMissed = nil })
 	read := func(packed bool) stats.Input {
 		setPacked(t, packed)
 		in, err := ls.ann.StatsInput()
@@ -463,8 +492,8 @@ func TestLabellingPackedEqualsRows(t *testing.T) {
 		return in
 	}
 	packed, rows := read(true), read(false)
-	if fmt.Sprintf("%+v", *packed.Labelling) != fmt.Sprintf("%+v", *rows.Labelling) {
-		t.Errorf("packed:\n%+v\nrows:\n%+v", *packed.Labelling, *rows.Labelling)
+	if labellingText(packed) != labellingText(rows) {
+		t.Errorf("packed:\n%s\nrows:\n%s", labellingText(packed), labellingText(rows))
 	}
 	var which *stats.Decision
 	for i, d := range packed.Labelling.Decisions {
@@ -477,5 +506,192 @@ func TestLabellingPackedEqualsRows(t *testing.T) {
 	}
 	if len(packed.Labelling.CantJudge) != 3 {
 		t.Errorf("marks = %+v", packed.Labelling.CantJudge)
+	}
+	for _, d := range packed.Labelling.Decisions {
+		if d.Annotator != "ann" {
+			continue
+		}
+		if nullSitting := d.ItemID == "i3" || d.ItemID == "i9" || d.ItemID == "i22"; nullSitting != (d.Sitting == "") {
+			t.Errorf("%s's decision on %s has sitting %q", d.Annotator, d.ItemID, d.Sitting)
+		}
+		want := map[string]string{"i22": names[2], "i23": names[12], "i24": "match"}[d.ItemID]
+		if names[2] == "" || names[12] == "" {
+			t.Fatalf("runs %v", names)
+		}
+		if want != "" && (d.Shown != stats.ShownVerdict || d.ShownJudge != want) {
+			t.Errorf("decision on %s: shown %q judge %q, want judge %q", d.ItemID, d.Shown, d.ShownJudge, want)
+		}
+	}
+}
+
+// labellingText is in's labelling input as text, its labels left out per
+// item in item order (the order the labels were read in, which differs
+// between the packed and the row readers of the labels).
+func labellingText(in stats.Input) string {
+	li := *in.Labelling
+	li.LeftOut = slices.Clone(li.LeftOut)
+	slices.SortFunc(li.LeftOut, func(a, b stats.ItemLeftOut) int { return strings.Compare(a.ItemID, b.ItemID) })
+	return fmt.Sprintf("%+v", li)
+}
+
+// A history the packed read cannot split (a sitting holding one of its
+// separators, as only a hand edit can write) is read by the row reader,
+// with the same result.
+func TestLabellingPackedFallsBack(t *testing.T) {
+	ls := newLabellingSession(t)
+	ls.build()
+	read := func(packed bool) stats.Input {
+		setPacked(t, packed)
+		in, err := ls.ann.StatsInput()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	db := rawDB(t, ls.path)
+	for _, sitting := range []string{"a\x1fb", "a\x1eb", "a,b"} {
+		if _, err := db.Exec(`UPDATE actions SET sitting = ? WHERE item_id = 'i2' AND annotator = 'ann'`, sitting); err != nil {
+			t.Fatal(err)
+		}
+		missed := 0
+		packedMissed = func(string) { missed++ }
+		packed, rows := read(true), read(false)
+		packedMissed = nil
+		if want := map[bool]int{true: 0, false: 1}[sitting == "a,b"]; missed != want {
+			t.Errorf("sitting %q: %d fallbacks, want %d", sitting, missed, want)
+		}
+		if labellingText(packed) != labellingText(rows) {
+			t.Errorf("sitting %q: packed:\n%s\nrows:\n%s", sitting, labellingText(packed), labellingText(rows))
+		}
+	}
+}
+
+// keepItems keeps the units of the items named, as gavel stats --split
+// keeps the units of one part.
+func keepItems(in stats.Input, ids ...string) stats.Input {
+	keep := map[string]bool{}
+	for _, id := range ids {
+		keep[id] = true
+	}
+	var units []stats.Unit
+	for _, u := range in.Units {
+		if keep[u.ItemID] {
+			units = append(units, u)
+		}
+	}
+	in.Units = units
+	return in
+}
+
+// On part of the units (a split), the labels left out by "can't judge"
+// marks and by the guidelines filter are counted on that part's items
+// only, as every other figure is.
+func TestLabellingLeftOutOnPartOfTheUnits(t *testing.T) {
+	ls := newLabellingSession(t)
+	ls.build()
+	in, rep := ls.report(StatsOptions{})
+	if n := rep.Labelling.CantJudge.LabelsLeftOut; n != 2 {
+		t.Fatalf("whole session: %d labels left out, want 2 (ann's on i5, bob's on i7)", n)
+	}
+	part := stats.Compute(keepItems(in, "i1", "i2", "i3", "i4", "i5", "i6"), stats.Options{Seed: 1, Resamples: -1})
+	if cj := part.Labelling.CantJudge; cj == nil || cj.LabelsLeftOut != 1 || cj.Total != 1 {
+		t.Errorf("i1–i6: %+v, want 1 mark and 1 label left out (ann's on i5)", cj)
+	}
+
+	ls = newLabellingSession(t)
+	db := rawDB(t, ls.path)
+	for i, text := range []string{"# v1", "# v2"} {
+		if _, err := db.Exec(`INSERT INTO guidelines (id, sha256, text, first_seen) VALUES (?, ?, ?, ?)`, i+1, fmt.Sprintf("%064d", i), text, stamp(t0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range []struct {
+		k int
+		g int64
+	}{{1, 1}, {2, 1}, {3, 2}, {4, 0}, {2, 2}} {
+		ls.record(ls.ann, Action{Kind: KindLabel, ItemID: fmt.Sprintf("i%d", l.k), Dimension: "correct", Value: verdictOf(l.k), Via: "random", Guidelines: l.g})
+	}
+	in, rep = ls.report(StatsOptions{Guidelines: GuidelinesCurrent})
+	if n := rep.Labelling.Guidelines.LeftOut; n != 2 {
+		t.Fatalf("whole session: %d labels left out by the filter, want 2 (i1, i4)", n)
+	}
+	part = stats.Compute(keepItems(in, "i1", "i2", "i3"), stats.Options{Seed: 1, Resamples: -1})
+	if n := part.Labelling.Guidelines.LeftOut; n != 1 {
+		t.Errorf("i1–i3: %d labels left out by the filter, want 1 (i1)", n)
+	}
+}
+
+// An annotator whose actions record only a sitting (gavel label, a
+// script: visibility unknown, no time on screen, no re-test) is not in
+// the actions_labelling index, so nothing of their history is read; with
+// a "can't judge" or a tag they are, and only the history of those items
+// is read, for the marks and tags (their decisions say nothing of how
+// they were made, so none go into the input).
+func TestLabellingScriptAnnotatorNotRead(t *testing.T) {
+	ls := newLabellingSession(t)
+	script := openStore(t, ls.path, "script")
+	for k := 1; k <= 12; k++ {
+		ls.record(script, Action{Kind: KindLabel, ItemID: fmt.Sprintf("i%d", k), Dimension: "correct", Value: verdictOf(k), Via: stats.ProvenanceScript})
+	}
+	who := func() []string {
+		var out []string
+		err := ls.ann.read("test", func(tx *sql.Tx) (err error) {
+			out, err = labellingAnnotators(tx)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := who(); len(got) != 0 {
+		t.Errorf("annotators read: %v, want none", got)
+	}
+	in, err := ls.ann.StatsInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Labelling != nil {
+		t.Errorf("labelling input %+v, want none", *in.Labelling)
+	}
+	ls.record(script, Action{Kind: KindCantJudge, ItemID: "i3", Reason: ReasonAmbiguous})
+	ls.record(script, Action{Kind: KindLabel, ItemID: "i4", Dimension: "correct", Value: 0, Via: stats.ProvenanceScript}) // not marked
+	ls.record(script, Action{Kind: KindTag, ItemID: "i5", Tag: "format", Value: 1})
+	if got := who(); fmt.Sprint(got) != "[script]" {
+		t.Errorf("annotators read: %v, want [script]", got)
+	}
+	for _, packed := range []bool{true, false} {
+		setPacked(t, packed)
+		in, err = ls.ann.StatsInput()
+		if err != nil {
+			t.Fatal(err)
+		}
+		li := in.Labelling
+		if li == nil || fmt.Sprint(li.CantJudge) != "[{i3 script ambiguous}]" || fmt.Sprint(li.Tags) != "[{i5 script format}]" || len(li.Decisions) != 0 || li.CantJudgeLabels != 1 {
+			t.Errorf("packed=%v: labelling input %+v", packed, li)
+		}
+	}
+	// Both looks are at the index, not a walk of the actions.
+	for _, q := range []string{
+		`SELECT annotator FROM actions WHERE (` + labellingPredicate + `) AND annotator > 'a' ORDER BY annotator LIMIT 1`,
+		`SELECT 1 FROM actions WHERE annotator = 'script' AND (` + labellingPredicate + `) AND (shown IS NOT NULL OR appeared_at IS NOT NULL OR retest = 1) LIMIT 1`,
+	} {
+		var plan []string
+		rows, err := rawDB(t, ls.path).Query(`EXPLAIN QUERY PLAN ` + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		if p := strings.Join(plan, "; "); !strings.Contains(p, "actions_labelling") {
+			t.Errorf("%s\nplan: %s", q, p)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -86,6 +87,7 @@ func Compute(in Input, opts Options) Report {
 		Humans:        []HumanAgreement{},
 	}
 	judges := c.judges()
+	labelling := c.startLabelling(judges)
 	c.checkVerdicts(judges)
 	dimOrder := c.prepare(judges)
 	// Each judge's figures are independent of the others': they run on
@@ -124,7 +126,7 @@ func Compute(in Input, opts Options) Report {
 	if li := in.Labelling; li != nil && li.Guidelines.Filter.Filter != "" {
 		rep.Guidelines = li.Guidelines.Filter
 	}
-	rep.Labelling = c.labelling(judges, dims)
+	rep.Labelling = labelling.finish(dims)
 	rep.ParseErrors = "exclude"
 	if c.opts.ParseErrorsFail {
 		rep.ParseErrors = "fail"
@@ -507,9 +509,16 @@ func (c *computation) figures(units []int32, jd *judgeDim, h *humanDim, path ...
 	f.VsHumans = c.agreement(all, jd.key.scale, seed("vs_humans"), reasonNoPairs)
 
 	sel := &f.Selection
+	sel.ByProvenance = map[string]int{}
+	for i, n := range prov {
+		if n > 0 {
+			sel.ByProvenance[h.provNames[i]] = n
+		}
+	}
+	picked := pickedBy(sel.ByProvenance)
 	totalJudged := sum(judged)
 	sel.Census = totalJudged > 0 && all.N() == totalJudged
-	fair, noFair := unb, reasonNoRandomLabels(sel)
+	fair, noFair := unb, reasonNoRandomLabels(sel, picked)
 	if sel.Census {
 		fair, noFair = all, ""
 	}
@@ -527,26 +536,48 @@ func (c *computation) figures(units []int32, jd *judgeDim, h *humanDim, path ...
 	}
 	f.LabelsNeeded = labelsNeeded(f)
 
-	sel.ByProvenance = map[string]int{}
-	for i, n := range prov {
-		if n > 0 {
-			sel.ByProvenance[h.provNames[i]] = n
-		}
-	}
 	sel.FilteredShare = ratio(float64(sel.Filtered), float64(f.Labelled), "no labelled items")
-	sel.Warning = selectionWarning(sel, c.opts.FilteredShareWarn)
+	sel.Warning = selectionWarning(sel, c.opts.FilteredShareWarn, picked)
 	if !sel.Census && sel.Unbiased > 0 && sel.Unbiased < f.Labelled {
 		sel.UnbiasedPart = &UnbiasedPart{VsHumans: c.agreement(unb, jd.key.scale, seed("unbiased/vs_humans"), reasonNoPairs)}
 	}
 	return f
 }
 
+// pickedBy says how the labels of the filtered class were picked, for
+// the sentences about them: "a filter", "a script" (gavel label, which
+// picks its items for reasons of its own) or both.
+func pickedBy(byProvenance map[string]int) string {
+	filter, script := false, byProvenance[ProvenanceScript] > 0
+	for p := range byProvenance {
+		filter = filter || strings.HasPrefix(p, "filter:")
+	}
+	switch {
+	case script && filter:
+		return pickedFilterAndScript
+	case script:
+		return pickedScript
+	}
+	return pickedFilter
+}
+
+// The values of pickedBy.
+const (
+	pickedFilter          = "filter"
+	pickedScript          = "script"
+	pickedFilterAndScript = "filter and script"
+)
+
 // reasonNoRandomLabels says why the estimates that need a fair sample are
-// not given, from how the labels were reached.
-func reasonNoRandomLabels(sel *Selection) string {
+// not given, from how the labels were reached (picked: pickedBy).
+func reasonNoRandomLabels(sel *Selection, picked string) string {
 	switch {
 	case sel.Unbiased > 0:
 		return "" // there are random labels; only the judged side may be missing
+	case sel.Filtered > 0 && picked == pickedScript:
+		return "the labels were written by a script (gavel label), which picks its items for reasons of its own: label items in random order to estimate it"
+	case sel.Filtered > 0 && picked == pickedFilterAndScript:
+		return "the labels were reached through a filter or written by a script (gavel label), which pick items unlike the rest: label items in random order to estimate it"
 	case sel.Filtered > 0:
 		return "the labels were reached through a filter, which picks items unlike the rest: label items in random order to estimate it"
 	case sel.Order > 0:
@@ -558,14 +589,21 @@ func reasonNoRandomLabels(sel *Selection) string {
 }
 
 // selectionWarning is the sentence shown when the labels are not a fair
-// sample; empty when they are.
-func selectionWarning(sel *Selection, filteredShareWarn float64) string {
+// sample; empty when they are (picked: pickedBy).
+func selectionWarning(sel *Selection, filteredShareWarn float64, picked string) string {
 	switch {
 	case sel.Census:
 		return ""
 	case sel.FilteredShare.Defined() && sel.FilteredShare.Value > filteredShareWarn:
-		return fmt.Sprintf("%s of the labelled items were reached through a filter, so they are not a fair sample of the dataset: the %s reached at random give the fair figures",
-			FormatPercent(sel.FilteredShare.Value, 0), itemsWord(sel.Unbiased))
+		how := "were reached through a filter"
+		switch picked {
+		case pickedScript:
+			how = "were labelled by a script (gavel label), which picks its items for reasons of its own"
+		case pickedFilterAndScript:
+			how = "were reached through a filter or labelled by a script (gavel label)"
+		}
+		return fmt.Sprintf("%s of the labelled items %s, so they are not a fair sample of the dataset: the %s reached at random give the fair figures",
+			FormatPercent(sel.FilteredShare.Value, 0), how, itemsWord(sel.Unbiased))
 	case sel.Order > 0:
 		return fmt.Sprintf("%s were labelled in dataset order, which is often sorted (by model, by difficulty): only the %s reached at random give the corrected score",
 			itemsWord(sel.Order), itemsWord(sel.Unbiased))

@@ -24,6 +24,12 @@ type LabellingInput struct {
 	// CantJudgeLabels is the number of current labels the marks left out
 	// of the units.
 	CantJudgeLabels int `json:"cant_judge_labels,omitempty"`
+	// LeftOut counts, per item, the current labels left out of the units
+	// (by a "can't judge" mark or the guidelines filter), so that a report
+	// on part of the units (gavel stats --split) counts only its items'.
+	// CantJudgeLabels and Guidelines.LeftOut are the whole session's; an
+	// input without LeftOut (built by hand) is counted by them.
+	LeftOut []ItemLeftOut `json:"left_out,omitempty"`
 	// TagSet is the session's set of failure tags, in the order added.
 	TagSet []string `json:"tag_set,omitempty"`
 	// Tags holds every failure tag currently on an item, by annotator,
@@ -76,6 +82,16 @@ type GuidelinesVersion struct {
 	// Labels counts the current labels made under this version (over the
 	// whole session, before any filter).
 	Labels int `json:"labels"`
+}
+
+// ItemLeftOut counts the current labels on one item left out of the
+// units: CantJudge those of annotators who marked the item "can't judge",
+// Guidelines those made under another guidelines version than the filter
+// keeps.
+type ItemLeftOut struct {
+	ItemID     string `json:"item_id"`
+	CantJudge  int    `json:"cant_judge,omitempty"`
+	Guidelines int    `json:"guidelines,omitempty"`
 }
 
 // CantJudgeMark is one annotator's current "can't judge" on an item.
@@ -134,7 +150,10 @@ type Decision struct {
 	// Sitting names the review (one process, open to quit) that made it;
 	// "" when not recorded.
 	Sitting string `json:"sitting,omitempty"`
-	// Guidelines is the guidelines version on screen, 0 for none.
+	// Guidelines is the guidelines version on screen, 0 for none. Only a
+	// guidelines filter reads it (the reliability figures then count the
+	// decisions made under the version kept), so the session's reader
+	// fills it only under one.
 	Guidelines int64 `json:"guidelines,omitempty"`
 }
 

@@ -3,33 +3,61 @@ package stats
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gavel-dev/gavel/judge"
 )
 
-// reliability is each annotator's own reliability, sorted by name.
-func (lc *labellingData) reliability() []AnnotatorReliability {
+// annotatorPrep is an annotator's reliability as far as it needs no
+// judge (prepareReliability).
+type annotatorPrep struct {
+	r  AnnotatorReliability
+	ds []decision
+	// first and last are the first and last quarters of the sittings
+	// long enough for the fatigue check (nil r.Fatigue when none).
+	first, last []groupOf
+}
+
+// prepareReliability works out, for each annotator sorted by name, the
+// decisions, their times, the fatigue check's quarters and their times,
+// and the agreement with their own re-tests.
+func (lc *labellingData) prepareReliability() []annotatorPrep {
 	by, names := lc.byAnnotator()
-	var out []AnnotatorReliability
+	out := make([]annotatorPrep, 0, len(names))
 	for _, name := range names {
 		gs := groups(by[name])
-		r := AnnotatorReliability{Annotator: name, Decisions: len(gs)}
+		p := annotatorPrep{r: AnnotatorReliability{Annotator: name, Decisions: len(gs)}, ds: by[name]}
 		var secs []float64
 		for _, g := range gs {
 			s, ok := g.seconds()
 			switch {
 			case !ok || s < 0: // unknown, or a clock set back
 			case s > PauseSeconds:
-				r.Paused++
+				p.r.Paused++
 			default:
-				r.Timed++
+				p.r.Timed++
 				secs = append(secs, s)
 			}
 		}
-		r.MedianSeconds = median(secs, "no decision has a time on screen")
-		r.Fatigue = lc.fatigue(gs)
-		r.Retest = lc.retest(name, by[name])
-		r.Anchoring = lc.anchoring(name, by[name])
+		p.r.MedianSeconds = median(secs, "no decision has a time on screen")
+		p.r.Fatigue, p.first, p.last = lc.fatigue(gs)
+		p.r.Retest = lc.retest(name, by[name])
+		out = append(out, p)
+	}
+	return out
+}
+
+// finishReliability adds to each annotator's reliability the figures
+// that compare their decisions with the judges: the fatigue check's
+// agreement and the anchoring check.
+func (lc *labellingData) finishReliability(ps []annotatorPrep) []AnnotatorReliability {
+	var out []AnnotatorReliability
+	for _, p := range ps {
+		r := p.r
+		if r.Fatigue != nil {
+			r.Fatigue.First.Judges, r.Fatigue.Last.Judges = lc.quarterShares(p.first), lc.quarterShares(p.last)
+		}
+		r.Anchoring = lc.anchoring(r.Annotator, p.ds)
 		out = append(out, r)
 	}
 	return out
@@ -37,60 +65,90 @@ func (lc *labellingData) reliability() []AnnotatorReliability {
 
 // fatigue compares the first quarter of each sitting with its last: the
 // median time per decision and the agreement of the labels with each
-// judge. A sitting is a review from open to quit; one of fewer than
-// FatigueMinDecisions decisions has no quarters and is left out, as are
-// decisions whose sitting is not recorded. A quarter is the floor of a
-// quarter of the sitting's decisions, the same number at both ends.
-func (lc *labellingData) fatigue(gs []groupOf) *Fatigue {
-	bySitting := map[string][]groupOf{}
-	var order []string
-	for _, g := range gs {
+// judge (added by finishReliability from first and last). A sitting is a
+// review from open to quit; one of fewer than FatigueMinDecisions
+// decisions has no quarters and is left out, as are decisions whose
+// sitting is not recorded. A quarter is the floor of a quarter of the
+// sitting's decisions, the same number at both ends.
+func (lc *labellingData) fatigue(gs []groupOf) (f *Fatigue, first, last []groupOf) {
+	// Number the sittings in order met, then lay the groups out sitting
+	// by sitting (a counting sort keeps each sitting's order).
+	index := map[string]int{}
+	var counts []int
+	of := make([]int32, len(gs))
+	lastName, lastIdx := "", -1
+	for i, g := range gs {
 		s := g[0].Sitting
 		if s == "" {
+			of[i] = -1
 			continue
 		}
-		if _, seen := bySitting[s]; !seen {
-			order = append(order, s)
+		if s != lastName || lastIdx < 0 {
+			k, seen := index[s]
+			if !seen {
+				k = len(counts)
+				index[s] = k
+				counts = append(counts, 0)
+			}
+			lastName, lastIdx = s, k
 		}
-		bySitting[s] = append(bySitting[s], g)
+		of[i] = int32(lastIdx)
+		counts[lastIdx]++
 	}
-	f := &Fatigue{}
-	var first, last []groupOf
-	for _, s := range order {
-		sg := bySitting[s]
+	starts := make([]int, len(counts)+1)
+	for k, n := range counts {
+		starts[k+1] = starts[k] + n
+	}
+	laid := make([]groupOf, starts[len(counts)])
+	fill := slices.Clone(starts[:len(counts)])
+	for i, g := range gs {
+		if k := of[i]; k >= 0 {
+			laid[fill[k]] = g
+			fill[k]++
+		}
+	}
+	f = &Fatigue{}
+	for k := range counts {
+		sg := laid[starts[k]:starts[k+1]]
 		if len(sg) < FatigueMinDecisions {
 			continue
 		}
 		f.Sittings++
-		k := len(sg) / 4
-		first = append(first, sg[:k]...)
-		last = append(last, sg[len(sg)-k:]...)
+		q := len(sg) / 4
+		first = append(first, sg[:q]...)
+		last = append(last, sg[len(sg)-q:]...)
 	}
 	if f.Sittings == 0 {
-		return nil
+		return nil, nil, nil
 	}
-	f.First, f.Last = lc.quarter(first), lc.quarter(last)
-	return f
+	f.First, f.Last = quarterTimes(first), quarterTimes(last)
+	return f, first, last
 }
 
-// quarter is the figures of the decisions of one quarter.
-func (lc *labellingData) quarter(gs []groupOf) QuarterFigures {
+// quarterTimes is the decisions of one quarter and their median time.
+func quarterTimes(gs []groupOf) QuarterFigures {
 	q := QuarterFigures{Decisions: len(gs)}
 	var secs []float64
-	var compared []decision
 	for _, g := range gs {
 		if s, ok := g.seconds(); ok && s >= 0 && s <= PauseSeconds {
 			secs = append(secs, s)
 		}
+	}
+	q.MedianSeconds = median(secs, "no decision has a time on screen")
+	return q
+}
+
+// quarterShares is the agreement of one quarter's labels with each judge.
+func (lc *labellingData) quarterShares(gs []groupOf) []JudgeShare {
+	var compared []decision
+	for _, g := range gs {
 		for _, d := range g {
-			if !d.Retest && lc.compared(d) {
+			if !d.Retest && d.compared() {
 				compared = append(compared, d)
 			}
 		}
 	}
-	q.MedianSeconds = median(secs, "no decision has a time on screen")
-	q.Judges = lc.shares(compared)
-	return q
+	return lc.shares(compared)
 }
 
 // labelPlace is a label's place: its unit and dimension.
@@ -113,12 +171,22 @@ type retestPair struct {
 // is a "can't judge", or that has no label before it, gives no pair. The
 // pairs are compared per dimension, on the dimension's scale.
 func (lc *labellingData) retest(annotator string, ds []decision) []RetestAgreement {
-	// Only the places re-tested need their labels followed.
+	// Only the places re-tested need their labels followed: on a unit,
+	// marked by unit and dimension (no string to hash for every decision),
+	// else by name.
 	retested := map[labelPlace]bool{}
+	marks := make([][]bool, len(lc.dimNames))
 	for _, d := range ds {
-		if d.Retest {
-			retested[labelPlace{d.ItemID, d.Criterion, d.Dimension}] = true
+		if !d.Retest {
+			continue
 		}
+		if d.unit >= 0 {
+			if marks[d.dim] == nil {
+				marks[d.dim] = make([]bool, len(lc.c.in.Units))
+			}
+			marks[d.dim][d.unit] = true
+		}
+		retested[labelPlace{d.ItemID, d.Criterion, d.Dimension}] = true
 	}
 	if len(retested) == 0 {
 		return []RetestAgreement{}
@@ -126,6 +194,9 @@ func (lc *labellingData) retest(annotator string, ds []decision) []RetestAgreeme
 	current := map[labelPlace]decision{}
 	pairs := map[labelPlace]retestPair{}
 	for _, d := range ds {
+		if !d.Retest && d.unit >= 0 && (marks[d.dim] == nil || !marks[d.dim][d.unit]) {
+			continue // a place never re-tested
+		}
 		p := labelPlace{d.ItemID, d.Criterion, d.Dimension}
 		if !retested[p] && !(d.Retest && d.Kind == KindCantJudge) {
 			continue
@@ -152,7 +223,7 @@ func (lc *labellingData) retest(annotator string, ds []decision) []RetestAgreeme
 	byDim := map[string]Confusion{}
 	for p, pr := range pairs {
 		scale, ok := scales[p.dimension]
-		if !ok || !lc.compared(pr.first) || !lc.compared(pr.retest) {
+		if !ok || !pr.first.compared() || !pr.retest.compared() {
 			continue
 		}
 		cats := scale.Values()
@@ -215,39 +286,51 @@ func (lc *labellingData) scales() map[string]judge.Scale {
 // no recorded visibility (before schema v8, imported, gavel label) are
 // left out.
 func (lc *labellingData) anchoring(annotator string, ds []decision) []Anchoring {
-	type place struct {
-		unit      int32
-		dimension string
+	// seen[dim][unit]: the place had its first decision.
+	seen := make([][]bool, len(lc.dimNames))
+	// Each side is counted as it goes, per judge: the judge shown by its
+	// index in the report (the decisions name it by key).
+	blind, shown := make([]Share, len(lc.judges)), make([]Share, len(lc.judges))
+	index := make(map[string]int, len(lc.judges))
+	for j, js := range lc.judges {
+		index[js.Key] = j
 	}
-	seen := make(map[place]bool, len(ds))
-	var blind []decision
-	shown := map[string][]decision{} // by the judge shown
+	lastJudge, lastIndex := "", -1
 	for _, d := range ds {
 		if d.Retest || d.Kind == KindCantJudge || d.unit < 0 {
 			continue
 		}
-		p := place{d.unit, d.Dimension}
-		if seen[p] {
+		if seen[d.dim] == nil {
+			seen[d.dim] = make([]bool, len(lc.c.in.Units))
+		}
+		if seen[d.dim][d.unit] {
 			continue
 		}
-		seen[p] = true
-		if !lc.compared(d) {
+		seen[d.dim][d.unit] = true
+		if !d.compared() {
 			continue
 		}
 		switch d.Shown {
 		case ShownBlind:
-			blind = append(blind, d)
+			for j := range lc.judges {
+				lc.tally(&blind[j], d, j)
+			}
 		case ShownVerdict:
-			if d.ShownJudge != "" {
-				shown[d.ShownJudge] = append(shown[d.ShownJudge], d)
+			if d.ShownJudge != lastJudge || lastIndex < 0 {
+				j, ok := index[d.ShownJudge]
+				if !ok {
+					j = len(lc.judges) // a judge not reported on
+				}
+				lastJudge, lastIndex = d.ShownJudge, j
+			}
+			if lastIndex < len(lc.judges) {
+				lc.tally(&shown[lastIndex], d, lastIndex)
 			}
 		}
 	}
 	out := []Anchoring{}
 	for j, js := range lc.judges {
-		a := Anchoring{Judge: js.Key}
-		a.Blind = lc.shareWith(blind, j)
-		a.Shown = lc.shareWith(shown[js.Key], j)
+		a := Anchoring{Judge: js.Key, Blind: finishShare(blind[j]), Shown: finishShare(shown[j])}
 		if a.Blind.N+a.Shown.N == 0 {
 			continue
 		}
@@ -273,13 +356,24 @@ func (lc *labellingData) anchoring(annotator string, ds []decision) []Anchoring 
 func (lc *labellingData) shareWith(decisions []decision, j int) Share {
 	var s Share
 	for _, d := range decisions {
-		if counted, agreed := lc.agreement(d, j); counted {
-			s.N++
-			if agreed {
-				s.Agreed++
-			}
+		lc.tally(&s, d, j)
+	}
+	return finishShare(s)
+}
+
+// tally counts decision d in s, judge j's share, when it can be compared
+// with the judge's verdict.
+func (lc *labellingData) tally(s *Share, d decision, j int) {
+	if counted, agreed := lc.agreement(d, j); counted {
+		s.N++
+		if agreed {
+			s.Agreed++
 		}
 	}
+}
+
+// finishShare is s with its agreement, or an empty share with its reason.
+func finishShare(s Share) Share {
 	if s.N == 0 {
 		return Share{Agreement: undefinedInterval("no decision to compare with the judge's verdict")}
 	}

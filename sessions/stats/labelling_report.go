@@ -100,7 +100,9 @@ type TagDisagreements struct {
 
 // AnnotatorReliability is how one person labelled: how much, how fast,
 // whether they tired, agreed with themselves, and were swayed by the
-// judge's verdict.
+// judge's verdict. Under a guidelines filter (gavel stats --guidelines)
+// every figure counts the decisions made under the version kept, as the
+// agreement figures count its labels.
 type AnnotatorReliability struct {
 	Annotator string `json:"annotator"`
 	// Decisions counts live key presses that labelled, accepted or marked

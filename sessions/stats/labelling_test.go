@@ -65,6 +65,69 @@ func TestScriptLabelsAreNotUnbiased(t *testing.T) {
 	}
 }
 
+// Labels written by a script are not said to be "reached through a
+// filter": the reason the fair estimates are missing and the warning
+// name the script (and both, when filters are there too).
+func TestScriptLabelsHaveTheirOwnSentence(t *testing.T) {
+	input := func(vias ...string) Input {
+		in := Input{Judges: []JudgeSpec{{Key: "j", Dimensions: []judge.Dimension{{Name: "correct", Scale: judge.Binary}}}}}
+		for i := range 20 {
+			u := Unit{ItemID: fmt.Sprint(i), Verdicts: []Verdict{{Judge: "j", Status: judge.StatusOK, Values: map[string]float64{"correct": 1}}}}
+			if i < 10 { // the rest judged, not labelled: no census
+				u.Labels = []Label{{Annotator: "a", Values: map[string]float64{"correct": float64(i % 2)}, Provenance: vias[i%len(vias)]}}
+			}
+			in.Units = append(in.Units, u)
+		}
+		return in
+	}
+	for _, c := range []struct {
+		vias                   []string
+		reason, warning, never string
+	}{
+		{[]string{ProvenanceScript}, "the labels were written by a script (gavel label), which picks its items for reasons of its own",
+			"100% of the labelled items were labelled by a script (gavel label), which picks its items for reasons of its own", "filter"},
+		{[]string{"filter:disagreements"}, "the labels were reached through a filter, which picks items unlike the rest",
+			"100% of the labelled items were reached through a filter, so", "script"},
+		{[]string{ProvenanceScript, "filter:disagreements"}, "the labels were reached through a filter or written by a script (gavel label)",
+			"100% of the labelled items were reached through a filter or labelled by a script (gavel label)", "\x00"},
+	} {
+		o := Compute(input(c.vias...), Options{Seed: 1, Resamples: -1}).Judges[0].Dimensions[0].Overall
+		reason, warning := o.Corrected.PassRate.Reason, o.Selection.Warning
+		if !strings.HasPrefix(reason, c.reason) || !strings.HasPrefix(warning, c.warning) || strings.Contains(reason+warning, c.never) {
+			t.Errorf("%v: reason %q\nwarning %q", c.vias, reason, warning)
+		}
+	}
+}
+
+// Under a guidelines filter every figure of an annotator's reliability
+// (decisions, time, fatigue, re-tests, anchoring) counts the decisions
+// made under the version kept, as the agreement figures count its labels.
+func TestReliabilityUnderGuidelinesFilter(t *testing.T) {
+	in := anchoringInput(30, 30)
+	ds := in.Labelling.Decisions
+	for i := range ds {
+		ds[i].Guidelines = 1 + int64(i%3)/2 // 1, 1, 2, …: 40 under 1, 20 under 2
+	}
+	in.Labelling.Guidelines = GuidelinesInput{
+		Filter:   GuidelinesFilter{Filter: FilterVersion, Version: 2},
+		Versions: []GuidelinesVersion{{ID: 1}, {ID: 2}},
+	}
+	r := Compute(in, Options{Seed: 1, Resamples: -1}).Labelling.Annotators[0]
+	// Version 2: decisions 2, 5, …, 59 (20), taking as many seconds as
+	// their number: the median is 30.5.
+	if r.Decisions != 20 || r.Timed != 20 || r.MedianSeconds.Value != 30.5 {
+		t.Errorf("reliability = %+v", r)
+	}
+	if f := r.Fatigue; f == nil || f.First.Decisions+f.Last.Decisions != 10 {
+		t.Errorf("fatigue = %+v", f)
+	}
+	for _, a := range r.Anchoring {
+		if a.Blind.N+a.Shown.N != 20 {
+			t.Errorf("anchoring = %+v", a)
+		}
+	}
+}
+
 // anchoringInput is one judge, 60 items with verdict YES, and one
 // annotator's decisions: blind ones agreeing on blindAgreed of 30, shown
 // ones on shownAgreed of 30.
