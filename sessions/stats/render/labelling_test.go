@@ -160,3 +160,18 @@ func TestSelectLabelling(t *testing.T) {
 		t.Error("Select changed the report it was given")
 	}
 }
+
+// A version's hash edited by hand (a backtick, a pipe) cannot open a code
+// span or break the table: only hex is written as code, anything else as
+// escaped text.
+func TestLabellingMarkdownHandEditedHash(t *testing.T) {
+	in := labellingFixture()
+	in.Labelling.Guidelines.Versions[0].SHA256 = "ab`c|d*e"
+	md := Markdown(stats.Compute(in, stats.Options{Seed: 1, Resamples: -1}))
+	if want := "| 1 | 2026-11-20 09:00 UTC | ab\\`c\\|d\\*e | 3 |"; !strings.Contains(md, want) {
+		t.Errorf("markdown lacks %q:\n%s", want, md)
+	}
+	if want := "| 2 (current) | 2026-11-26 09:00 UTC | `bbbbbbbbbbbb` | 27 |"; !strings.Contains(md, want) {
+		t.Errorf("markdown lacks %q:\n%s", want, md)
+	}
+}

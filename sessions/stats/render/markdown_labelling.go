@@ -28,7 +28,7 @@ func markdownLabelling(b *strings.Builder, l *stats.Labelling) {
 			if v.Current {
 				id += " (current)"
 			}
-			rows = append(rows, []string{id, v.FirstSeen.UTC().Format("2006-01-02 15:04 UTC"), "`" + MarkdownText(shortHash(v.SHA256)) + "`", fmt.Sprint(v.Labels)})
+			rows = append(rows, []string{id, v.FirstSeen.UTC().Format("2006-01-02 15:04 UTC"), hashCell(v.SHA256), fmt.Sprint(v.Labels)})
 		}
 		rows = append(rows, []string{"none on screen", "", "", fmt.Sprint(g.WithoutGuidelines)})
 		mdTable(b, []string{"Version", "First seen", "SHA-256", ">Current labels"}, rows)
@@ -158,8 +158,22 @@ func mdSeconds(e stats.Estimate) string { return MarkdownText(bare(Seconds(e))) 
 
 // shortHash is the head of a SHA-256, enough to tell versions apart.
 func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
+	if r := []rune(h); len(r) > 12 {
+		return string(r[:12])
 	}
 	return h
+}
+
+// hashCell is a version's hash in a table cell: its first twelve hex
+// digits as code, or, for a hash that is not hex (edited by hand), the
+// text escaped and not as code (a backtick inside would end the code
+// span).
+func hashCell(h string) string {
+	short := shortHash(h)
+	for _, c := range short {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return MarkdownText(short)
+		}
+	}
+	return "`" + short + "`"
 }
