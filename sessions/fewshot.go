@@ -161,9 +161,60 @@ func (t *fewShotTally) add(id string, dim int, v float64) {
 	t.items[i].counts[dim] = append(c, valueCount{v, 1})
 }
 
+// remove takes back one label v of item id on wanted dimension dim that
+// add counted.
+func (t *fewShotTally) remove(id string, dim int, v float64) {
+	i, ok := t.index[id]
+	if !ok {
+		return // not a calibration item, or never counted
+	}
+	c := t.items[i].counts[dim]
+	for k := range c {
+		if c[k].v == v {
+			if c[k].n--; c[k].n == 0 {
+				t.items[i].counts[dim] = slices.Delete(c, k, k+1)
+			}
+			return
+		}
+	}
+}
+
+// currentCantJudgePairs lists every (annotator, item) whose current
+// decision is a "can't judge", as the view current_cant_judge defines
+// them: a live cant_judge that is not a re-test, with no live label,
+// accept or can't-judge (not a re-test) of the annotator on the item
+// after it. Unlike the view it reads the cant_judge actions by the
+// actions_labelling index (its WHERE term starts with the index's first
+// term) and each later decision by the index on items, so a session with
+// none costs one look at the index.
+func currentCantJudgePairs(tx *sql.Tx) ([][2]string, error) {
+	rows, err := tx.Query(`SELECT c.annotator, c.item_id FROM actions c
+		WHERE c.kind IN ('cant_judge', 'tag') AND c.kind = 'cant_judge' AND c.retest = 0
+			AND NOT EXISTS (SELECT 1 FROM actions u WHERE u.undoes = c.id)
+			AND NOT EXISTS (SELECT 1 FROM actions b INDEXED BY actions_by_item
+				WHERE b.item_id = c.item_id AND b.annotator = c.annotator AND b.id > c.id
+					AND b.kind IN ('label', 'accept', 'cant_judge') AND b.retest = 0
+					AND NOT EXISTS (SELECT 1 FROM actions u WHERE u.undoes = b.id))
+		ORDER BY c.id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][2]string
+	for rows.Next() {
+		var p [2]string
+		if err := rows.Scan(&p[0], &p[1]); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
 // fewShotCandidates reads the current whole-item labels on dims and keeps
 // the items of the calibration part (PartCalibration only) whose every
-// dimension has a majority label, ordered by their fraction. Labels are
+// dimension has a majority label, ordered by their fraction. A label of
+// an annotator on an item they marked "can't judge" does not count. Labels are
 // read packed where they can be (stats_input_packed.go): a million rows
 // handed over one by one cost seconds in the driver.
 func fewShotCandidates(tx *sql.Tx, sp Split, dims []judge.Dimension) ([]fewShotCandidate, error) {
@@ -197,6 +248,30 @@ func fewShotCandidates(tx *sql.Tx, sp Split, dims []judge.Dimension) ([]fewShotC
 		}
 		if err := readFewShotRows(tx, codec, t, i, d.Name, where); err != nil {
 			return nil, err
+		}
+	}
+	// A label of an annotator on an item they marked "can't judge" (the
+	// gold is wrong, say) is no label, as in the statistics: it leaves
+	// the item's tally. Few marks are expected, each taken out by one
+	// look at the current labels' key.
+	marks, err := currentCantJudgePairs(tx)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range marks {
+		for i, d := range dims {
+			var raw any
+			err := tx.QueryRow(`SELECT value FROM current_label_rows
+				WHERE annotator = ?1 AND item_id = ?2 AND criterion = 0 AND dimension = ?3`, m[0], m[1], d.Name).Scan(&raw)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if v, ok := codec.decode(d.Name, raw); ok {
+				t.remove(m[1], i, v)
+			}
 		}
 	}
 	cands := make([]fewShotCandidate, 0, len(t.items))
