@@ -345,18 +345,6 @@ func (lc *labellingData) judgeDim(j int, dim int32) *judgeDim {
 // kept.) byAnnotator works it out once per decision.
 func (d decision) compared() bool { return d.flags&decCompared != 0 }
 
-// shares counts, per judge, how many of decisions agreed with it; only
-// judges with a decision to compare are listed, in report order.
-func (lc *labellingData) shares(decisions []decision) []JudgeShare {
-	out := []JudgeShare{}
-	for j, js := range lc.judges {
-		if s := lc.shareWith(decisions, j); s.N > 0 {
-			out = append(out, JudgeShare{Judge: js.Key, Share: s})
-		}
-	}
-	return out
-}
-
 // median is the median of xs (sorted in place), undefined when empty.
 func median(xs []float64, reason string) Estimate {
 	if len(xs) == 0 {

@@ -27,7 +27,7 @@ func (lc *labellingData) prepareReliability() []annotatorPrep {
 	for _, name := range names {
 		gs := groups(by[name])
 		p := annotatorPrep{r: AnnotatorReliability{Annotator: name, Decisions: len(gs)}, ds: by[name]}
-		var secs []float64
+		secs := make([]float64, 0, len(gs))
 		for _, g := range gs {
 			s, ok := g.seconds()
 			switch {
@@ -108,6 +108,13 @@ func (lc *labellingData) fatigue(gs []groupOf) (f *Fatigue, first, last []groupO
 		}
 	}
 	f = &Fatigue{}
+	quarters := 0
+	for _, n := range counts {
+		if n >= FatigueMinDecisions {
+			quarters += n / 4
+		}
+	}
+	first, last = make([]groupOf, 0, quarters), make([]groupOf, 0, quarters)
 	for k := range counts {
 		sg := laid[starts[k]:starts[k+1]]
 		if len(sg) < FatigueMinDecisions {
@@ -128,7 +135,7 @@ func (lc *labellingData) fatigue(gs []groupOf) (f *Fatigue, first, last []groupO
 // quarterTimes is the decisions of one quarter and their median time.
 func quarterTimes(gs []groupOf) QuarterFigures {
 	q := QuarterFigures{Decisions: len(gs)}
-	var secs []float64
+	secs := make([]float64, 0, len(gs))
 	for _, g := range gs {
 		if s, ok := g.seconds(); ok && s >= 0 && s <= PauseSeconds {
 			secs = append(secs, s)
@@ -138,17 +145,24 @@ func quarterTimes(gs []groupOf) QuarterFigures {
 	return q
 }
 
-// quarterShares is the agreement of one quarter's labels with each judge.
+// quarterShares is the agreement of one quarter's labels with each judge
+// (as shares counts them, without gathering them first).
 func (lc *labellingData) quarterShares(gs []groupOf) []JudgeShare {
-	var compared []decision
-	for _, g := range gs {
-		for _, d := range g {
-			if !d.Retest && d.compared() {
-				compared = append(compared, d)
+	out := []JudgeShare{}
+	for j, js := range lc.judges {
+		var s Share
+		for _, g := range gs {
+			for _, d := range g {
+				if !d.Retest && d.compared() {
+					lc.tally(&s, d, j)
+				}
 			}
 		}
+		if s.N > 0 {
+			out = append(out, JudgeShare{Judge: js.Key, Share: finishShare(s)})
+		}
 	}
-	return lc.shares(compared)
+	return out
 }
 
 // labelPlace is a label's place: its unit and dimension.
@@ -349,16 +363,6 @@ func (lc *labellingData) anchoring(annotator string, ds []decision) []Anchoring 
 		out = append(out, a)
 	}
 	return out
-}
-
-// shareWith is judge j's share of decisions, or an empty one with its
-// reason.
-func (lc *labellingData) shareWith(decisions []decision, j int) Share {
-	var s Share
-	for _, d := range decisions {
-		lc.tally(&s, d, j)
-	}
-	return finishShare(s)
 }
 
 // tally counts decision d in s, judge j's share, when it can be compared
