@@ -23,9 +23,10 @@ type historyHalf struct {
 	// of them whose decisions record how they were made.
 	who []string
 	how map[string]bool
-	// packed holds each how annotator's half read packed (nil when
-	// packed reads are off).
-	packed map[string]*packedHistory
+	// packed holds each how annotator's half read packed, in chunks of
+	// historyChunk ids (none when packed reads are off); half 0 folds
+	// each chunk as it is read and keeps none.
+	packed map[string][]*packedHistory
 	// half 0: folds holds every annotator's fold so far, missed those
 	// whose packed half could not be read (the row reader reads them).
 	folds  map[string]*historyFold
@@ -36,7 +37,7 @@ type historyHalf struct {
 // readHistoryHalf reads half 0 or 1 of the annotators' histories (see
 // historyHalf).
 func readHistoryHalf(tx *sql.Tx, o StatsOptions, half int) (*historyHalf, error) {
-	h := &historyHalf{half: half, how: map[string]bool{}, packed: map[string]*packedHistory{}}
+	h := &historyHalf{half: half, how: map[string]bool{}, packed: map[string][]*packedHistory{}}
 	var err error
 	if h.who, err = labellingAnnotators(tx); err != nil || len(h.who) == 0 {
 		return h, err
@@ -71,14 +72,24 @@ func readHistoryHalf(tx *sql.Tx, o StatsOptions, half int) (*historyHalf, error)
 			if err != nil {
 				return nil, err
 			}
-			p, err := readPackedHistory(tx, a, guidelines, lo, hi)
+			firstDim, undone, err := historyKeys(tx, a)
 			if err != nil {
 				return nil, err
 			}
-			h.packed[a] = p
-			if half == 0 {
-				h.folds[a].reserve(2 * int(p.n)) // room for half 1 too, about as long
-				if !foldPacked(codec, h.folds[a], p) {
+			for from := lo; from < hi; from += historyChunk {
+				p, err := readPackedHistory(tx, a, guidelines, firstDim, undone, from, min(from+historyChunk, hi))
+				if err != nil {
+					return nil, err
+				}
+				if half == 1 {
+					h.packed[a] = append(h.packed[a], p)
+					continue
+				}
+				if from == lo {
+					// Room for half 1 too, about as long.
+					h.folds[a].reserve(int(2 * (hi - lo) * p.n / max(min(historyChunk, hi-lo), 1)))
+				}
+				if !h.missed[a] && !foldPacked(codec, h.folds[a], p) {
 					h.missed[a] = true
 				}
 			}
@@ -86,6 +97,12 @@ func readHistoryHalf(tx *sql.Tx, o StatsOptions, half int) (*historyHalf, error)
 	}
 	return h, nil
 }
+
+// historyChunk is the most ids a packed read of a history covers: SQLite
+// builds its list by doubling a buffer, which at a million actions costs
+// more in copies and fresh pages than the list itself; a list of this
+// many is cheap, and is dropped once folded.
+const historyChunk = 50_000
 
 // historyRange is the range of ids [lo, hi) of an annotator's half of
 // their history: the ids below the middle of the lowest and highest, or
@@ -114,7 +131,10 @@ func finishHistories(tx *sql.Tx, codec *valueCodec, h0, h1 *historyHalf, o Stats
 	for _, a := range h0.who {
 		f := h0.folds[a]
 		if h0.how[a] {
-			ok := packedReads && same && !h0.missed[a] && h1.packed[a] != nil && foldPacked(codec, f, h1.packed[a])
+			ok := packedReads && same && !h0.missed[a]
+			for _, p := range h1.packed[a] {
+				ok = ok && foldPacked(codec, f, p)
+			}
 			if !ok {
 				if packedReads && packedMissed != nil {
 					packedMissed(a)

@@ -81,22 +81,28 @@ type packedHistory struct {
 	tooLong bool
 }
 
-// readPackedHistory reads the actions of an annotator's history whose ids
-// are in [lo, hi) packed, with their guidelines versions when guidelines.
-func readPackedHistory(tx *sql.Tx, annotator string, guidelines bool, lo, hi int64) (*packedHistory, error) {
-	p := &packedHistory{guidelines: guidelines}
-	err := tx.QueryRow(`SELECT dimension FROM actions WHERE annotator = ?1 AND kind IN ('label', 'accept') ORDER BY id LIMIT 1`, annotator).Scan(&p.firstDim)
+// historyKeys is what every packed read of an annotator's history needs:
+// the dimension of their first label (the usual one), and their undone
+// actions.
+func historyKeys(tx *sql.Tx, annotator string) (firstDim string, undone map[int64]bool, err error) {
+	err = tx.QueryRow(`SELECT dimension FROM actions WHERE annotator = ?1 AND kind IN ('label', 'accept') ORDER BY id LIMIT 1`, annotator).Scan(&firstDim)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, err
+		return "", nil, err
 	}
-	if p.undone, err = undoneOf(tx, annotator); err != nil {
-		return nil, err
-	}
+	undone, err = undoneOf(tx, annotator)
+	return firstDim, undone, err
+}
+
+// readPackedHistory reads the actions of an annotator's history whose ids
+// are in [lo, hi) packed, with their guidelines versions when guidelines
+// (historyKeys gives firstDim and undone).
+func readPackedHistory(tx *sql.Tx, annotator string, guidelines bool, firstDim string, undone map[int64]bool, lo, hi int64) (*packedHistory, error) {
+	p := &packedHistory{guidelines: guidelines, firstDim: firstDim, undone: undone}
 	extra := ""
 	if guidelines {
 		extra = `, coalesce(guidelines_id, 0)`
 	}
-	err = tx.QueryRow(fmt.Sprintf(decisionsPacked, extra), annotator, p.firstDim, lo, hi).Scan(&p.n, &p.records, &p.odd)
+	err := tx.QueryRow(fmt.Sprintf(decisionsPacked, extra), annotator, p.firstDim, lo, hi).Scan(&p.n, &p.records, &p.odd)
 	if unpackable(err) {
 		p.tooLong, err = true, nil
 	}
