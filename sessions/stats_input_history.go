@@ -101,8 +101,8 @@ func readHistoryHalf(tx *sql.Tx, o StatsOptions, half int) (*historyHalf, error)
 // historyChunk is the most ids a packed read of a history covers: SQLite
 // builds its list by doubling a buffer, which at a million actions costs
 // more in copies and fresh pages than the list itself; a list of this
-// many is cheap, and is dropped once folded.
-const historyChunk = 50_000
+// many is cheap, and is dropped once folded. Tests make it small.
+var historyChunk int64 = 50_000
 
 // historyRange is the range of ids [lo, hi) of an annotator's half of
 // their history: the ids below the middle of the lowest and highest, or

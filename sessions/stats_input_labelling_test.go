@@ -495,6 +495,14 @@ func TestLabellingPackedEqualsRows(t *testing.T) {
 	if labellingText(packed) != labellingText(rows) {
 		t.Errorf("packed:\n%s\nrows:\n%s", labellingText(packed), labellingText(rows))
 	}
+	// Read in chunks of 3 ids (many per half), the same.
+	saved := historyChunk
+	historyChunk = 3
+	chunked := read(true)
+	historyChunk = saved
+	if labellingText(chunked) != labellingText(rows) {
+		t.Errorf("packed in chunks of 3:\n%s\nrows:\n%s", labellingText(chunked), labellingText(rows))
+	}
 	var which *stats.Decision
 	for i, d := range packed.Labelling.Decisions {
 		if d.Dimension == "which" {
