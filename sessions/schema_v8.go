@@ -115,25 +115,35 @@ FROM (
 )
 WHERE rn = 1 AND note <> '';
 
--- Each annotator's current "can't judge" per item: the latest live
--- cant_judge that is not a re-test, unless a label or accept (not a
--- re-test) came after it.
+-- Each annotator's current "can't judge" per item: a live cant_judge that
+-- is not a re-test, with no later live label, accept or cant_judge (not a
+-- re-test) of that annotator on the item. Written so that SQLite reads the
+-- few cant_judge rows through actions_labelling (its first term repeats
+-- that index's) and each one's later actions through actions_by_item (the
+-- unary + keeps it off actions_by_annotator, which walks the annotator's
+-- whole history): 500 marks among 100,000 labels, 0.5 s -> 0.02 s.
 CREATE VIEW current_cant_judge AS
 SELECT c.item_id, c.annotator, c.reason, c.note, c.at, c.id AS action_id
-FROM live_actions c
-WHERE c.kind = 'cant_judge' AND c.retest = 0
-  AND c.id = (SELECT max(b.id) FROM live_actions b
-              WHERE b.annotator = c.annotator AND b.item_id = c.item_id
-                AND b.kind IN ('label', 'accept', 'cant_judge') AND b.retest = 0);
+FROM actions c
+WHERE c.kind IN ('cant_judge', 'tag') AND c.kind = 'cant_judge' AND c.retest = 0
+  AND NOT EXISTS (SELECT 1 FROM actions u WHERE u.undoes = c.id)
+  AND NOT EXISTS (SELECT 1 FROM actions b
+                  WHERE b.item_id = c.item_id AND +b.annotator = c.annotator AND +b.id > c.id
+                    AND b.kind IN ('label', 'accept', 'cant_judge') AND b.retest = 0
+                    AND NOT EXISTS (SELECT 1 FROM actions u WHERE u.undoes = b.id));
 
--- Each annotator's current failure tags per item: the latest live tag
--- action of each (annotator, item, tag) put it on.
+-- Each annotator's current failure tags per item: a live tag action that
+-- put the tag on, with no later live tag action of that annotator on the
+-- item for that tag. Read like current_cant_judge.
 CREATE VIEW current_tags AS
 SELECT t.item_id, t.annotator, t.tag, t.at, t.id AS action_id
-FROM live_actions t
-WHERE t.kind = 'tag' AND t.value = 1
-  AND t.id = (SELECT max(b.id) FROM live_actions b
-              WHERE b.kind = 'tag' AND b.annotator = t.annotator AND b.item_id = t.item_id AND b.tag = t.tag);
+FROM actions t
+WHERE t.kind IN ('cant_judge', 'tag') AND t.kind = 'tag' AND t.value = 1
+  AND NOT EXISTS (SELECT 1 FROM actions u WHERE u.undoes = t.id)
+  AND NOT EXISTS (SELECT 1 FROM actions b
+                  WHERE b.item_id = t.item_id AND +b.annotator = t.annotator AND +b.id > t.id
+                    AND b.kind = 'tag' AND b.tag = t.tag
+                    AND NOT EXISTS (SELECT 1 FROM actions u WHERE u.undoes = b.id));
 
 -- A new label or accept is the current one of its key; a re-test label
 -- never replaces the first.
