@@ -97,17 +97,23 @@ const maxGuidelinesBytes = 1 << 20
 // readGuidelines reads a guidelines file, refusing with what to do one
 // that is missing, not a file, over maxGuidelinesBytes or not text.
 func readGuidelines(path string) (string, error) {
-	f, err := os.Open(path)
+	// Stat before opening: opening a named pipe waits for a writer, and
+	// the review would hang before its first frame.
+	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("the guidelines file %s does not exist: check --guidelines (or the config's guidelines)", path)
 	}
 	if err != nil {
 		return "", fmt.Errorf("cannot read the guidelines file %s: %v", path, err)
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+	if !st.Mode().IsRegular() {
 		return "", fmt.Errorf("the guidelines %s are not a file: give --guidelines a Markdown file", path)
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("cannot read the guidelines file %s: %v", path, err)
+	}
+	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxGuidelinesBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("cannot read the guidelines file %s: %v", path, err)
