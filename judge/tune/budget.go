@@ -30,7 +30,11 @@ func NewBudget(limit int) *Budget { return &Budget{limit: int64(max(limit, 0))} 
 // Limit is the number of requests allowed in all.
 func (b *Budget) Limit() int { return int(b.limit) }
 
-// Used is the number of requests sent so far.
+// Used is the number of requests reserved so far: every one sent, and any
+// cancelled in flight when a phase ended, which may not have reached the
+// server. It is never given back: a request can be cancelled after its
+// bytes left, and a refund that guessed wrong could let the count pass
+// the limit.
 func (b *Budget) Used() int { return int(b.used.Load()) }
 
 // Left is the number of requests that may still be sent.

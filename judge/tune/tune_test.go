@@ -306,8 +306,12 @@ func TestBudgetIsNeverExceeded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if hits := w.srv.hits.Load(); hits > int64(tc.budget) || int64(w.budget.Used()) != hits {
-				t.Errorf("server hits %d, budget %d, used %d", hits, tc.budget, w.budget.Used())
+			// Used may pass the hits by the requests in flight when a phase
+			// ended (cancelled, perhaps before they left), never the other
+			// way: the budget never undercounts.
+			hits, used := w.srv.hits.Load(), int64(w.budget.Used())
+			if hits > int64(tc.budget) || used > int64(tc.budget) || hits > used || used-hits > int64(o.Concurrency) {
+				t.Errorf("server hits %d, budget %d, used %d (concurrency %d)", hits, tc.budget, used, o.Concurrency)
 			}
 			t.Logf("hits %d; stopped: %s; eval skipped: %s; eval %+v", w.srv.hits.Load(), res.Stopped, res.EvalSkipped, res.Evaluation)
 			if res.Original().Validation.N != 10 && res.Stopped == "" {
