@@ -20,6 +20,9 @@ type Input struct {
 	// (guidelines, "can't judge", tags, the time and visibility of each
 	// decision); nil when it records none of it.
 	Labelling *LabellingInput `json:"labelling,omitempty"`
+	// Plan is the labelling plan to estimate from (`gavel stats --plan`);
+	// nil when there is none. Report.Plan is filled when it is set.
+	Plan *PlanInput `json:"plan,omitempty"`
 }
 
 // JudgeSpec names one judge run and what it rates.
@@ -92,8 +95,10 @@ type Label struct {
 	// Provenance says how the annotator reached the unit: "order" (in
 	// dataset order) and "random" (a seeded random order) give unbiased
 	// samples; "filter:NAME" (e.g. "filter:disagreements") and "script"
-	// (gavel label) do not; any other value, the empty string included,
-	// is unknown.
+	// (gavel label) do not; "plan:ID" (following labelling plan ID) is
+	// fair for a uniform or stratified plan and, for an active plan,
+	// feeds only Report.Plan; any other value, the empty string
+	// included, is unknown.
 	Provenance string `json:"provenance,omitempty"`
 }
 
@@ -157,3 +162,53 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
+
+// PlanInput is a labelling plan (`gavel plan`) as the statistics read it:
+// which items it asked people to label, with what inclusion probability,
+// and the judge verdicts it was drawn from. The estimates in
+// Report.Plan weight each planned label by the inverse of its
+// probability, so they stay unbiased whatever the design.
+type PlanInput struct {
+	// ID is the plan's id in its session; labels made while following
+	// the plan carry the provenance "plan:ID".
+	ID int `json:"id"`
+	// Design is "uniform", "stratified" or "active".
+	Design string `json:"design"`
+	// Seed is the seed the plan's permanent random numbers came from.
+	Seed uint64 `json:"seed"`
+	// Judge is the JudgeSpec.Key of the run whose verdicts the plan was
+	// drawn from and whose verdicts its estimates use ("" for a uniform
+	// plan drawn without a judge).
+	Judge string `json:"judge"`
+	// Dimension is the dimension estimated: the judge's single (or
+	// first) dimension, or the labelled dimension when there is no judge.
+	Dimension string `json:"dimension"`
+	// Target is the number of items the plan asks to label (n).
+	Target int `json:"target"`
+	// Units holds one row per item of the dataset, in dataset order:
+	// PPI uses every verdict, labelled or not.
+	Units []PlanUnit `json:"units"`
+	// TargetWidth is the interval half-width the stop rule aims for, in
+	// the dimension's units (0.05 = ±5 points on a pass rate); 0 means
+	// DefaultTargetWidth.
+	TargetWidth float64 `json:"target_width,omitempty"`
+}
+
+// PlanUnit is one item's row in a plan.
+type PlanUnit struct {
+	// Unit indexes Input.Units: the item's Criterion-0 unit.
+	Unit int `json:"unit"`
+	// Probability is the item's inclusion probability λ_i in (0, 1] at
+	// the plan's current size.
+	Probability float64 `json:"probability"`
+	// Selected is set when the item is in the plan at its current size.
+	Selected bool `json:"selected,omitempty"`
+	// Verdict is the plan's verdict on Dimension (the judge's ok verdict
+	// recorded when the plan was drawn); nil when there was none. A
+	// re-judge after the plan does not change it.
+	Verdict *float64 `json:"verdict,omitempty"`
+}
+
+// DefaultTargetWidth is the stop rule's half-width when
+// PlanInput.TargetWidth is 0: ±5 points on a rate.
+const DefaultTargetWidth = 0.05

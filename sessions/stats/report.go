@@ -61,6 +61,9 @@ type Report struct {
 	// judge", failure tags and each annotator's reliability; left out
 	// when the session records none of it.
 	Labelling *Labelling `json:"labelling,omitempty"`
+	// Plan is the design-based estimates of a labelling plan (Input.Plan);
+	// left out when there is none.
+	Plan *PlanReport `json:"plan,omitempty"`
 	// Notes lists problems found in the input (verdicts of unknown judges,
 	// values off the scale, skipped segment fields…), one sentence each.
 	Notes []string `json:"notes"`
