@@ -23,6 +23,15 @@ type Input struct {
 	// Plan is the labelling plan to estimate from (`gavel stats --plan`);
 	// nil when there is none. Report.Plan is filled when it is set.
 	Plan *PlanInput `json:"plan,omitempty"`
+	// PlanDesigns gives the design ("uniform", "stratified", "active") of
+	// every labelling plan of the session, by plan id, so that labels made
+	// following a plan (provenance "plan:ID") can be classified: a uniform
+	// or stratified plan's labels are a fair sample for the unweighted
+	// figures; an active plan's are drawn with unequal probabilities and
+	// feed only Report.Plan. A "plan:ID" label whose plan is in neither
+	// PlanDesigns nor Plan is set apart like an active plan's: unknown
+	// probabilities are not assumed equal.
+	PlanDesigns map[int]string `json:"plan_designs,omitempty"`
 }
 
 // JudgeSpec names one judge run and what it rates.
