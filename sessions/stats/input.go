@@ -216,6 +216,10 @@ type PlanUnit struct {
 	// recorded when the plan was drawn); nil when there was none. A
 	// re-judge after the plan does not change it.
 	Verdict *float64 `json:"verdict,omitempty"`
+	// Stratum is the item's stratum in a stratified plan ("" otherwise):
+	// the variance is summed over strata, and nonresponse is reweighted
+	// within each.
+	Stratum string `json:"stratum,omitempty"`
 }
 
 // DefaultTargetWidth is the stop rule's half-width when
