@@ -1,0 +1,116 @@
+package plan
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// Select draws a plan of n items by sequential Poisson sampling (Ohlsson
+// 1998, "Sequential Poisson sampling", Journal of Official Statistics
+// 14(2)): with λ from Probabilities, each unit gets ξ_i = PRN_i / λ_i and
+// the plan is the n units of smallest ξ — per stratum, n_h of them, for a
+// stratified design. Units with λ = 1 are certainties, taken before any
+// other (Ohlsson's take-all units): an estimate weights them by 1, so
+// they must be in every draw. selected lists the chosen units' positions
+// in ξ order (certainties first, in PRN order); prob is every unit's λ.
+//
+// With equal probabilities ξ orders the units as their PRNs do, so the
+// plan is a simple random sample without replacement, and the n units of
+// smallest PRN at n are among those at any larger n. For unequal
+// probabilities Draw says what larger n keeps the plan a superset (see
+// Superset).
+func Select(d Design, units []Unit, n int, floor float64) (selected []int, prob []float64) {
+	dr := Draw(d, units, n, floor)
+	return dr.Selected, dr.Prob
+}
+
+// Drawn is a plan drawn: every unit's λ, the chosen units in ξ order and
+// each unit's rank.
+type Drawn struct {
+	// Prob is every unit's inclusion probability λ.
+	Prob []float64
+	// Selected lists the positions of the chosen units, in ξ order.
+	Selected []int
+	// Rank is each unit's position in ξ order, from 1, within its
+	// stratum for a stratified design (certainties first); 0 for a unit
+	// with λ = 0.
+	Rank []int
+	// In marks the chosen units.
+	In []bool
+}
+
+// Draw is Select with every unit's rank.
+func Draw(d Design, units []Unit, n int, floor float64) Drawn {
+	prob := Probabilities(d, units, n, floor)
+	dr := Drawn{Prob: prob, Rank: make([]int, len(units)), In: make([]bool, len(units))}
+	n = min(max(n, 0), len(units))
+	order := make([]int, len(units))
+	for i := range order {
+		order[i] = i
+	}
+	xi := make([]float64, len(units))
+	for i, u := range units {
+		switch {
+		case prob[i] >= 1:
+			xi[i] = u.PRN - 1 // certainties first, in PRN order
+		case prob[i] > 0:
+			xi[i] = u.PRN / prob[i]
+		default:
+			xi[i] = math.Inf(1)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(xi[a], xi[b]) })
+	// Quotas: n in all, or n_h per stratum (λ·N_h, exact: n_h/N_h·N_h).
+	stratum := func(int) string { return "" }
+	quota := map[string]int{"": n}
+	if d == Stratified {
+		stratum = func(i int) string { return units[i].Stratum }
+		quota = map[string]int{}
+		_, members := groups(units)
+		for _, m := range members {
+			if len(m) > 0 {
+				quota[units[m[0]].Stratum] = int(math.Round(prob[m[0]] * float64(len(m))))
+			}
+		}
+	}
+	seen := map[string]int{}
+	for _, i := range order {
+		if math.IsInf(xi[i], 1) {
+			continue
+		}
+		h := stratum(i)
+		seen[h]++
+		dr.Rank[i] = seen[h]
+		if seen[h] <= quota[h] {
+			dr.In[i] = true
+			dr.Selected = append(dr.Selected, i)
+		}
+	}
+	return dr
+}
+
+// Superset returns the smallest size m ≥ want whose plan holds every unit
+// of the plan of size n: what extending a plan of n to want items gives.
+// With equal probabilities (uniform, and within each stratum) m is want
+// whenever the strata's shares do not shrink; under an active design it
+// is want unless raising n caps several units at once whose PRNs had
+// kept them out, a rare case, and then the first larger size that keeps
+// every planned item. It is at most len(units) (every unit).
+func Superset(d Design, units []Unit, n, want int, floor float64) int {
+	old := Draw(d, units, n, floor)
+	for m := max(want, n); m < len(units); m++ {
+		dr := Draw(d, units, m, floor)
+		ok := true
+		for _, i := range old.Selected {
+			if !dr.In[i] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return m
+		}
+	}
+	return len(units)
+}
