@@ -1,0 +1,160 @@
+package cost
+
+import (
+	"context"
+	"strings"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/judge/llm"
+)
+
+// ModelCost is what the requests to one model cost.
+type ModelCost struct {
+	Model    string
+	Requests int
+	// PromptTokens are the prompts' tokens in Encoding; Exact says the
+	// encoding is the model's own (else the count is an estimate).
+	PromptTokens int64
+	Encoding     string
+	Exact        bool
+	// MaxOutput is the sum of the requests' max tokens: an upper bound of
+	// the output tokens when Unbounded is 0 (the model may stop earlier;
+	// a reasoning model's hidden tokens count within it). Unbounded
+	// counts the requests sent without a max tokens, whose output only
+	// the server's default bounds.
+	MaxOutput int64
+	Unbounded int
+}
+
+// Estimate is what judging a set of tasks will send and cost.
+type Estimate struct {
+	// Judge is the judge's name; Offline is set when it calls no model.
+	Judge   string
+	Offline bool
+	// Tasks are the tasks to do; Samples the requests each costs at
+	// least (--samples).
+	Tasks   int
+	Samples int
+	// Requests is how many requests a server that answers each one would
+	// receive: every sample of every task, less Cached and Skipped.
+	Requests int
+	// Cached counts the samples the session's response cache answers.
+	Cached int
+	// Skipped counts the tasks whose item lacks what the prompt needs:
+	// nothing is sent for them. Unbuilt counts those whose prompt cannot
+	// be made (a template error): nothing is sent either.
+	Skipped, Unbuilt int
+	// Models is the cost per model, by name.
+	Models []ModelCost
+	// Unread counts requests not read as chat requests (their tokens are
+	// not counted).
+	Unread int
+}
+
+// Options tune Count.
+type Options struct {
+	// Cache is the session's response cache, whose answers cost
+	// nothing; nil for a re-judge, which asks the model afresh.
+	Cache llm.Cache
+	// Concurrency is how many tasks are counted at once (the count
+	// tokenises every prompt: a core each); at least 1.
+	Concurrency int
+	// Progress, when set, hears how many tasks are counted, from Count's
+	// goroutine.
+	Progress func(done, total int)
+}
+
+// Count says what judging tasks with j would send, sending nothing: for
+// an LLM judge it judges them on a counting client (see the package
+// doc); any other judge calls no model. The error is ctx's when it ends
+// first.
+func Count(ctx context.Context, j judge.Judge, tasks []judge.Task, o Options) (Estimate, error) {
+	info := j.Info()
+	e := Estimate{Judge: info.Name, Tasks: len(tasks), Samples: samplesOf(info)}
+	lj, ok := j.(*llm.Judge)
+	if !ok || info.Model == "" {
+		e.Offline, e.Samples = true, 0
+		return e, nil
+	}
+	t := NewTally()
+	cl, err := lj.Client().Counting(t, o.Cache)
+	if err != nil {
+		return e, err
+	}
+	probe := lj.OnClient(cl)
+	cctx := ctx
+	if o.Cache == nil {
+		cctx = llm.Fresh(ctx)
+	}
+	done := 0
+	for v := range judge.RunPool(cctx, probe, tasks, judge.PoolOptions{Concurrency: max(o.Concurrency, 1)}) {
+		done++
+		switch {
+		case llm.Skipped(v):
+			e.Skipped++
+		case v.Status == judge.StatusAPIError && strings.HasPrefix(v.Error, "cannot build the prompt"):
+			e.Unbuilt++
+		}
+		if o.Progress != nil {
+			o.Progress(done, len(tasks))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return e, err
+	}
+	e.Models = t.Models()
+	e.Requests = t.Requests()
+	e.Unread = t.Unread()
+	e.Cached = max((e.Tasks-e.Skipped-e.Unbuilt)*e.Samples-e.Requests, 0)
+	return e, nil
+}
+
+// samplesOf is the samples each task is judged with (Info.Params).
+func samplesOf(info judge.Info) int {
+	switch n := info.Params["samples"].(type) {
+	case int:
+		return max(n, 1)
+	case float64:
+		return max(int(n), 1)
+	}
+	return 1
+}
+
+// PromptTokens is the prompt tokens of every model; exact is false when
+// any of them is an estimate.
+func (e Estimate) PromptTokens() (n int64, exact bool) {
+	exact = true
+	for _, m := range e.Models {
+		n += m.PromptTokens
+		exact = exact && m.Exact
+	}
+	return n, exact
+}
+
+// MaxOutput is the most output tokens the requests may ask for; bounded
+// is false when a request has no max tokens.
+func (e Estimate) MaxOutput() (n int64, bounded bool) {
+	bounded = true
+	for _, m := range e.Models {
+		n += m.MaxOutput
+		bounded = bounded && m.Unbounded == 0
+	}
+	return n, bounded
+}
+
+// Price is the estimate's price from prices: input for the prompts (an
+// estimate when a tokenizer is), output at most (when every request has
+// a max tokens). ok is false when a model with requests has no price.
+func (e Estimate) Price(p Prices, batch bool) (input, output float64, ok bool) {
+	ok = true
+	for _, m := range e.Models {
+		in, out, has := p.For(m.Model, batch)
+		if !has {
+			ok = false
+			continue
+		}
+		input += float64(m.PromptTokens) * in / 1e6
+		output += float64(m.MaxOutput) * out / 1e6
+	}
+	return input, output, ok
+}

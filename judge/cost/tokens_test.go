@@ -1,0 +1,159 @@
+package cost
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestEncoding(t *testing.T) {
+	cases := []struct {
+		model, enc string
+		exact      bool
+	}{
+		{"gpt-4o", O200kBase, true},
+		{"gpt-4o-mini-2024-07-18", O200kBase, true},
+		{"GPT-4o-mini", O200kBase, true},
+		{"gpt-4.1-nano", O200kBase, true},
+		{"gpt-5-mini", O200kBase, true},
+		{"o3", O200kBase, true},
+		{"o4-mini", O200kBase, true},
+		{"chatgpt-4o-latest", O200kBase, true},
+		{"openai/gpt-4o-mini", O200kBase, true},
+		{"ft:gpt-4o-mini-2024-07-18:acme::abc123", O200kBase, true},
+		{"gpt-4", Cl100kBase, true},
+		{"gpt-4-turbo", Cl100kBase, true},
+		{"gpt-3.5-turbo-0125", Cl100kBase, true},
+		{"gpt-35-turbo", Cl100kBase, true},
+		{"o1x", Cl100kBase, false},        // not the o1 family
+		{"gpt-4omni", Cl100kBase, false},  // nor gpt-4o's
+		{"qwen2.5-7b-instruct", Cl100kBase, false},
+		{"llama3.1:8b", Cl100kBase, false},
+		{"", Cl100kBase, false},
+	}
+	for _, tc := range cases {
+		enc, exact := Encoding(tc.model)
+		if enc != tc.enc || exact != tc.exact {
+			t.Errorf("Encoding(%q) = %s, %t; want %s, %t", tc.model, enc, exact, tc.enc, tc.exact)
+		}
+	}
+}
+
+// "hello world" is tiktoken's own example ([15339 1917] in cl100k_base);
+// the other counts agree with a second implementation,
+// github.com/pkoukk/tiktoken-go, compared when the library was chosen.
+func TestCounterText(t *testing.T) {
+	cases := []struct {
+		enc, text string
+		want      int
+	}{
+		{O200kBase, "hello world", 2},
+		{Cl100kBase, "hello world", 2},
+		{O200kBase, "", 0},
+		{Cl100kBase, "Ünïcödé  spaces\n\n 12345 don't", 15},
+		{O200kBase, "Ünïcödé  spaces\n\n 12345 don't", 12},
+		{O200kBase, "日本語のテキスト", 6},
+		{Cl100kBase, "日本語のテキスト", 8},
+		{O200kBase, "system", 1},
+		{O200kBase, "user", 1},
+	}
+	for _, tc := range cases {
+		c, err := NewCounter(tc.enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Twice: the second from the memo when the text is long enough.
+		for range 2 {
+			if got := c.Text(tc.text); got != tc.want {
+				t.Errorf("%s(%q) = %d, want %d", tc.enc, tc.text, got, tc.want)
+			}
+		}
+	}
+}
+
+// The chat format: 3 tokens a message, its role and content, 3 to prime
+// the reply.
+func TestCounterChat(t *testing.T) {
+	c, _ := NewCounter(O200kBase)
+	cases := []struct {
+		msgs []Message
+		want int
+	}{
+		{nil, 3},
+		{[]Message{{"user", "hello world"}}, 3 + 3 + 1 + 2},
+		{[]Message{{"system", "hello world"}, {"user", "hello world"}}, 3 + 2*(3+1+2)},
+	}
+	for _, tc := range cases {
+		if got := c.Chat(tc.msgs); got != tc.want {
+			t.Errorf("Chat(%v) = %d, want %d", tc.msgs, got, tc.want)
+		}
+	}
+	long := strings.Repeat(" word", 100)
+	if a, b := c.Text(long), c.Text(long); a != b || a != 100 {
+		t.Errorf("a repeated long text counts %d then %d, want 100", a, b)
+	}
+}
+
+func post(t *Tally, body string) *http.Response {
+	req, _ := http.NewRequest(http.MethodPost, "http://x/v1/chat/completions", io.NopCloser(bytes.NewReader([]byte(body))))
+	resp, _ := t.RoundTrip(req)
+	return resp
+}
+
+func TestTallyReadsRequests(t *testing.T) {
+	cases := []struct {
+		name, body string
+		model      string
+		tokens     int64
+		maxOut     int64
+		unbounded  int
+		unread     int
+	}{
+		{"string content", `{"model":"gpt-4o","messages":[{"role":"user","content":"hello world"}],"max_tokens":10}`, "gpt-4o", 9, 10, 0, 0},
+		{"reasoning max", `{"model":"o3","messages":[{"role":"user","content":"hello world"}],"max_completion_tokens":500}`, "o3", 9, 500, 0, 0},
+		{"parts", `{"model":"gpt-4o","messages":[{"role":"user","content":[{"type":"text","text":"hello"},{"type":"text","text":" world"}]}]}`, "gpt-4o", 9, 0, 1, 0},
+		{"a name", `{"model":"gpt-4o","messages":[{"role":"user","name":"ann","content":"hello world"}]}`, "gpt-4o", 10, 0, 1, 0},
+		{"not JSON", `nope`, "", 0, 0, 0, 1},
+		{"no model", `{"messages":[]}`, "", 0, 0, 0, 1},
+	}
+	for _, tc := range cases {
+		ta := NewTally()
+		resp := post(ta, tc.body)
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Errorf("%s: answered %d", tc.name, resp.StatusCode)
+		}
+		if ta.Requests() != 1 || ta.Unread() != tc.unread {
+			t.Errorf("%s: requests %d, unread %d", tc.name, ta.Requests(), ta.Unread())
+		}
+		if tc.model == "" {
+			continue
+		}
+		ms := ta.Models()
+		if len(ms) != 1 || ms[0].Model != tc.model || ms[0].PromptTokens != tc.tokens || ms[0].MaxOutput != tc.maxOut || ms[0].Unbounded != tc.unbounded {
+			t.Errorf("%s: %+v", tc.name, ms)
+		}
+	}
+}
+
+// A request body is whatever the client wrote: the tally must count any
+// bytes as one request without failing.
+func FuzzTallyBody(f *testing.F) {
+	f.Add(`{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"max_tokens":3}`)
+	f.Add(`{"model":"x","messages":[{"role":"user","content":[{"type":"text","text":"a"}]}]}`)
+	f.Add(`{"model":"x","messages":[{"content":null}]}`)
+	f.Add("\xff\xfe")
+	f.Fuzz(func(t *testing.T, body string) {
+		ta := NewTally()
+		post(ta, body)
+		if ta.Requests() != 1 {
+			t.Fatalf("%q counted as %d requests", body, ta.Requests())
+		}
+		for _, m := range ta.Models() {
+			if m.PromptTokens < perReply {
+				t.Fatalf("%q: %d prompt tokens", body, m.PromptTokens)
+			}
+		}
+	})
+}
