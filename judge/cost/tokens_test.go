@@ -27,8 +27,8 @@ func TestEncoding(t *testing.T) {
 		{"gpt-4-turbo", Cl100kBase, true},
 		{"gpt-3.5-turbo-0125", Cl100kBase, true},
 		{"gpt-35-turbo", Cl100kBase, true},
-		{"o1x", Cl100kBase, false},        // not the o1 family
-		{"gpt-4omni", Cl100kBase, false},  // nor gpt-4o's
+		{"o1x", Cl100kBase, false},       // not the o1 family
+		{"gpt-4omni", Cl100kBase, false}, // nor gpt-4o's
 		{"qwen2.5-7b-instruct", Cl100kBase, false},
 		{"llama3.1:8b", Cl100kBase, false},
 		{"", Cl100kBase, false},
