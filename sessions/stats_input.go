@@ -219,6 +219,9 @@ func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, err
 	}
 	labelled := addStatsLabels(units, labels)
 	in.Dimensions = labelOnlyDimensions(runs, codec, labelled)
+	if err := readStatsPlan(tx, s.path, &in, o.PlanID); err != nil {
+		return in, err
+	}
 	return in, nil
 }
 

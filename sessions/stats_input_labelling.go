@@ -17,6 +17,9 @@ type StatsOptions struct {
 	// version's, a version's id (from 1) that version's. A label made with
 	// no guidelines on screen is made under none of them.
 	Guidelines int64
+	// PlanID is the labelling plan Input.Plan holds: PlanNewest (0), a
+	// plan's id, or PlanNone (see stats_input_plan.go).
+	PlanID int64
 }
 
 // Values of StatsOptions.Guidelines besides a version's id.

@@ -1,0 +1,702 @@
+package sessions
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions/plan"
+)
+
+// Labelling plans (SPEC "Labels where they count"): `gavel plan` records
+// in the session which items to label and with what inclusion
+// probability, drawn from the verdicts of one judge run; the statistics
+// weight each label made on the plan by the inverse of its probability.
+// The drawing is package plan's; this file stores and reads plans.
+
+// ErrPlan classifies the errors of a plan asked for in a way that cannot
+// be drawn or found (an unknown judge or plan, -n larger than the items,
+// an active plan with no verdicts): the caller's mistake, with a sentence
+// saying what to do.
+var ErrPlan = errors.New("plan cannot be drawn")
+
+// PlanViaPrefix starts the provenance of a label made while following a
+// plan: "plan:ID".
+const PlanViaPrefix = "plan:"
+
+// PlanVia is the provenance of labels made following plan id.
+func PlanVia(id int64) string { return PlanViaPrefix + strconv.FormatInt(id, 10) }
+
+// ParsePlanVia reads a provenance "plan:ID"; ok is false for any other.
+func ParsePlanVia(via string) (id int64, ok bool) {
+	rest, found := strings.CutPrefix(via, PlanViaPrefix)
+	if !found || rest == "" || rest[0] == '+' || rest[0] == '-' || (len(rest) > 1 && rest[0] == '0') {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(rest, 10, 64)
+	if err != nil || id < 1 {
+		return 0, false
+	}
+	return id, true
+}
+
+// PlanOptions say how CreatePlan draws a plan.
+type PlanOptions struct {
+	Design plan.Design
+	// N is how many items to label: exactly N are chosen.
+	N int
+	// Seed fixes the items' permanent random numbers.
+	Seed uint64
+	// Judge names the run whose verdicts the plan is drawn from, as
+	// RunNames names it (`gavel stats` shows it); "" picks the only run
+	// with verdicts on whole items, and none when the session has none.
+	Judge string
+	// Stratify is the field a stratified plan shares N among (a segment,
+	// or any field of the rows, dotted paths included).
+	Stratify string
+}
+
+// Plan is a plan as stored.
+type Plan struct {
+	ID     int64
+	Design plan.Design
+	// N is the plan's size: the number of items chosen (raised by
+	// ExtendPlan).
+	N    int
+	Seed uint64
+	// RunID is the run the plan was drawn from (0: none), Judge its name
+	// as RunNames gives it now, and Dimension the run's first dimension,
+	// the one the plan's estimates read.
+	RunID     int64
+	Judge     string
+	Dimension string
+	Stratify  string
+	Floor     float64
+	Created   time.Time
+	// Items is how many items the plan covers: every item of the session
+	// when it was drawn.
+	Items int
+}
+
+// PlanUnit is one item in a plan.
+type PlanUnit struct {
+	ItemID string
+	// VerdictID is the verdict the plan read (the run's current ok
+	// verdict on the item when the plan was drawn); 0 when none.
+	VerdictID int64
+	Size      float64
+	PRN       float64
+	Stratum   string
+	// Probability is the item's inclusion probability at the plan's
+	// current size.
+	Probability float64
+	// Selected is set for the items to label; Rank is the item's place
+	// in the plan's order (1 first; within its stratum for a stratified
+	// plan), the order the review follows.
+	Selected bool
+	Rank     int
+	// Why says in a few words why the item has its probability:
+	// "uncertainty 0.71 (confidence 0.5)", "floor (…)", "certain (…)",
+	// "uniform: 60 of 600", "stratum category=geo: 3 of 40". It may hold
+	// a field's value from the dataset: escape it before a terminal.
+	Why string
+}
+
+// PlanDraw is a plan with every item's row.
+type PlanDraw struct {
+	Plan Plan
+	// Units holds every item of the plan, in dataset order.
+	Units []PlanUnit
+	// Selected lists the positions in Units of the items to label, in
+	// the plan's order (certainties first, then by ξ = PRN/probability).
+	Selected []int
+	// Known counts the items whose verdict says how unsure it is (an
+	// active plan's); MeanUncertainty is the mean of those, which the
+	// others are given.
+	Known           int
+	MeanUncertainty float64
+	// Notes are sentences for the person who drew the plan: a plan that
+	// fell back to uniform and why, an extension that took more items
+	// than asked.
+	Notes []string
+}
+
+// planVerdict is what a plan reads of one verdict.
+type planVerdict struct {
+	id       int64
+	item     string
+	ok       bool // status ok with a value on the dimension
+	value    float64
+	evidence plan.Evidence
+}
+
+// planRun is the run a plan draws from, with what its verdicts are read
+// on.
+type planRun struct {
+	id        int64
+	name      string
+	dimension string
+	scale     judge.Scale
+}
+
+// PlanJudges lists, by RunNames, the runs a plan may be drawn from: the
+// runs that judge whole items and have given verdicts.
+func (s *Store) PlanJudges() ([]string, error) {
+	var out []string
+	err := s.read("reading the judge runs", func(tx *sql.Tx) error {
+		runs, err := planCandidates(tx)
+		for _, r := range runs {
+			out = append(out, r.name)
+		}
+		return err
+	})
+	return out, err
+}
+
+// planCandidates are the runs a plan may be drawn from, oldest first.
+func planCandidates(tx *sql.Tx) ([]planRun, error) {
+	runs, err := readStatsRuns(tx)
+	if err != nil {
+		return nil, err
+	}
+	names := RunNames(runs)
+	var out []planRun
+	for _, r := range runs {
+		if r.Info.PerCriterion || len(r.Info.Dimensions) == 0 {
+			continue
+		}
+		var n int
+		if err := tx.QueryRow(`SELECT count(*) FROM (SELECT 1 FROM verdicts WHERE run_id = ? AND criterion = 0 AND swapped = 0 LIMIT 1)`, r.ID).Scan(&n); err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			d := r.Info.Dimensions[0]
+			out = append(out, planRun{id: r.ID, name: names[r.ID], dimension: d.Name, scale: d.Scale})
+		}
+	}
+	return out, nil
+}
+
+// CreatePlan draws a plan and records it: every item's row (its verdict,
+// size, permanent random number and stratum), so that the plan and its
+// estimates never change when the run is re-judged. It returns the plan
+// drawn, every item with its probability and why.
+func (s *Store) CreatePlan(o PlanOptions) (PlanDraw, error) {
+	var dr PlanDraw
+	if _, err := plan.ParseDesign(string(o.Design)); err != nil {
+		return dr, newError(ErrPlan, nil, "%v", err)
+	}
+	if o.N < 1 {
+		return dr, newError(ErrPlan, nil, "a plan of %d items: ask for 1 or more with -n N", o.N)
+	}
+	o.Stratify = strings.TrimSpace(o.Stratify)
+	switch {
+	case o.Design == plan.Stratified && o.Stratify == "":
+		return dr, newError(ErrPlan, nil, "a stratified plan needs the field to stratify by: --stratify FIELD (a segment such as category, or any field)")
+	case o.Design != plan.Stratified && o.Stratify != "":
+		return dr, newError(ErrPlan, nil, "--stratify %s is for --design stratified, not %s", strconv.Quote(o.Stratify), o.Design)
+	}
+	err := s.write("drawing a labelling plan", func(tx *sql.Tx) error {
+		run, err := s.pickPlanRun(tx, o)
+		if err != nil {
+			return err
+		}
+		ids, strata, err := planItems(tx, o.Stratify)
+		if err != nil {
+			return err
+		}
+		N := len(ids)
+		switch {
+		case N == 0:
+			return newError(ErrPlan, nil, "session %s has no items to plan", s.path)
+		case o.N > N:
+			return newError(ErrPlan, nil, "-n %d but session %s has %s: a plan chooses among them (ask for %d or fewer)", o.N, s.path, plural(N, "item", "items"), N)
+		}
+		verdicts := map[string]planVerdict{}
+		if run != nil {
+			if verdicts, err = readPlanVerdicts(tx, *run, `WITH cur AS (
+					SELECT max(id) AS id FROM verdicts WHERE run_id = ? AND criterion = 0 AND swapped = 0 GROUP BY item_id)
+				SELECT v.id, v.item_id, v.status, v.confidence, v.extra, vv.value
+				FROM cur JOIN verdicts v ON v.id = cur.id
+				LEFT JOIN verdict_values vv ON vv.verdict_id = v.id AND vv.dimension = ?`, run.id, run.dimension); err != nil {
+				return err
+			}
+		}
+		units := make([]PlanUnit, N)
+		for i, id := range ids {
+			units[i] = PlanUnit{ItemID: id, Size: 1, PRN: plan.PRN(o.Seed, id)}
+			if strata != nil {
+				units[i].Stratum = strata[i]
+			}
+			if v, ok := verdicts[id]; ok && v.ok {
+				units[i].VerdictID = v.id
+			}
+		}
+		p := Plan{Design: o.Design, N: o.N, Seed: o.Seed, Stratify: o.Stratify, Floor: plan.DefaultFloor, Created: now(), Items: N}
+		if run != nil {
+			p.RunID, p.Judge, p.Dimension = run.id, run.name, run.dimension
+		}
+		if o.Design == plan.Active {
+			if run == nil {
+				return newError(ErrPlan, nil, "an active plan samples by how unsure the judge is, and session %s has no verdicts to read: run a judge first (gavel run), import verdicts (gavel import), or draw --design uniform", s.path)
+			}
+			sizes, _, _ := activeSizes(units, verdicts)
+			for i := range units {
+				units[i].Size = sizes[i]
+			}
+		}
+		res, err := tx.Exec(`INSERT INTO plans (design, n, seed, judge, run_id, stratify, floor, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			string(p.Design), p.N, int64(p.Seed), p.Judge, nullID(p.RunID), p.Stratify, p.Floor, stamp(p.Created))
+		if err != nil {
+			return err
+		}
+		if p.ID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		ins := newBatchInserter(tx, "plan_units", "plan_id", "item_id", "verdict_id", "size", "prn", "stratum")
+		for _, u := range units {
+			if err := ins.add(p.ID, u.ItemID, nullID(u.VerdictID), u.Size, u.PRN, u.Stratum); err != nil {
+				return err
+			}
+		}
+		if err := ins.flush(); err != nil {
+			return err
+		}
+		dr = finishDraw(p, units, verdicts)
+		return nil
+	})
+	return dr, err
+}
+
+// pickPlanRun finds the run o names, or the only candidate; nil when the
+// session has no candidate and o names none (a uniform or stratified
+// plan without a judge).
+func (s *Store) pickPlanRun(tx *sql.Tx, o PlanOptions) (*planRun, error) {
+	cands, err := planCandidates(tx)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(cands))
+	for i, c := range cands {
+		names[i] = strconv.Quote(c.name)
+	}
+	if want := strings.TrimSpace(o.Judge); want != "" {
+		for i := range cands {
+			if cands[i].name == want {
+				return &cands[i], nil
+			}
+		}
+		if len(cands) == 0 {
+			return nil, newError(ErrPlan, nil, "no judge %q with verdicts on whole items in session %s: it has none (run one with gavel run, or import verdicts)", want, s.path)
+		}
+		return nil, newError(ErrPlan, nil, "no judge %q with verdicts on whole items in session %s: its judges are %s", want, s.path, strings.Join(names, ", "))
+	}
+	switch len(cands) {
+	case 0:
+		return nil, nil
+	case 1:
+		return &cands[0], nil
+	}
+	return nil, newError(ErrPlan, nil, "session %s has verdicts of %d judges (%s): say which one the plan reads with --judge NAME", s.path, len(cands), strings.Join(names, ", "))
+}
+
+// planItems reads the items' ids in dataset order and, with field, each
+// one's stratum (its value of the field, "" when it has none).
+func planItems(tx *sql.Tx, field string) ([]string, []string, error) {
+	if field == "" {
+		ids, err := readStrings(tx, `SELECT item_id FROM items ORDER BY idx`)
+		return ids, nil, err
+	}
+	items, err := readItems(tx)
+	if err != nil {
+		return nil, nil, err
+	}
+	groups, err := strata(items, field)
+	if err != nil {
+		return nil, nil, newError(ErrPlan, nil, "--stratify: %v", err)
+	}
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	st := make([]string, len(items))
+	for value, members := range groups {
+		for _, i := range members {
+			st[i] = value
+		}
+	}
+	return ids, st, nil
+}
+
+// readPlanVerdicts reads verdicts of run by query (with args): rows of id,
+// item, status, confidence, extra and the value on the run's dimension.
+// A verdict is ok when its status is ok and its value readable; its
+// evidence holds what it says of its certainty (a confidence withheld as
+// meaningless left out).
+func readPlanVerdicts(tx *sql.Tx, run planRun, query string, args ...any) (map[string]planVerdict, error) {
+	codec, err := loadCodec(tx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.Query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]planVerdict{}
+	lo, hi := scaleEnds(run.scale)
+	for rows.Next() {
+		var (
+			v      planVerdict
+			status string
+			conf   sql.NullFloat64
+			extra  sql.NullString
+			raw    any
+		)
+		if err := rows.Scan(&v.id, &v.item, &status, &conf, &extra, &raw); err != nil {
+			return nil, err
+		}
+		x, ok := codec.decode(run.dimension, raw)
+		v.ok = ok && judge.Status(status) == judge.StatusOK && !math.IsNaN(x)
+		v.value = x
+		v.evidence = plan.Evidence{Value: x}
+		if run.scale.Ordinal() {
+			v.evidence.Ordinal, v.evidence.Lo, v.evidence.Hi, v.evidence.Cut = true, lo, hi, plan.DefaultCut(lo, hi)
+		}
+		withheld := false
+		if extra.Valid {
+			withheld = strings.Contains(extra.String, `"`+ExtraConfidenceWithheld+`"`)
+			v.evidence.Samples = sampleValues(extra.String, run.dimension)
+		}
+		if conf.Valid && !withheld && !math.IsNaN(conf.Float64) {
+			c := conf.Float64
+			v.evidence.Confidence = &c
+		}
+		out[v.item] = v
+	}
+	return out, rows.Err()
+}
+
+// scaleEnds is the lowest and highest value of a scale.
+func scaleEnds(s judge.Scale) (lo, hi float64) {
+	vals := s.Values()
+	if len(vals) == 0 {
+		return 0, 0
+	}
+	return vals[0], vals[len(vals)-1]
+}
+
+// sampleValues reads the values on dim of the readable samples a verdict's
+// extra fields keep (judge/llm's "samples": [{"status": "ok", "values":
+// {dim: x}}, …]); nil when there are none.
+func sampleValues(extra, dim string) []float64 {
+	if !strings.Contains(extra, `"`+ExtraSamples+`"`) {
+		return nil
+	}
+	var doc struct {
+		Samples []struct {
+			Status string             `json:"status"`
+			Values map[string]float64 `json:"values"`
+		} `json:"samples"`
+	}
+	if err := json.Unmarshal([]byte(extra), &doc); err != nil {
+		return nil
+	}
+	var out []float64
+	for _, smp := range doc.Samples {
+		if x, ok := smp.Values[dim]; ok && smp.Status == string(judge.StatusOK) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// activeSizes gives each unit its uncertainty, the mean of the known ones
+// when its verdict says none (or it has no ok verdict).
+func activeSizes(units []PlanUnit, verdicts map[string]planVerdict) (sizes []float64, mean float64, allUnknown bool) {
+	u := make([]float64, len(units))
+	known := make([]bool, len(units))
+	for i, unit := range units {
+		if v, ok := verdicts[unit.ItemID]; ok && v.ok && unit.VerdictID != 0 {
+			u[i], _, known[i] = plan.Uncertainty(v.evidence)
+		}
+	}
+	return plan.Sizes(u, known)
+}
+
+// finishDraw works out every unit's probability, selection, rank and why
+// from the stored rows of plan p.
+func finishDraw(p Plan, units []PlanUnit, verdicts map[string]planVerdict) PlanDraw {
+	pu := make([]plan.Unit, len(units))
+	for i, u := range units {
+		pu[i] = plan.Unit{ItemID: u.ItemID, Size: u.Size, PRN: u.PRN, Stratum: u.Stratum}
+	}
+	d := plan.Draw(p.Design, pu, p.N, p.Floor)
+	dr := PlanDraw{Plan: p, Units: units, Selected: d.Selected}
+	for i := range units {
+		units[i].Probability, units[i].Selected, units[i].Rank = d.Prob[i], d.In[i], d.Rank[i]
+	}
+	N := len(units)
+	switch p.Design {
+	case plan.Uniform:
+		why := fmt.Sprintf("uniform: %d of %d", min(p.N, N), N)
+		for i := range units {
+			units[i].Why = why
+		}
+	case plan.Stratified:
+		size, drawn := map[string]int{}, map[string]int{}
+		for _, u := range units {
+			size[u.Stratum]++
+			if u.Selected {
+				drawn[u.Stratum]++
+			}
+		}
+		for i, u := range units {
+			value := u.Stratum
+			if value == "" {
+				value = "(none)"
+			}
+			units[i].Why = fmt.Sprintf("stratum %s=%s: %d of %d", p.Stratify, value, drawn[u.Stratum], size[u.Stratum])
+		}
+	case plan.Active:
+		_, mean, allUnknown := activeSizes(units, verdicts)
+		total := 0.0
+		for _, u := range units {
+			total += u.Size
+		}
+		for i, u := range units {
+			v, has := verdicts[u.ItemID]
+			has = has && v.ok && u.VerdictID != 0
+			unc, how, known := 0.0, "", false
+			if has {
+				unc, how, known = plan.Uncertainty(v.evidence)
+			}
+			if known {
+				dr.Known++
+			}
+			var why string
+			switch {
+			case allUnknown || total == 0:
+				why = "uniform: no verdict says how unsure it is"
+			case known:
+				why = fmt.Sprintf("uncertainty %s (%s)", short2(unc), how)
+			case has:
+				why = fmt.Sprintf("uncertainty %s, the mean (the verdict says nothing of its certainty)", short2(mean))
+			default:
+				why = fmt.Sprintf("uncertainty %s, the mean (no ok verdict)", short2(mean))
+			}
+			switch {
+			case units[i].Probability >= 1:
+				why = "certain: " + why
+			case !(allUnknown || total == 0) && p.Floor/float64(N) >= (1-p.Floor)*u.Size/total:
+				why = "floor: " + why
+			}
+			units[i].Why = why
+		}
+		dr.MeanUncertainty = mean
+		if allUnknown || total == 0 {
+			dr.Notes = append(dr.Notes, fmt.Sprintf("No verdict of %s says how unsure it is (no confidence, no samples, no ordinal score): every item has the same size, so the active plan is a uniform one.", p.Judge))
+		}
+	}
+	return dr
+}
+
+// short2 writes a number with two decimals.
+func short2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+
+// planColumns is what readPlans reads of a plan.
+const planColumns = `p.id, p.design, p.n, p.seed, p.judge, coalesce(p.run_id, 0), p.stratify, p.floor, p.created,
+	(SELECT count(*) FROM plan_units u WHERE u.plan_id = p.id)`
+
+// Plans returns the session's plans, oldest first.
+func (s *Store) Plans() ([]Plan, error) {
+	var out []Plan
+	err := s.read("reading the labelling plans", func(tx *sql.Tx) error {
+		var err error
+		out, err = readPlans(tx, "", nil)
+		return err
+	})
+	return out, err
+}
+
+// readPlans reads the plans where keeps (a WHERE clause on plans p, with
+// args), oldest first, each named by its run's current name.
+func readPlans(tx *sql.Tx, where string, args []any) ([]Plan, error) {
+	runs, err := readStatsRuns(tx)
+	if err != nil {
+		return nil, err
+	}
+	names := RunNames(runs)
+	dims := map[int64]string{}
+	for _, r := range runs {
+		if len(r.Info.Dimensions) > 0 {
+			dims[r.ID] = r.Info.Dimensions[0].Name
+		}
+	}
+	rows, err := tx.Query(`SELECT `+planColumns+` FROM plans p `+where+` ORDER BY p.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Plan
+	for rows.Next() {
+		var (
+			p       Plan
+			design  string
+			seed    int64
+			created string
+		)
+		if err := rows.Scan(&p.ID, &design, &p.N, &seed, &p.Judge, &p.RunID, &p.Stratify, &p.Floor, &created, &p.Items); err != nil {
+			return nil, err
+		}
+		p.Design, p.Seed = plan.Design(design), uint64(seed)
+		if p.Created, err = parseStamp(created); err != nil {
+			return nil, err
+		}
+		if n, ok := names[p.RunID]; ok {
+			p.Judge, p.Dimension = n, dims[p.RunID]
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// Plan returns plan id with every item's row, as CreatePlan returned it
+// (at the plan's current size).
+func (s *Store) Plan(id int64) (PlanDraw, error) {
+	var dr PlanDraw
+	err := s.read("reading a labelling plan", func(tx *sql.Tx) error {
+		var err error
+		dr, err = s.readPlan(tx, id)
+		return err
+	})
+	return dr, err
+}
+
+// readPlan reads plan id whole.
+func (s *Store) readPlan(tx *sql.Tx, id int64) (PlanDraw, error) {
+	ps, err := readPlans(tx, "WHERE p.id = ?", []any{id})
+	if err != nil {
+		return PlanDraw{}, err
+	}
+	if len(ps) == 0 {
+		return PlanDraw{}, noPlan(tx, s.path, id)
+	}
+	p := ps[0]
+	units, err := readPlanUnits(tx, id)
+	if err != nil {
+		return PlanDraw{}, err
+	}
+	verdicts := map[string]planVerdict{}
+	if p.RunID != 0 {
+		runs, err := readStatsRuns(tx)
+		if err != nil {
+			return PlanDraw{}, err
+		}
+		for _, r := range runs {
+			if r.ID == p.RunID && len(r.Info.Dimensions) > 0 {
+				run := planRun{id: r.ID, name: p.Judge, dimension: r.Info.Dimensions[0].Name, scale: r.Info.Dimensions[0].Scale}
+				if verdicts, err = readPlanVerdicts(tx, run, `SELECT v.id, v.item_id, v.status, v.confidence, v.extra, vv.value
+					FROM plan_units u JOIN verdicts v ON v.id = u.verdict_id
+					LEFT JOIN verdict_values vv ON vv.verdict_id = v.id AND vv.dimension = ?
+					WHERE u.plan_id = ?`, run.dimension, id); err != nil {
+					return PlanDraw{}, err
+				}
+			}
+		}
+	}
+	return finishDraw(p, units, verdicts), nil
+}
+
+// readPlanUnits reads plan id's rows in dataset order.
+func readPlanUnits(tx *sql.Tx, id int64) ([]PlanUnit, error) {
+	rows, err := tx.Query(`SELECT u.item_id, coalesce(u.verdict_id, 0), u.size, u.prn, u.stratum
+		FROM plan_units u JOIN items i ON i.item_id = u.item_id
+		WHERE u.plan_id = ? ORDER BY i.idx`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []PlanUnit
+	for rows.Next() {
+		var u PlanUnit
+		if err := rows.Scan(&u.ItemID, &u.VerdictID, &u.Size, &u.PRN, &u.Stratum); err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// noPlan is the error for a plan id the session does not have, listing
+// those it has.
+func noPlan(tx *sql.Tx, path string, id int64) error {
+	ids, err := readStrings(tx, `SELECT CAST(id AS TEXT) FROM plans ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return newError(ErrPlan, nil, "session %s has no labelling plan %d: it has none yet (draw one with gavel plan)", path, id)
+	}
+	return newError(ErrPlan, nil, "session %s has no labelling plan %d: its plans are %s", path, id, strings.Join(ids, ", "))
+}
+
+// ExtendPlan raises plan id's size to n, keeping every item it had
+// chosen: the same permanent random numbers, so the larger plan holds
+// the smaller one. When the probabilities of the larger size would leave
+// one of the chosen items out (package plan's Superset: a stratum whose
+// share shrank, several items capped at once), the plan takes the first
+// larger size that keeps them all, and a note says so.
+func (s *Store) ExtendPlan(id int64, n int) (PlanDraw, error) {
+	var dr PlanDraw
+	err := s.write("extending a labelling plan", func(tx *sql.Tx) error {
+		cur, err := s.readPlan(tx, id)
+		if err != nil {
+			return err
+		}
+		N := len(cur.Units)
+		switch {
+		case n <= cur.Plan.N:
+			return newError(ErrPlan, nil, "plan %d already chooses %d items: extend it to more than %d", id, cur.Plan.N, cur.Plan.N)
+		case n > N:
+			return newError(ErrPlan, nil, "plan %d covers %s: it cannot choose %d (ask for %d or fewer)", id, plural(N, "item", "items"), n, N)
+		}
+		pu := make([]plan.Unit, N)
+		for i, u := range cur.Units {
+			pu[i] = plan.Unit{ItemID: u.ItemID, Size: u.Size, PRN: u.PRN, Stratum: u.Stratum}
+		}
+		m := plan.Superset(cur.Plan.Design, pu, cur.Plan.N, n, cur.Plan.Floor)
+		if _, err := tx.Exec(`UPDATE plans SET n = ? WHERE id = ?`, m, id); err != nil {
+			return err
+		}
+		if dr, err = s.readPlan(tx, id); err != nil {
+			return err
+		}
+		if m != n {
+			dr.Notes = append(dr.Notes, fmt.Sprintf("Extended to %d items rather than %d: at %d the probabilities would have left out an item already in the plan.", m, n, n))
+		}
+		return nil
+	})
+	return dr, err
+}
+
+// SelectedIDs lists the ids of the items to label, in the plan's order.
+func (d PlanDraw) SelectedIDs() []string {
+	out := make([]string, len(d.Selected))
+	for i, k := range d.Selected {
+		out[i] = d.Units[k].ItemID
+	}
+	return out
+}
+
+// InPlan reports whether the plan chose the item with this id.
+func (d PlanDraw) InPlan(itemID string) bool {
+	return slices.ContainsFunc(d.Selected, func(k int) bool { return d.Units[k].ItemID == itemID })
+}

@@ -1,0 +1,128 @@
+package sessions
+
+import (
+	"database/sql"
+	"fmt"
+
+	"github.com/gavel-dev/gavel/sessions/plan"
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// Values of StatsOptions.PlanID besides a plan's id.
+const (
+	// PlanNewest estimates from the session's newest plan, when it has one.
+	PlanNewest int64 = 0
+	// PlanNone estimates from no plan.
+	PlanNone int64 = -1
+)
+
+// readStatsPlan fills in.PlanDesigns with every plan's design, and
+// in.Plan with the plan the statistics estimate from: planID's, or the
+// newest (PlanNewest), or none (PlanNone or a session without plans).
+// in.Units must be read: each plan row points at its item's Criterion-0
+// unit. The plan's verdicts are those it recorded when it was drawn, read
+// on the run's first dimension; a plan without a judge estimates the
+// first dimension people labelled that no judge rates, else the first
+// judge's.
+func readStatsPlan(tx *sql.Tx, path string, in *stats.Input, planID int64) error {
+	plans, err := readPlans(tx, "", nil)
+	if err != nil || len(plans) == 0 {
+		if err == nil && planID > 0 {
+			return newError(ErrPlan, nil, "session %s has no labelling plan %d: it has none yet (draw one with gavel plan)", path, planID)
+		}
+		return err
+	}
+	in.PlanDesigns = make(map[int]string, len(plans))
+	for _, p := range plans {
+		in.PlanDesigns[int(p.ID)] = string(p.Design)
+	}
+	var p *Plan
+	switch planID {
+	case PlanNone:
+		return nil
+	case PlanNewest:
+		p = &plans[len(plans)-1]
+	default:
+		for i := range plans {
+			if plans[i].ID == planID {
+				p = &plans[i]
+			}
+		}
+		if p == nil {
+			return noPlan(tx, path, planID)
+		}
+	}
+	units, err := readPlanUnits(tx, p.ID)
+	if err != nil {
+		return err
+	}
+	dim := p.Dimension
+	if dim == "" {
+		switch {
+		case len(in.Dimensions) > 0:
+			dim = in.Dimensions[0].Name
+		case len(in.Judges) > 0 && len(in.Judges[0].Dimensions) > 0:
+			dim = in.Judges[0].Dimensions[0].Name
+		}
+	}
+	values, err := planVerdictValues(tx, p.ID, dim)
+	if err != nil {
+		return err
+	}
+	at := make(map[string]int, len(in.Units))
+	for i, u := range in.Units {
+		if u.Criterion == 0 {
+			at[u.ItemID] = i
+		}
+	}
+	pu := make([]plan.Unit, len(units))
+	for i, u := range units {
+		pu[i] = plan.Unit{ItemID: u.ItemID, Size: u.Size, PRN: u.PRN, Stratum: u.Stratum}
+	}
+	d := plan.Draw(p.Design, pu, p.N, p.Floor)
+	pi := &stats.PlanInput{ID: int(p.ID), Design: string(p.Design), Seed: p.Seed, Judge: p.Judge, Dimension: dim, Target: p.N,
+		Units: make([]stats.PlanUnit, 0, len(units))}
+	for i, u := range units {
+		k, ok := at[u.ItemID]
+		if !ok {
+			return fmt.Errorf("plan %d names item %q, which has no unit: the session was edited by hand", p.ID, u.ItemID)
+		}
+		row := stats.PlanUnit{Unit: k, Probability: d.Prob[i], Selected: d.In[i], Stratum: u.Stratum}
+		if x, ok := values[u.VerdictID]; ok && u.VerdictID != 0 {
+			row.Verdict = &x
+		}
+		pi.Units = append(pi.Units, row)
+	}
+	in.Plan = pi
+	return nil
+}
+
+// planVerdictValues reads the value on dim of each verdict plan id
+// recorded, by verdict id.
+func planVerdictValues(tx *sql.Tx, id int64, dim string) (map[int64]float64, error) {
+	codec, err := loadCodec(tx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.Query(`SELECT vv.verdict_id, vv.value FROM plan_units u
+		JOIN verdict_values vv ON vv.verdict_id = u.verdict_id AND vv.dimension = ?
+		WHERE u.plan_id = ?`, dim, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]float64{}
+	for rows.Next() {
+		var (
+			vid int64
+			raw any
+		)
+		if err := rows.Scan(&vid, &raw); err != nil {
+			return nil, err
+		}
+		if x, ok := codec.decode(dim, raw); ok {
+			out[vid] = x
+		}
+	}
+	return out, rows.Err()
+}
