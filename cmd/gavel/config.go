@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
+	"github.com/gavel-dev/gavel/judge/cost"
 	"github.com/gavel-dev/gavel/judge/llm"
 	"github.com/gavel-dev/gavel/judge/match"
 	"github.com/gavel-dev/gavel/sessions"
@@ -45,7 +46,7 @@ const (
 
 // configKeys are the keys a config file may hold, in the order `gavel
 // config` shows them.
-var configKeys = []string{"base_url", "model", "concurrency", "annotator", "judges", "api_key_env", "guidelines", "tags", "retest", "blind_share"}
+var configKeys = []string{"base_url", "model", "concurrency", "annotator", "judges", "api_key_env", "guidelines", "tags", "retest", "blind_share", "prices"}
 
 // fileConfig is what a config file says; present tells which keys it set.
 type fileConfig struct {
@@ -57,6 +58,7 @@ type fileConfig struct {
 	judges      []string
 	apiKeyEnv   string
 	labelling   labellingConfig
+	prices      cost.Prices
 	present     map[string]bool
 }
 
@@ -82,6 +84,7 @@ type settings struct {
 	judges      []string
 	keyEnv      string // the variable the API key is read from
 	labelling   labellingConfig
+	prices      cost.Prices // per model, per million tokens (config_prices.go)
 	source      map[string]string
 }
 
@@ -244,6 +247,12 @@ func parseConfig(path string, data []byte) (*fileConfig, error) {
 					want = ""
 				}
 			}
+		case "prices":
+			p, err := parsePrices(path, v)
+			if err != nil {
+				return nil, err
+			}
+			fc.prices = p
 		default:
 			return nil, fmt.Errorf("%s: unknown key %q in the config file; the keys are %s", at, key, strings.Join(configKeys, ", "))
 		}
@@ -360,6 +369,9 @@ func resolveSettings(e env, f *pflag.FlagSet) (settings, error) {
 		set("retest")
 		set("blind_share")
 		s.labelling = fc.labelling
+		if set("prices") {
+			s.prices = fc.prices
+		}
 	}
 	// The environment: GAVEL_* before OPENAI_BASE_URL, so apply the weaker first.
 	for _, name := range []string{llm.EnvBaseURL, envBaseURL} {

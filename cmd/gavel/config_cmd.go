@@ -30,7 +30,10 @@ The config file is config.yaml in your configuration directory
 GAVEL_CONFIG names. Its keys: base_url, model, concurrency, annotator,
 judges (a list) and api_key_env; for review, guidelines (a Markdown file,
 relative to the config file's folder), tags (a list), retest and
-blind_share (shares such as 5%). It never holds an API key: the key comes
+blind_share (shares such as 5%); prices, each model's price in dollars
+per million tokens (input, output, and batch_input, batch_output for the
+Batch API), so that gavel run --dry-run and the review screen's R tell
+what a run will cost. It never holds an API key: the key comes
 from --api-key or OPENAI_API_KEY, or from the variable api_key_env names
 (then from that variable alone). The key's value is never shown.`,
 		Example: `  gavel config                 # the effective defaults and their sources
@@ -44,7 +47,9 @@ from --api-key or OPENAI_API_KEY, or from the variable api_key_env names
   judges: [docqa, match]
   guidelines: guidelines.md
   tags: [too strict, format, hallucinated gold]
-  retest: 5%`,
+  retest: 5%
+  prices:
+    gpt-4o-mini: {input: 0.15, output: 0.60, batch_input: 0.075, batch_output: 0.30}`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if pathOnly {
@@ -110,6 +115,7 @@ func showConfig(e env) error {
 	ratio := func(x float64) string { return strconv.FormatFloat(x*100, 'f', -1, 64) + "%" }
 	row("retest", ratio(l.retest), "retest")
 	row("blind_share", ratio(l.blindShare), "blind_share")
+	row("prices", pricesText(s.prices), "prices")
 	if err := w.Flush(); err != nil {
 		return err
 	}
