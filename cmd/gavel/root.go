@@ -75,6 +75,7 @@ kept in your state directory.`,
 	root.AddCommand(newConfigCmd(e))
 	root.AddCommand(newReportCmd(e))
 	root.AddCommand(newModelsCmd(e))
+	root.AddCommand(newPlanCmd(e))
 	root.Version = version()
 	root.Flags().BoolP("version", "v", false, "print gavel's version and the commit it was built from")
 	root.SetVersionTemplate(versionTemplate)

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
+)
+
+// planTestSession writes a session of 30 items judged by "conf" (binary,
+// item i given with confidence 0.5 + i/60) and, with second, by "other"
+// too; it returns the session's path.
+func planTestSession(t *testing.T, dir string, second bool) string {
+	t.Helper()
+	path := filepath.Join(dir, "plan.gavel")
+	s, err := sessions.Open(path, sessions.Options{Annotator: "builder"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var items []judge.Item
+	for i := range 30 {
+		items = append(items, judge.Item{Index: i, ID: fmt.Sprintf("i%02d", i), Question: "q", Gold: "g", Prediction: "p",
+			Segments: map[string]string{"category": []string{"x", "y", "y"}[i%3]}})
+	}
+	if err := s.InitDataset(sessions.DatasetInfo{Path: "plan.jsonl", SHA256: "x", Format: "jsonl", Items: len(items)}, items); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"conf"}
+	if second {
+		names = append(names, "other")
+	}
+	for _, name := range names {
+		run, err := s.EnsureRun(judge.Info{Name: name, Dimensions: []judge.Dimension{{Name: "correct", Scale: judge.Binary}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vs []judge.Verdict
+		for i := range 30 {
+			c := 0.5 + float64(i)/60
+			vs = append(vs, judge.Verdict{ItemID: fmt.Sprintf("i%02d", i), Status: judge.StatusOK, Values: map[string]float64{"correct": 1}, Confidence: &c})
+		}
+		if err := s.SaveVerdicts(run.ID, vs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+// planRows reads gavel plan's JSON lines.
+func planRows(t *testing.T, out string) []planRow {
+	t.Helper()
+	var rows []planRow
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r planRow
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func TestPlanCommand(t *testing.T) {
+	path := planTestSession(t, t.TempDir(), false)
+	code, out, errs := run(t, "plan", path, "-n", "6", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	rows := planRows(t, out)
+	if len(rows) != 6 {
+		t.Fatalf("%d rows: %s", len(rows), out)
+	}
+	sum := 0.0
+	for k, r := range rows {
+		if r.Rank != k+1 || !(r.Probability > 0 && r.Probability <= 1) || !strings.Contains(r.Why, "uncertainty") {
+			t.Errorf("row %d: %+v", k, r)
+		}
+		sum += r.Probability
+	}
+	for _, want := range []string{"Recorded plan 1 of " + path + ": active, 6 of 30 items, seed 3, drawn from the verdicts of \"conf\" on correct.",
+		"30 of 30 verdicts say how unsure they are", "--via plan:1"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	// The same seed draws the same items; the text table lists them.
+	code, text, errs := run(t, "plan", path, "-n", "6", "--seed", "3", "--format", "text")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	if len(lines) != 7 || !strings.HasPrefix(lines[0], "rank") {
+		t.Fatalf("text:\n%s", text)
+	}
+	for k, r := range rows {
+		if f := strings.Fields(lines[k+1]); f[1] != r.ID {
+			t.Errorf("text row %d is %s, the JSON row %s", k, f[1], r.ID)
+		}
+	}
+	// Extended, every item stays; listed; shown again.
+	code, out, errs = run(t, "plan", path, "--extend", "1", "-n", "12")
+	if code != 0 || !strings.Contains(errs, "Extended plan 1") {
+		t.Fatalf("extend: exit %d: %s", code, errs)
+	}
+	ext := map[string]bool{}
+	for _, r := range planRows(t, out) {
+		ext[r.ID] = true
+	}
+	for _, r := range rows {
+		if !ext[r.ID] {
+			t.Errorf("%s left the plan on extension", r.ID)
+		}
+	}
+	code, out, _ = run(t, "plan", path)
+	if code != 0 || !strings.Contains(out, "1     active  12") || !strings.Contains(out, "2     active  6") {
+		t.Errorf("list: exit %d:\n%s", code, out)
+	}
+	code, out, _ = run(t, "plan", path, "--show", "2")
+	if code != 0 || len(planRows(t, out)) != 6 {
+		t.Errorf("show: exit %d:\n%s", code, out)
+	}
+	// Stratified and uniform.
+	code, out, errs = run(t, "plan", path, "--design", "stratified", "--stratify", "category", "-n", "3", "--seed", "1")
+	if code != 0 || !strings.Contains(out, `"why":"stratum category=x: 1 of 10"`) || !strings.Contains(out, `"stratum":"y"`) {
+		t.Errorf("stratified: exit %d: %s\n%s", code, errs, out)
+	}
+	code, out, _ = run(t, "plan", path, "--design", "uniform", "-n", "3", "--seed", "1")
+	if code != 0 || strings.Count(out, `"why":"uniform: 3 of 30"`) != 3 {
+		t.Errorf("uniform: exit %d:\n%s", code, out)
+	}
+}
+
+func TestPlanCommandRefusals(t *testing.T) {
+	dir := t.TempDir()
+	path := planTestSession(t, dir, true)
+	bare := filepath.Join(t.TempDir(), "bare.gavel")
+	s, err := sessions.Open(bare, sessions.Options{Annotator: "builder"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.InitDataset(sessions.DatasetInfo{Path: "b.jsonl", SHA256: "x", Format: "jsonl", Items: 1}, []judge.Item{{ID: "only", Prediction: "p"}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"several judges", []string{"plan", path, "-n", "3"}, 2, `verdicts of 2 judges ("conf", "other"): say which one the plan reads with --judge NAME`},
+		{"unknown judge", []string{"plan", path, "-n", "3", "--judge", "nope"}, 2, `no judge "nope" in ` + path + `: its judges are "conf", "other"`},
+		{"too many", []string{"plan", path, "-n", "31", "--judge", "conf"}, 2, "-n 31 but session " + path + " has 30 items"},
+		{"no verdicts for active", []string{"plan", bare, "-n", "1"}, 2, "an active plan samples by how unsure the judge is"},
+		{"bad design", []string{"plan", path, "-n", "3", "--design", "smart"}, 2, `unknown design "smart"`},
+		{"bad format", []string{"plan", path, "-n", "3", "--format", "csv"}, 2, `unknown --format "csv"`},
+		{"extend with design", []string{"plan", path, "--extend", "1", "-n", "9", "--design", "uniform"}, 2, "--extend keeps the plan's design"},
+		{"extend unknown", []string{"plan", path, "--extend", "4", "-n", "9"}, 2, "has no labelling plan 4: it has none yet"},
+		{"no n", []string{"plan", path, "--design", "uniform"}, 2, "say how many items to label with -n N"},
+		{"no session", []string{"plan", filepath.Join(dir, "none.gavel"), "-n", "3"}, 2, "no session"},
+	} {
+		code, _, errs := run(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.msg) {
+			t.Errorf("%s: exit %d, stderr %q; want %d with %q", c.name, code, errs, c.code, c.msg)
+		}
+	}
+	// A uniform plan needs no judge.
+	if code, out, errs := run(t, "plan", bare, "--design", "uniform", "-n", "1", "--seed", "2"); code != 0 || !strings.Contains(out, `"id":"only"`) {
+		t.Errorf("uniform without a judge: exit %d %s %s", code, out, errs)
+	}
+}
