@@ -152,8 +152,17 @@ func emptyAnswer(a answer) bool { return strings.TrimSpace(a.content) == "" }
 // empty one, the key redacted, the content cut to judge.RawHead+judge.RawTail.
 // The logprob tokens are kept only while they still spell the content.
 func (c *Client) cachePut(key string, a answer) {
+	if v, ok := c.cacheValue(a); ok {
+		c.cfg.Cache.Put(key, v)
+	}
+}
+
+// cacheValue is what the cache keeps for an answer (see cachePut); false
+// for an empty answer, which is never kept. A batch's answers are saved
+// with it too (batchResults).
+func (c *Client) cacheValue(a answer) (string, bool) {
 	if emptyAnswer(a) {
-		return
+		return "", false
 	}
 	k := c.cfg.APIKey
 	content := judge.CutText(redactText(a.content, k), judge.RawHead, judge.RawTail)
@@ -174,7 +183,7 @@ func (c *Client) cachePut(key string, a answer) {
 			a.topTokens[i] = ""
 		}
 	}
-	c.cfg.Cache.Put(key, redactText(encodeCached(a), k))
+	return redactText(encodeCached(a), k), true
 }
 
 // cacheGet returns the cached answer for key; an empty answer cached by

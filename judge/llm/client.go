@@ -370,6 +370,14 @@ func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest, tim
 	// it gives one later is about that item.
 	c.worked.Store(x.shape, true)
 	c.rejected.Store(0)
+	return answerOf(resp)
+}
+
+// answerOf reads a chat completion: what the model wrote, the logprobs
+// and what it cost. It reads both an online response and a Batch API
+// result's body (batchResults), so that a batch answer is the very answer
+// the online path would have made of the same body.
+func answerOf(resp openai.ChatCompletionResponse) (answer, *failure) {
 	if len(resp.Choices) == 0 {
 		return answer{}, &failure{msg: "the server's response held no answer (empty choices)", retry: true}
 	}

@@ -1,0 +1,248 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// submit makes sure a chunk has its batch: one planned by an earlier run
+// (earlier) is first looked for in the server's list, since that run may
+// have died between creating it and saving its id. The file is uploaded
+// once (its id is saved), and the batch created only when no batch
+// carries the chunk's marker. created tells whether a batch was made.
+func (j *Judge) submit(ctx context.Context, api *batchAPI, p *batchPlan, ch *BatchChunk, earlier bool, o BatchOptions) (created bool, err error) {
+	store := o.Store
+	if earlier {
+		b, ok, err := api.find(ctx, ch.Key, ch.PlannedAt)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			ch.BatchID, ch.Status = b.ID, b.Status
+			if ch.InputFile == "" {
+				ch.InputFile = b.InputFileID
+			}
+			o.notify("Batch %s was created before the last run stopped: following it.", b.ID)
+			return false, store.UpdateBatchChunk(*ch)
+		}
+	}
+	if ch.InputFile == "" {
+		keys, err := store.BatchChunkKeys(ch.Key)
+		if err != nil {
+			return false, err
+		}
+		data, n, err := j.chunkFile(p, keys)
+		if err != nil {
+			return false, err
+		}
+		if n == 0 {
+			// No task of this run asks any of its requests now (the
+			// dataset changed): nothing to send.
+			ch.Status, ch.Finished = BatchMissing, true
+			if err := store.ReleaseBatchChunk(ch.Key); err != nil {
+				return false, err
+			}
+			return false, store.UpdateBatchChunk(*ch)
+		}
+		id, err := api.upload(ctx, ch.Key, data)
+		if err != nil {
+			return false, err
+		}
+		if err := o.at("uploaded"); err != nil {
+			return false, err
+		}
+		ch.InputFile = id
+		if err := store.UpdateBatchChunk(*ch); err != nil {
+			return false, err
+		}
+	}
+	b, err := api.create(ctx, ch.InputFile, ch.Key)
+	if err != nil {
+		return false, err
+	}
+	// A kill here is the case the marker is for.
+	if err := o.at("created"); err != nil {
+		return true, err
+	}
+	ch.BatchID, ch.Status = b.ID, b.Status
+	if err := store.UpdateBatchChunk(*ch); err != nil {
+		return true, err
+	}
+	o.notify("Batch %s created: %s.", b.ID, plural(ch.Requests, "request", "requests"))
+	return true, nil
+}
+
+// pollBatches looks at every running batch of the run until each has
+// ended, waiting PollMin, then twice as long each round up to PollMax;
+// an ended batch's results are read at once. A server that does not
+// answer for the client's Wait stops the polling with an error: the
+// batches run on, and the next run resumes.
+func (j *Judge) pollBatches(ctx context.Context, api *batchAPI, chunks []BatchChunk, rep *BatchReport, o BatchOptions) error {
+	clk := j.client.cfg.Clock
+	if o.clock != nil {
+		clk = o.clock
+	}
+	wait := o.PollMin
+	lastAnswer := clk.Now()
+	for round := 0; ; round++ {
+		running := 0
+		for i := range chunks {
+			ch := &chunks[i]
+			if ch.Finished || ch.BatchID == "" {
+				continue
+			}
+			b, err := api.retrieve(ctx, ch.BatchID)
+			var he *batchHTTPError
+			switch {
+			case errors.As(err, &he) && he.status == http.StatusNotFound:
+				b = openai.Batch{ID: ch.BatchID, Status: BatchMissing}
+			case err != nil && ctx.Err() != nil:
+				return ctx.Err()
+			case err != nil:
+				if clk.Now().Sub(lastAnswer) >= j.client.cfg.Wait {
+					return fmt.Errorf("%w; the batches run on at the server: run the same command again to go on waiting for them", err)
+				}
+				running++
+				continue
+			}
+			lastAnswer = clk.Now()
+			if err := o.at("polled"); err != nil {
+				return err
+			}
+			if err := j.follow(ctx, api, ch, b, rep, o); err != nil {
+				return err
+			}
+			if !ch.Finished {
+				running++
+			}
+		}
+		if running == 0 {
+			return nil
+		}
+		if err := sleep(ctx, clk, wait); err != nil {
+			return err
+		}
+		wait = min(2*wait, o.PollMax)
+	}
+}
+
+// follow takes a batch's news: its status and counts are saved when they
+// change, and an ended batch's results are read.
+func (j *Judge) follow(ctx context.Context, api *batchAPI, ch *BatchChunk, b openai.Batch, rep *BatchReport, o BatchOptions) error {
+	counts := b.RequestCounts
+	if b.Status != ch.Status {
+		o.notify("Batch %s: %s (%d of %d requests done, %d failed).", ch.BatchID, statusText(b.Status), counts.Completed, counts.Total, counts.Failed)
+		ch.Status = b.Status
+		if !batchEnded(b.Status) {
+			if err := o.Store.UpdateBatchChunk(*ch); err != nil {
+				return err
+			}
+		}
+	}
+	if !batchEnded(b.Status) {
+		return nil
+	}
+	if err := j.readResults(ctx, api, ch, b, rep, o); err != nil {
+		return err
+	}
+	if b.Status == BatchFailed || b.Status == BatchMissing {
+		// Nothing ran: the requests may go in a batch again.
+		if b.Errors != nil {
+			for _, e := range b.Errors.Data {
+				rep.Errors[j.client.redact(strings.TrimSpace(e.Code+" "+e.Message))]++
+			}
+		}
+		if err := o.Store.ReleaseBatchChunk(ch.Key); err != nil {
+			return err
+		}
+	}
+	ch.Finished = true
+	if err := o.Store.UpdateBatchChunk(*ch); err != nil {
+		return err
+	}
+	o.notify("Batch %s: %s answered, %d failed or left unanswered.", ch.BatchID, plural(ch.Answered, "request", "requests"), ch.Requests-ch.Answered)
+	return nil
+}
+
+func statusText(s string) string {
+	switch s {
+	case BatchValidating:
+		return "validating its file"
+	case BatchInProgress:
+		return "in progress"
+	case BatchFinalizing:
+		return "finalizing"
+	case BatchCancelling:
+		return "being cancelled"
+	case BatchMissing:
+		return "unknown to the server (deleted?)"
+	}
+	return s
+}
+
+// answersAtOnce is how many answers are saved in one transaction.
+const answersAtOnce = 500
+
+// readResults reads an ended batch's output and error files: each answer
+// is made by answerOf from its body, as an online response is, and kept
+// in the cache (SaveBatchAnswers) under its request's key; the lines of
+// keys the chunk did not send are ignored.
+func (j *Judge) readResults(ctx context.Context, api *batchAPI, ch *BatchChunk, b openai.Batch, rep *BatchReport, o BatchOptions) error {
+	keys, err := o.Store.BatchChunkKeys(ch.Key)
+	if err != nil {
+		return err
+	}
+	mine := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		mine[k] = true
+	}
+	answered := map[string]bool{}
+	failed := map[string]string{}
+	pending := map[string]string{}
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		err := o.Store.SaveBatchAnswers(pending)
+		pending = map[string]string{}
+		return err
+	}
+	line := func(l []byte) error {
+		key, value, problem := j.client.batchResult(l)
+		if !mine[key] || answered[key] {
+			return nil
+		}
+		if problem != "" {
+			failed[key] = problem
+			return nil
+		}
+		answered[key] = true
+		delete(failed, key)
+		pending[key] = value
+		if len(pending) >= answersAtOnce {
+			return flush()
+		}
+		return nil
+	}
+	for _, id := range []*string{b.OutputFileID, b.ErrorFileID} {
+		if id == nil || *id == "" {
+			continue
+		}
+		if err := api.download(ctx, *id, line); err != nil {
+			return err
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	for _, msg := range failed {
+		rep.Errors[msg]++
+	}
+	ch.Answered, ch.Failed = len(answered), len(failed)
+	return nil
+}

@@ -1,0 +1,689 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// memBatchStore is BatchStore in memory, writing answers into the
+// client's cache as the session does.
+type memBatchStore struct {
+	mu     sync.Mutex
+	chunks []BatchChunk
+	keys   map[string]string // request key → chunk
+	cache  *mapCache
+}
+
+func newMemBatchStore(cache *mapCache) *memBatchStore {
+	return &memBatchStore{keys: map[string]string{}, cache: cache}
+}
+
+func (s *memBatchStore) BatchChunks() ([]BatchChunk, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.chunks), nil
+}
+
+func (s *memBatchStore) PlanBatchChunks(chunks []BatchChunk, keys [][]string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, c := range chunks {
+		s.chunks = append(s.chunks, c)
+		for _, k := range keys[i] {
+			if _, dup := s.keys[k]; dup {
+				return fmt.Errorf("key %s planned twice", k)
+			}
+			s.keys[k] = c.Key
+		}
+	}
+	return nil
+}
+
+func (s *memBatchStore) BatchChunkOf(keys []string) (map[string]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]string{}
+	for _, k := range keys {
+		if c, ok := s.keys[k]; ok {
+			out[k] = c
+		}
+	}
+	return out, nil
+}
+
+func (s *memBatchStore) BatchChunkKeys(chunk string) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for k, c := range s.keys {
+		if c == chunk {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (s *memBatchStore) UpdateBatchChunk(c BatchChunk) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.chunks {
+		if s.chunks[i].Key == c.Key {
+			s.chunks[i] = c
+			return nil
+		}
+	}
+	return fmt.Errorf("no chunk %s", c.Key)
+}
+
+func (s *memBatchStore) ReleaseBatchChunk(chunk string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	maps.DeleteFunc(s.keys, func(_, c string) bool { return c == chunk })
+	return nil
+}
+
+func (s *memBatchStore) SaveBatchAnswers(answers map[string]string) error {
+	for k, v := range answers {
+		s.cache.Put(k, v)
+	}
+	return nil
+}
+
+// jumpClock times the polling: every wait ends at once, moving the time
+// on, and the waits are recorded.
+type jumpClock struct {
+	mu    sync.Mutex
+	now   time.Time
+	waits []time.Duration
+}
+
+func (c *jumpClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *jumpClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	c.waits = append(c.waits, d)
+	ch := make(chan time.Time, 1)
+	ch <- c.now
+	return ch
+}
+
+// batchRig is one session's view of a batch server: its cache and store
+// outlive each "process" (a client and judge made by judge()).
+type batchRig struct {
+	t     *testing.T
+	srv   *batchServer
+	cache *mapCache
+	store *memBatchStore
+	clock *jumpClock
+}
+
+func newBatchRig(t *testing.T) *batchRig {
+	cache := newMapCache()
+	return &batchRig{t: t, srv: newBatchServer(t), cache: cache, store: newMemBatchStore(cache), clock: &jumpClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
+}
+
+func (r *batchRig) config() Config {
+	return Config{
+		BaseURL:     r.srv.baseURL(),
+		APIKey:      testKey,
+		Model:       "gpt-4o-mini",
+		Concurrency: 2,
+		Timeout:     10 * time.Second,
+		Retry:       RetryPolicy{Attempts: 4, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
+	}
+}
+
+// judge starts a "process": a new client on the session's cache.
+func (r *batchRig) judge(name string, edit func(*Config)) *Judge {
+	cfg := r.config()
+	cfg.Cache = r.cache
+	if edit != nil {
+		edit(&cfg)
+	}
+	return mustJudge(r.t, name, cfg)
+}
+
+func (r *batchRig) options() BatchOptions {
+	return BatchOptions{Store: r.store, Session: "session-1", PollMin: 30 * time.Second, PollMax: 4 * time.Minute, clock: r.clock}
+}
+
+func batchTasks(j *Judge, n int) []judge.Task {
+	var tasks []judge.Task
+	for i := range n {
+		it := testItem(fmt.Sprintf("item-%02d", i))
+		it.Prediction = fmt.Sprintf("Prediction %d: NASA, in %d.", i, 1980+i)
+		tasks = append(tasks, judge.Tasks(j.Info(), it)...)
+	}
+	return tasks
+}
+
+// comparable is a verdict without what differs between two runs of the
+// same answers: timing, and where the answer came from.
+func comparable(v judge.Verdict) judge.Verdict {
+	v.Latency, v.At = 0, time.Time{}
+	if v.Extra != nil {
+		v.Extra = maps.Clone(v.Extra)
+		delete(v.Extra, ExtraCached)
+		delete(v.Extra, ExtraBatch)
+		if len(v.Extra) == 0 {
+			v.Extra = nil
+		}
+	}
+	return v
+}
+
+// verdictText is a verdict's every field, pointers followed.
+func verdictText(v judge.Verdict) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	conf := "nil"
+	if v.Confidence != nil {
+		conf = fmt.Sprint(*v.Confidence)
+	}
+	return string(b) + " confidence " + conf
+}
+
+func byTask(vs []judge.Verdict) map[string]judge.Verdict {
+	out := map[string]judge.Verdict{}
+	for _, v := range vs {
+		out[fmt.Sprintf("%s/%d/%t", v.ItemID, v.Criterion, v.Swapped)] = comparable(v)
+	}
+	return out
+}
+
+// judgeReady makes the verdicts of the report's Ready tasks, checking
+// that no request goes out for them.
+func (r *batchRig) judgeReady(j *Judge, rep BatchReport) []judge.Verdict {
+	r.t.Helper()
+	before := r.srv.count("chat")
+	vs := runAll(r.t, context.Background(), rep.Judge(j), rep.Ready, 2)
+	if n := r.srv.count("chat") - before; n != 0 {
+		r.t.Errorf("judging the answered tasks sent %d requests", n)
+	}
+	return vs
+}
+
+func TestBatchVerdictsEqualOnline(t *testing.T) {
+	cases := []struct {
+		name    string
+		judge   string
+		samples int
+		edit    func(*Config)
+	}{
+		{"docqa", "docqa", 1, nil},
+		{"rubric per criterion", "rubric", 1, nil},
+		{"three samples", "docqa", 3, nil},
+		{"temperature 0.7, max tokens", "docqa", 1, func(c *Config) { c.Temperature, c.MaxTokens = 0.7, 300 }},
+		{"reasoning model", "docqa", 1, func(c *Config) { c.Model, c.MaxTokens = "o3-mini", 500 }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newBatchRig(t)
+			edit := func(c *Config) {
+				c.Samples = tc.samples
+				if tc.edit != nil {
+					tc.edit(c)
+				}
+			}
+			// Online: a client without the session's cache.
+			cfg := r.config()
+			edit(&cfg)
+			online := mustJudge(t, tc.judge, cfg)
+			tasks := batchTasks(online, 7)
+			want := byTask(runAll(t, context.Background(), online, tasks, 2))
+			onlineBodies := slices.Clone(r.srv.online)
+
+			j := r.judge(tc.judge, edit)
+			o := r.options()
+			o.MaxRequests = 4
+			rep, err := j.RunBatch(context.Background(), tasks, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Ready) != len(tasks) || len(rep.Online)+len(rep.Left) != 0 {
+				t.Fatalf("ready %d online %d left %d, want all %d ready", len(rep.Ready), len(rep.Online), len(rep.Left), len(tasks))
+			}
+			requests := len(onlineBodies)
+			if wantBatches := (requests + 3) / 4; rep.Created != wantBatches {
+				t.Errorf("created %d batches for %d requests at 4 a batch, want %d", rep.Created, requests, wantBatches)
+			}
+			// The batch lines are the online bodies, byte for byte.
+			var lines []string
+			for _, b := range r.srv.lines {
+				lines = append(lines, b)
+			}
+			slices.Sort(lines)
+			slices.Sort(onlineBodies)
+			if !slices.Equal(lines, onlineBodies) {
+				t.Errorf("batch bodies differ from the online ones:\nbatch  %q\nonline %q", lines, onlineBodies)
+			}
+			got := byTask(r.judgeReady(j, rep))
+			if len(got) != len(want) {
+				t.Fatalf("%d verdicts, want %d", len(got), len(want))
+			}
+			for k, w := range want {
+				if g := got[k]; verdictText(g) != verdictText(w) {
+					t.Errorf("%s:\nbatch  %s\nonline %s", k, verdictText(g), verdictText(w))
+				}
+			}
+			for _, v := range r.judgeReady(j, rep) {
+				if v.Extra[ExtraBatch] != true || v.Extra[ExtraCached] != nil {
+					t.Errorf("%s: extra %v, want batch and not cached", v.ItemID, v.Extra)
+				}
+			}
+			assertNoKey(t, r.judgeReady(j, rep)...)
+		})
+	}
+}
+
+// TestBatchBodyTemperatureZero: go-openai leaves a zero temperature out;
+// a batch line must carry it, as the online path's doer puts it back.
+func TestBatchBodyTemperatureZero(t *testing.T) {
+	r := newBatchRig(t)
+	j := r.judge("docqa", nil)
+	calls, err := j.batchCalls(batchTasks(j, 1)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := j.client.batchBody(calls[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(b), `{"temperature":0,"model":"gpt-4o-mini"`) {
+		t.Errorf("body %s", b)
+	}
+}
+
+func TestBatchCrashAndRestart(t *testing.T) {
+	for _, point := range []string{"planned", "uploaded", "created", "polled"} {
+		t.Run(point, func(t *testing.T) {
+			r := newBatchRig(t)
+			j := r.judge("docqa", nil)
+			tasks := batchTasks(j, 9)
+			o := r.options()
+			o.MaxRequests = 4
+			killed := errors.New("killed")
+			hits := 0
+			o.crash = func(p string) error {
+				if p == point {
+					hits++
+					// The second chunk's, or the one planning's.
+					if hits == 2 || point == "planned" {
+						return killed
+					}
+				}
+				return nil
+			}
+			if _, err := j.RunBatch(context.Background(), tasks, o); !errors.Is(err, killed) {
+				t.Fatalf("err = %v, want the kill", err)
+			}
+			// A new process on the same session.
+			j2 := r.judge("docqa", nil)
+			rep, err := j2.RunBatch(context.Background(), tasks, r.options())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := r.srv.maxCreates(); n != 1 {
+				t.Errorf("a chunk was submitted %d times", n)
+			}
+			if len(r.srv.creates) != 3 {
+				t.Errorf("%d chunks created, want 3 (9 requests, 4 a batch)", len(r.srv.creates))
+			}
+			if len(rep.Ready) != len(tasks) {
+				t.Errorf("ready %d of %d (online %d, left %d)", len(rep.Ready), len(tasks), len(rep.Online), len(rep.Left))
+			}
+			if n := r.srv.count("chat"); n != 0 {
+				t.Errorf("%d online requests", n)
+			}
+			for _, ch := range rep.Chunks {
+				if !ch.Finished || ch.Answered != ch.Requests {
+					t.Errorf("chunk %+v", ch)
+				}
+			}
+			// A third run sends nothing at all.
+			before := len(r.srv.log)
+			rep, err = r.judge("docqa", nil).RunBatch(context.Background(), tasks, r.options())
+			if err != nil || len(rep.Ready) != len(tasks) || rep.Created != 0 {
+				t.Fatalf("third run: %v, %d ready, %d created", err, len(rep.Ready), rep.Created)
+			}
+			for _, route := range r.srv.log[before:] {
+				if route != "list" {
+					t.Errorf("third run sent %s", route)
+				}
+			}
+		})
+	}
+}
+
+func TestBatchServerFaults(t *testing.T) {
+	cases := []struct {
+		name  string
+		fault func(bs *batchServer)
+	}{
+		{"500s everywhere once", func(bs *batchServer) {
+			for _, r := range []string{"list", "create", "retrieve", "upload", "content"} {
+				bs.fail500[r] = 1
+			}
+		}},
+		{"500s twice in a row", func(bs *batchServer) { bs.fail500["retrieve"], bs.fail500["content"] = 2, 2 }},
+		{"a create answered 500 after making the batch", func(bs *batchServer) { bs.lostCreates = 1 }},
+		{"two creates lost", func(bs *batchServer) { bs.lostCreates = 2 }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newBatchRig(t)
+			tc.fault(r.srv)
+			j := r.judge("docqa", nil)
+			tasks := batchTasks(j, 6)
+			o := r.options()
+			o.MaxRequests = 3
+			rep, err := j.RunBatch(context.Background(), tasks, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Ready) != len(tasks) {
+				t.Errorf("ready %d of %d", len(rep.Ready), len(tasks))
+			}
+			if n := r.srv.maxCreates(); n != 1 {
+				t.Errorf("a chunk was submitted %d times", n)
+			}
+			if len(r.srv.batches) != 2 {
+				t.Errorf("%d batches, want 2", len(r.srv.batches))
+			}
+		})
+	}
+}
+
+// TestBatchListPages: the batch a crash left unsaved is found on a later
+// page of the server's list, among other sessions' batches.
+func TestBatchListPages(t *testing.T) {
+	r := newBatchRig(t)
+	j := r.judge("docqa", nil)
+	tasks := batchTasks(j, 3)
+	o := r.options()
+	killed := errors.New("killed")
+	o.crash = func(p string) error {
+		if p == "created" {
+			return killed
+		}
+		return nil
+	}
+	if _, err := j.RunBatch(context.Background(), tasks, o); !errors.Is(err, killed) {
+		t.Fatal(err)
+	}
+	// 250 newer batches of another session (and some without markers).
+	r.srv.mu.Lock()
+	for i := range 250 {
+		meta := map[string]any{BatchMetaSession: "another", BatchMetaChunk: fmt.Sprint(i)}
+		if i%2 == 0 {
+			meta = nil
+		}
+		r.srv.batches = append(r.srv.batches, &fakeBatch{id: fmt.Sprintf("batch-other-%d", i), status: "completed", created: time.Now().Unix() + 1000 + int64(i), meta: meta})
+	}
+	r.srv.mu.Unlock()
+	rep, err := r.judge("docqa", nil).RunBatch(context.Background(), tasks, r.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := r.srv.maxCreates(); n != 1 || rep.Created != 0 || len(rep.Ready) != len(tasks) {
+		t.Errorf("creates %d, created %d, ready %d", n, rep.Created, len(rep.Ready))
+	}
+	if n := r.srv.count("list"); n < 4 {
+		t.Errorf("%d looks at the list, want the pages read back to the batch", n)
+	}
+}
+
+func TestBatchExpiredHalfDone(t *testing.T) {
+	for _, end := range []string{"expired", "cancelled"} {
+		t.Run(end, func(t *testing.T) {
+			r := newBatchRig(t)
+			r.srv.ending, r.srv.answered = end, 0.5
+			j := r.judge("docqa", nil)
+			tasks := batchTasks(j, 8)
+			rep, err := j.RunBatch(context.Background(), tasks, r.options())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Ready) != 4 || len(rep.Left) != 4 || len(rep.Online) != 0 {
+				t.Fatalf("ready %d left %d online %d, want 4 4 0", len(rep.Ready), len(rep.Left), len(rep.Online))
+			}
+			if rep.Errors["batch_"+strings.TrimSuffix(end, "d")+"ed: This request could not be executed before the completion window expired."] != 4 && len(rep.Errors) != 1 {
+				t.Errorf("errors %v", rep.Errors)
+			}
+			if rep.Chunks[0].Answered != 4 || rep.Chunks[0].Failed != 4 || rep.Chunks[0].Status != end {
+				t.Errorf("chunk %+v", rep.Chunks[0])
+			}
+			// The next run: the rest falls back to ordinary requests, no new batch.
+			r.srv.ending, r.srv.answered = "", 1
+			j2 := r.judge("docqa", nil)
+			rep2, err := j2.RunBatch(context.Background(), tasks, r.options())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep2.Created != 0 || len(rep2.Ready) != 4 || len(rep2.Online) != 4 {
+				t.Fatalf("second run: created %d ready %d online %d", rep2.Created, len(rep2.Ready), len(rep2.Online))
+			}
+			ready := byTask(runAll(t, context.Background(), rep2.Judge(j2), rep2.Ready, 2))
+			on := byTask(runAll(t, context.Background(), j2, rep2.Online, 2))
+			if n := r.srv.count("chat"); n != 4 {
+				t.Errorf("%d online requests, want 4", n)
+			}
+			// Every verdict equals a fully online run's.
+			fresh := r.config()
+			want := byTask(runAll(t, context.Background(), mustJudge(t, "docqa", fresh), tasks, 2))
+			maps.Copy(ready, on)
+			for k, w := range want {
+				if g := ready[k]; verdictText(g) != verdictText(w) {
+					t.Errorf("%s:\ngot  %s\nwant %s", k, verdictText(g), verdictText(w))
+				}
+			}
+		})
+	}
+}
+
+// TestBatchRefusedRequests: requests the batch answered with an error
+// fall back to ordinary requests on the next run; their errors are
+// reported redacted.
+func TestBatchRefusedRequests(t *testing.T) {
+	r := newBatchRig(t)
+	j := r.judge("docqa", nil)
+	tasks := batchTasks(j, 4)
+	plan, _ := j.batchPlan(tasks)
+	r.srv.refuse = map[string]int{plan.keys[1][0]: 400}
+	rep, err := j.RunBatch(context.Background(), tasks, r.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Ready) != 3 || len(rep.Left) != 1 || rep.Left[0].Item.ID != tasks[1].Item.ID {
+		t.Fatalf("ready %d left %v", len(rep.Ready), rep.Left)
+	}
+	for msg := range rep.Errors {
+		if strings.Contains(msg, testKey) || !strings.Contains(msg, "HTTP 400") {
+			t.Errorf("error %q", msg)
+		}
+	}
+	rep, err = r.judge("docqa", nil).RunBatch(context.Background(), tasks, r.options())
+	if err != nil || len(rep.Online) != 1 || rep.Created != 0 {
+		t.Fatalf("next run: %v, online %d, created %d", err, len(rep.Online), rep.Created)
+	}
+}
+
+// TestBatchFailedValidation: a batch that fails as a whole ran nothing;
+// its requests go in a new batch on the next run.
+func TestBatchFailedValidation(t *testing.T) {
+	r := newBatchRig(t)
+	r.srv.failWith = "Enqueued token limit reached for gpt-4o-mini."
+	j := r.judge("docqa", nil)
+	tasks := batchTasks(j, 3)
+	rep, err := j.RunBatch(context.Background(), tasks, r.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Left) != 3 || len(rep.Errors) != 1 {
+		t.Fatalf("left %d errors %v", len(rep.Left), rep.Errors)
+	}
+	for msg := range rep.Errors {
+		if !strings.Contains(msg, "Enqueued token limit") {
+			t.Errorf("error %q", msg)
+		}
+	}
+	r.srv.failWith = ""
+	rep, err = r.judge("docqa", nil).RunBatch(context.Background(), tasks, r.options())
+	if err != nil || rep.Created != 1 || len(rep.Ready) != 3 {
+		t.Fatalf("next run: %v, created %d, ready %d", err, rep.Created, len(rep.Ready))
+	}
+}
+
+func TestBatchNoBatchAPI(t *testing.T) {
+	r := newBatchRig(t)
+	r.srv.noBatchAPI = true
+	j := r.judge("docqa", nil)
+	_, err := j.RunBatch(context.Background(), batchTasks(j, 2), r.options())
+	if !errors.Is(err, ErrNoBatchAPI) || !strings.Contains(err.Error(), "run without --batch") || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(r.store.chunks) != 0 {
+		t.Errorf("chunks recorded: %v", r.store.chunks)
+	}
+	if n := r.srv.count("upload") + r.srv.count("create"); n != 0 {
+		t.Errorf("%d uploads and creates", n)
+	}
+}
+
+// TestBatchPollBackoff: the waits between looks double from PollMin up
+// to PollMax.
+func TestBatchPollBackoff(t *testing.T) {
+	r := newBatchRig(t)
+	j := r.judge("docqa", nil)
+	// A batch takes 3 looks to end; 6 batches at one request each,
+	// created one after another, still end in 3 rounds.
+	o := r.options()
+	o.PollMin, o.PollMax = 10*time.Second, 25*time.Second
+	if _, err := j.RunBatch(context.Background(), batchTasks(j, 2), o); err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Duration{10 * time.Second, 20 * time.Second}
+	if !slices.Equal(r.clock.waits, want) {
+		t.Errorf("waits %v, want %v", r.clock.waits, want)
+	}
+	r2 := newBatchRig(t)
+	r2.srv.fail500["retrieve"] = 3 // the server down for a moment
+	j2 := r2.judge("docqa", func(c *Config) { c.Retry.Attempts = 1 })
+	o = r2.options()
+	o.PollMin, o.PollMax = 10*time.Second, 25*time.Second
+	if _, err := j2.RunBatch(context.Background(), batchTasks(j2, 2), o); err != nil {
+		t.Fatal(err)
+	}
+	want = []time.Duration{10 * time.Second, 20 * time.Second, 25 * time.Second, 25 * time.Second, 25 * time.Second}
+	if !slices.Equal(r2.clock.waits, want) {
+		t.Errorf("waits %v, want %v", r2.clock.waits, want)
+	}
+}
+
+// TestBatchServerGone: polling gives up once the server has not answered
+// for the client's Wait; the batches are resumed by the next run.
+func TestBatchServerGone(t *testing.T) {
+	r := newBatchRig(t)
+	j := r.judge("docqa", func(c *Config) { c.Wait, c.Retry.Attempts = time.Minute, 1 })
+	tasks := batchTasks(j, 2)
+	r.srv.fail500["retrieve"] = 1000
+	o := r.options()
+	o.PollMin, o.PollMax = 10*time.Second, 20*time.Second
+	_, err := j.RunBatch(context.Background(), tasks, o)
+	if err == nil || !strings.Contains(err.Error(), "run the same command again") {
+		t.Fatalf("err = %v", err)
+	}
+	r.srv.fail500["retrieve"] = 0
+	rep, err := r.judge("docqa", nil).RunBatch(context.Background(), tasks, r.options())
+	if err != nil || rep.Created != 0 || len(rep.Ready) != 2 {
+		t.Fatalf("resumed: %v, created %d, ready %d", err, rep.Created, len(rep.Ready))
+	}
+}
+
+// TestBatchInterrupted: a cancelled context stops the polling; the next
+// run follows the same batch.
+func TestBatchInterrupted(t *testing.T) {
+	r := newBatchRig(t)
+	j := r.judge("docqa", nil)
+	tasks := batchTasks(j, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	o := r.options()
+	o.crash = func(p string) error {
+		if p == "polled" {
+			cancel()
+		}
+		return nil
+	}
+	if _, err := j.RunBatch(ctx, tasks, o); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	rep, err := r.judge("docqa", nil).RunBatch(context.Background(), tasks, r.options())
+	if err != nil || rep.Created != 0 || len(rep.Ready) != 2 || r.srv.maxCreates() != 1 {
+		t.Fatalf("resumed: %v, created %d, ready %d", err, rep.Created, len(rep.Ready))
+	}
+}
+
+// TestBatchDuplicatePrompts: two tasks with the same prompt make one
+// request (custom_ids are unique within a file) and both are answered.
+func TestBatchDuplicatePrompts(t *testing.T) {
+	r := newBatchRig(t)
+	j := r.judge("docqa", nil)
+	tasks := batchTasks(j, 2)
+	twin := tasks[0]
+	twin.Item.ID = "twin"
+	tasks = append(tasks, twin)
+	rep, err := j.RunBatch(context.Background(), tasks, r.options())
+	if err != nil || len(rep.Ready) != 3 {
+		t.Fatalf("%v, ready %d", err, len(rep.Ready))
+	}
+	if len(r.srv.lines) != 2 {
+		t.Errorf("%d lines, want 2", len(r.srv.lines))
+	}
+}
+
+func FuzzBatchResult(f *testing.F) {
+	f.Add([]byte(`{"id":"batch_req_1","custom_id":"llm2:ab","response":{"status_code":200,"request_id":"r","body":{"choices":[{"index":0,"message":{"role":"assistant","content":"result: YES"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}},"error":null}`))
+	f.Add([]byte(`{"custom_id":"x","response":null,"error":{"code":"batch_expired","message":"m"}}`))
+	f.Add([]byte(`{"custom_id":"x","response":{"status_code":400,"body":{"error":{"message":"bad"}}}}`))
+	f.Add([]byte(`{"custom_id":"x","response":{"status_code":200,"body":{"choices":[]}}}`))
+	f.Add([]byte(`not json`))
+	c, err := NewClient(Config{Model: "m", APIKey: testKey})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		key, value, problem := c.batchResult(line)
+		if (value == "") == (problem == "") {
+			t.Fatalf("value %q and problem %q: exactly one expected", value, problem)
+		}
+		if strings.Contains(value, testKey) || strings.Contains(problem, testKey) {
+			t.Fatalf("the key leaked: %q %q", value, problem)
+		}
+		if value != "" {
+			if _, ok := decodeCached(value); !ok {
+				t.Fatalf("value %q does not decode", value)
+			}
+		}
+		_ = key
+	})
+}
