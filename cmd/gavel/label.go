@@ -62,7 +62,9 @@ the screen or --undo here takes back as one):
 Labels record the guidelines version in force: --guidelines FILE (stored
 as a new version when the session lacks it), else the config's guidelines,
 else the session's latest version. --via says how the item was reached
-(default script, which statistics keep outside the random sample).
+(default script, which statistics keep outside the random sample); --via
+plan:ID labels an item of labelling plan ID (gavel plan), which the
+statistics weight by the item's probability in the plan.
 
 A value off the item's scale, an unknown id, and a session open on the
 review screen for the same annotator are refused with what to do.`,
@@ -100,7 +102,7 @@ review screen for the same annotator are refused with what to do.`,
 	f.StringVar(&o.cantJudge, "cant-judge", "", "the item cannot be judged, for `REASON`: "+strings.Join(sessions.CantJudgeReasons, ", ")+" (with --note)")
 	f.BoolVar(&o.undo, "undo", false, "take back your latest decision on the item")
 	f.StringVar(&o.guidelines, "guidelines", "", "the guidelines `FILE` the decision is made under (default: the config's, else the session's latest version)")
-	f.StringVar(&o.via, "via", viaScript, "how the item was reached, `HOW`: order, random or script")
+	f.StringVar(&o.via, "via", viaScript, "how the item was reached, `HOW`: order, random, script, or plan:ID when following labelling plan ID (gavel plan)")
 	cmd.ValidArgsFunction = first(completeExts(sessionExts))
 	_ = cmd.RegisterFlagCompletionFunc("cant-judge", cobra.FixedCompletions(sessions.CantJudgeReasons, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("via", cobra.FixedCompletions([]string{viaOrder, viaRandom, viaScript}, cobra.ShellCompDirectiveNoFileComp))
@@ -157,7 +159,9 @@ func (o *labelFlags) check(value *string) error {
 	switch o.via {
 	case viaOrder, viaRandom, viaScript:
 	default:
-		return usagef("--via %q: how the item was reached is order, random or script", o.via)
+		if _, ok := sessions.ParsePlanVia(o.via); !ok {
+			return usagef("--via %q: how the item was reached is order, random or script, or plan:ID when following labelling plan ID", o.via)
+		}
 	}
 	for i, list := range [][]string{o.tags, o.untags} {
 		for k, name := range list {
@@ -201,6 +205,11 @@ func runLabel(e env, path, id string, value *string, o labelFlags) error {
 	}
 	if !ok {
 		return unknownItem(s, id)
+	}
+	if planID, ok := sessions.ParsePlanVia(o.via); ok && !o.undo {
+		if err := checkInPlan(s, planID, id); err != nil {
+			return err
+		}
 	}
 	if o.undo {
 		undone, err := s.UndoItem(id)
@@ -301,4 +310,22 @@ func unknownItem(s *sessions.Store, id string) error {
 		return usagef("%s: did you mean %s?", msg, oneOf(quoteEach(near)))
 	}
 	return usagef("%s (ids are matched exactly, case included): gavel export %s --only all lists every item's id", msg, s.Path())
+}
+
+// checkInPlan refuses a label --via plan:ID on an item plan ID did not
+// choose, or for a plan the session does not have: the statistics would
+// weight it by a probability that does not describe how it was reached.
+func checkInPlan(s *sessions.Store, planID int64, id string) error {
+	dr, err := s.Plan(planID)
+	if errors.Is(err, sessions.ErrPlan) {
+		return usagef("--via %s: %v", sessions.PlanVia(planID), err)
+	}
+	if err != nil {
+		return err
+	}
+	if !dr.InPlan(id) {
+		return usagef("--via %s: plan %d did not choose %q (it chose %d of %d items: gavel plan %s --show %d lists them); label it with --via script",
+			sessions.PlanVia(planID), planID, id, len(dr.Selected), len(dr.Units), shellWordArg(s.Path()), planID)
+	}
+	return nil
 }

@@ -174,3 +174,69 @@ func TestPlanCommandRefusals(t *testing.T) {
 		t.Errorf("uniform without a judge: exit %d %s %s", code, out, errs)
 	}
 }
+
+// TestLabelViaPlan: gavel label --via plan:ID records the plan as the
+// label's provenance on an item the plan chose, and refuses any other.
+func TestLabelViaPlan(t *testing.T) {
+	path := planTestSession(t, t.TempDir(), false)
+	code, out, errs := run(t, "plan", path, "-n", "4", "--seed", "9")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	chosen := map[string]bool{}
+	for _, r := range planRows(t, out) {
+		chosen[r.ID] = true
+	}
+	var in, out1 string
+	for i := range 30 {
+		id := fmt.Sprintf("i%02d", i)
+		if chosen[id] && in == "" {
+			in = id
+		}
+		if !chosen[id] && out1 == "" {
+			out1 = id
+		}
+	}
+	if code, _, errs := run(t, "label", path, in, "YES", "--via", "plan:1", "--annotator", "ana"); code != 0 {
+		t.Fatalf("label on a planned item: exit %d: %s", code, errs)
+	}
+	rows := actionRows(t, path, "ana")
+	if len(rows) != 1 || rows[0].Via != "plan:1" || rows[0].Item != in {
+		t.Errorf("recorded %v", rows)
+	}
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"label", path, out1, "YES", "--via", "plan:1"}, "plan 1 did not choose " + fmt.Sprintf("%q", out1) + " (it chose 4 of 30 items"},
+		{[]string{"label", path, in, "YES", "--via", "plan:7"}, "--via plan:7: session " + path + " has no labelling plan 7: its plans are 1"},
+		{[]string{"label", path, in, "YES", "--via", "plan:x"}, "or plan:ID when following labelling plan ID"},
+		{[]string{"label", path, in, "YES", "--via", "plan:01"}, "or plan:ID when following labelling plan ID"},
+	} {
+		if code, _, errs := run(t, append(c.args, "--annotator", "bob")...); code != 2 || !strings.Contains(errs, c.msg) {
+			t.Errorf("%v: exit %d, %q; want 2 with %q", c.args, code, errs, c.msg)
+		}
+	}
+	// The statistics read the plan and the label's provenance.
+	s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	stin, err := s.StatsInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stin.Plan == nil || stin.Plan.ID != 1 || stin.Plan.Target != 4 {
+		t.Fatalf("plan in the statistics: %+v", stin.Plan)
+	}
+	found := false
+	for _, u := range stin.Units {
+		for _, l := range u.Labels {
+			found = found || (u.ItemID == in && l.Provenance == "plan:1")
+		}
+	}
+	if !found {
+		t.Error("the label's provenance plan:1 is not in the statistics input")
+	}
+}
