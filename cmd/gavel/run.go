@@ -26,8 +26,13 @@ type runFlags struct {
 	judges  []string
 	session string
 	swap    bool
-	data    datasetFlags
-	runner  runnerFlags
+	// dryRun counts what the run would send and cost, and sends nothing
+	// (run_dryrun.go); batch (--batch, run_batch.go) prices it at batch
+	// prices.
+	dryRun bool
+	batch  bool
+	data   datasetFlags
+	runner runnerFlags
 }
 
 func newRunCmd(e env) *cobra.Command {
@@ -39,10 +44,14 @@ func newRunCmd(e env) *cobra.Command {
 screen: progress goes to stderr, verdicts to the session file as they arrive.
 ` + "`gavel review`" + ` on the same session then shows them. Interrupting keeps every
 verdict received; running again judges only what is left. LLM answers are
-cached in the session: a second run costs nothing.`,
+cached in the session: a second run costs nothing. --dry-run says what
+the run would send and cost — requests, prompt tokens (the model's
+tokenizer where Gavel knows it, else an estimate), the most output tokens,
+the price from the config's prices — and sends nothing.`,
 		Example: `  OPENAI_API_KEY=… gavel run evals.jsonl --judge docqa --model gpt-4o-mini
   gavel run evals.jsonl --judge bbh --base-url http://127.0.0.1:8000/v1 --model qwen2.5-7b --concurrency 16
   gavel run evals.jsonl --judge ./judges/polite.yaml --model gpt-4o-mini --samples 3
+  gavel run evals.jsonl --judge docqa --model gpt-4o-mini --dry-run   # what it would cost
   gavel run pairs.jsonl --judge pairwise --model gpt-4o-mini --swap`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -56,6 +65,7 @@ cached in the session: a second run costs nothing.`,
 	f.StringArrayVar(&o.judges, "judge", []string{match.Name}, "the judge to run: a built-in judge's `NAME` (gavel judges lists them) or a judge file; repeat for several")
 	f.StringVar(&o.session, "session", "", "the session `FILE` (default: DATASET's name with .gavel, in the working directory)")
 	addSwap(f, &o.swap)
+	f.BoolVar(&o.dryRun, "dry-run", false, "say how many requests the run would send, their prompt tokens and the price (the config's prices), and send nothing")
 	o.data.add(f)
 	o.runner.add(f)
 	return cmd
@@ -86,6 +96,9 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 	}
 	if o.session == "" {
 		o.session = defaultSessionPath(path)
+	}
+	if o.dryRun {
+		return dryRun(ctx, e, ds, js, o)
 	}
 	rv, err := sessions.OpenReview(o.session, runAnnotator, ds)
 	if err != nil {

@@ -158,3 +158,34 @@ func (e Estimate) Price(p Prices, batch bool) (input, output float64, ok bool) {
 	}
 	return input, output, ok
 }
+
+// Sum adds estimates up (the judges of one run): their tasks, requests
+// and per-model costs.
+func Sum(es []Estimate) Estimate {
+	var s Estimate
+	s.Offline = len(es) > 0
+	byModel := map[string]int{}
+	for _, e := range es {
+		s.Offline = s.Offline && e.Offline
+		s.Tasks += e.Tasks
+		s.Requests += e.Requests
+		s.Cached += e.Cached
+		s.Skipped += e.Skipped
+		s.Unbuilt += e.Unbuilt
+		s.Unread += e.Unread
+		for _, m := range e.Models {
+			i, ok := byModel[m.Model]
+			if !ok {
+				i = len(s.Models)
+				byModel[m.Model] = i
+				s.Models = append(s.Models, ModelCost{Model: m.Model, Encoding: m.Encoding, Exact: m.Exact})
+			}
+			t := &s.Models[i]
+			t.Requests += m.Requests
+			t.PromptTokens += m.PromptTokens
+			t.MaxOutput += m.MaxOutput
+			t.Unbounded += m.Unbounded
+		}
+	}
+	return s
+}

@@ -71,6 +71,9 @@ func (r Render) Short(e Estimate) string {
 }
 
 func requestsLine(e Estimate) string {
+	if e.Tasks == 0 {
+		return "requests: 0 — nothing is left to do"
+	}
 	s := fmt.Sprintf("requests: %s for %s", Group(int64(e.Requests)), plural(e.Tasks, "task"))
 	var why []string
 	if e.Samples > 1 {

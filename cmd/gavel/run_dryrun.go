@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/judge/cost"
+	"github.com/gavel-dev/gavel/judge/llm"
+	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/dataset"
+	"github.com/gavel-dev/gavel/sessions/safetext"
+)
+
+// dryRunNote says, on stderr, that counting a large run's prompts takes a
+// while (each is tokenised).
+const dryRunNote = 20_000
+
+// dryRun tells what `gavel run` would send and cost, sending nothing and
+// writing nothing: an existing session is opened read-only (its response
+// cache and verdicts say what is left and what costs nothing), a missing
+// one is not made. The tasks are the ones the run would queue
+// (sessions.TasksToDo), counted by judge/cost on a client that sends
+// nothing.
+func dryRun(ctx context.Context, e env, ds *dataset.Dataset, js judgeSet, o runFlags) error {
+	prices, err := configPrices(e)
+	if err != nil {
+		return err
+	}
+	ds = sessions.RestoreExported(ds)
+	items := ds.Items
+	if ds.FieldsStored {
+		items = make([]judge.Item, len(ds.Items))
+		for i, it := range ds.Items {
+			items[i] = sessions.WholeFields(it)
+		}
+	}
+	var (
+		store *sessions.Store
+		cache llm.Cache
+		runs  map[string]sessions.Run
+		notes []string
+	)
+	switch _, err := os.Stat(o.session); {
+	case errors.Is(err, fs.ErrNotExist):
+		notes = append(notes, fmt.Sprintf("%s does not exist yet: every item is to do and no answer is cached.", o.session))
+	case err != nil:
+		return err
+	default:
+		if store, err = sessions.Open(o.session, sessions.Options{ReadOnly: true}); err != nil {
+			return err
+		}
+		defer store.Close()
+		info, ok, err := store.Dataset()
+		if err != nil {
+			return err
+		}
+		if ok && info.SHA256 != ds.SHA256 {
+			// The run first takes the file's changes in (SyncDataset):
+			// counted on the session's items as they stand.
+			if items, err = store.Items(); err != nil {
+				return err
+			}
+			notes = append(notes, fmt.Sprintf("The dataset file differs from the items %s holds: counted on the session's %s; the run takes the file's changes in first (new items add to the count).", o.session, count(len(items), "item")))
+		}
+		cache = store.ResponseCache()
+		all, err := store.Runs()
+		if err != nil {
+			return err
+		}
+		runs = map[string]sessions.Run{}
+		for _, r := range all {
+			runs[r.Key] = r
+		}
+	}
+	judges, _, err := js.build(cache)
+	if err != nil {
+		return err
+	}
+	if store != nil {
+		if judges, err = withFewShot(store, judges); err != nil {
+			return err
+		}
+	} else if name := needsFewShot(judges); name != "" {
+		return fmt.Errorf("%s takes few-shot examples ({examples}) from the session's labelled items, and %s does not exist yet: make it and label some (gavel review), then count again", safetext.SanitizeLine(name), o.session)
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r := cost.Render{Prices: prices, Batch: o.batch}
+	w := e.stdout
+	fmt.Fprintf(w, "Dry run: nothing is sent to any server and %s is not written.\n", o.session)
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
+	var sum []cost.Estimate
+	for _, j := range judges {
+		info := j.Info()
+		var vs []judge.Verdict
+		if key, err := sessions.RunKey(info); err == nil && store != nil {
+			if run, ok := runs[key]; ok {
+				if vs, err = store.ReviewVerdicts(run.ID); err != nil {
+					return err
+				}
+				if info.Prefers() {
+					sw, err := store.ReviewSwappedVerdicts(run.ID)
+					if err != nil {
+						return err
+					}
+					vs = append(vs, sw...)
+				}
+			}
+		}
+		tasks := sessions.TasksToDo(info, items, vs, o.swap)
+		if len(tasks) >= dryRunNote && info.Model != "" {
+			fmt.Fprintf(e.stderr, "Counting the prompt tokens of %s…\n", count(len(tasks), "task"))
+		}
+		est, err := cost.Count(ctx, j, tasks, cost.Options{Cache: cache, Concurrency: runtime.NumCPU()})
+		if err != nil {
+			if ctx.Err() != nil {
+				return errors.New("interrupted while counting: nothing was sent")
+			}
+			return err
+		}
+		sum = append(sum, est)
+		name := info.Name
+		if info.Model != "" {
+			name += " · " + info.Model
+		}
+		fmt.Fprintf(w, "\n%s\n", safetext.SanitizeLine(name))
+		for _, l := range r.Lines(est) {
+			fmt.Fprintln(w, "  "+safetext.SanitizeLine(l))
+		}
+	}
+	if len(sum) > 1 {
+		fmt.Fprintf(w, "\nAll judges: %s\n", safetext.SanitizeLine(r.Short(cost.Sum(sum))))
+	}
+	return nil
+}
