@@ -127,6 +127,7 @@ func Compute(in Input, opts Options) Report {
 		rep.Guidelines = li.Guidelines.Filter
 	}
 	rep.Labelling = labelling.finish(dims)
+	rep.Plan = planReport(&in)
 	rep.ParseErrors = "exclude"
 	if c.opts.ParseErrorsFail {
 		rep.ParseErrors = "fail"
@@ -479,6 +480,8 @@ func (c *computation) figures(units []int32, jd *judgeDim, h *humanDim, path ...
 			continue
 		case selUnbiased:
 			f.Selection.Unbiased++
+		case selPlanned:
+			f.Selection.Planned++
 		case selOrder:
 			f.Selection.Order++
 		case selFiltered:
@@ -580,6 +583,8 @@ func reasonNoRandomLabels(sel *Selection, picked string) string {
 		return "the labels were reached through a filter or written by a script (gavel label), which pick items unlike the rest: label items in random order to estimate it"
 	case sel.Filtered > 0:
 		return "the labels were reached through a filter, which picks items unlike the rest: label items in random order to estimate it"
+	case sel.Planned > 0:
+		return reasonPlanned
 	case sel.Order > 0:
 		return "the labels were reached in dataset order, and a dataset is often sorted: label items in random order to estimate it"
 	case sel.Unknown > 0:
@@ -587,6 +592,10 @@ func reasonNoRandomLabels(sel *Selection, picked string) string {
 	}
 	return "no item is labelled"
 }
+
+// reasonPlanned says why labels made following an active plan give no
+// unweighted estimate.
+const reasonPlanned = "the labels were drawn by an active labelling plan, which picks the items the judge is least sure of more often: they are weighted in the plan's estimates (the plan section), not here"
 
 // selectionWarning is the sentence shown when the labels are not a fair
 // sample; empty when they are (picked: pickedBy).
@@ -604,6 +613,9 @@ func selectionWarning(sel *Selection, filteredShareWarn float64, picked string) 
 		}
 		return fmt.Sprintf("%s of the labelled items %s, so they are not a fair sample of the dataset: the %s reached at random give the fair figures",
 			FormatPercent(sel.FilteredShare.Value, 0), how, itemsWord(sel.Unbiased))
+	case sel.Planned > 0 && sel.Order == 0:
+		return fmt.Sprintf("%s were labelled following an active plan, which picks the items the judge is least sure of more often: they count only in the plan's weighted estimates, and the %s reached at random give these figures",
+			itemsWord(sel.Planned), itemsWord(sel.Unbiased))
 	case sel.Order > 0:
 		return fmt.Sprintf("%s were labelled in dataset order, which is often sorted (by model, by difficulty): only the %s reached at random give the corrected score",
 			itemsWord(sel.Order), itemsWord(sel.Unbiased))

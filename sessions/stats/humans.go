@@ -20,6 +20,10 @@ type dimKey struct {
 const (
 	selNone uint8 = iota
 	selUnbiased
+	// selPlanned: drawn by an active labelling plan (or a plan whose
+	// design is not known), at random but with unequal probabilities:
+	// fair only once weighted, so it feeds Report.Plan alone.
+	selPlanned
 	selOrder
 	selUnknown
 	selFiltered
@@ -52,12 +56,13 @@ type humanDim struct {
 const ProvenanceScript = "script"
 
 // provenanceClass sorts a provenance string into a selection class: a
-// seeded random order ("random"), a random sample ("sample") and an
-// active labelling plan ("plan", "plan:…") are random; "order" is dataset
+// seeded random order ("random"), a random sample ("sample") and a
+// labelling plan ("plan", "plan:…") are random; "order" is dataset
 // order; "filter:NAME" a filter; anything else (imported labels) unknown.
 // "script" (gavel label's default) counts as a filter: a script picks its
 // items for reasons of its own, so its labels are kept out of the unbiased
-// sample as surely as a filter's.
+// sample as surely as a filter's. A plan's labels are told apart by
+// planClasses, which knows the plans' designs.
 func provenanceClass(p string) uint8 {
 	switch {
 	case p == "random" || p == "sample" || p == "plan" || strings.HasPrefix(p, "plan:"):
@@ -68,6 +73,32 @@ func provenanceClass(p string) uint8 {
 		return selFiltered
 	}
 	return selUnknown
+}
+
+// planClasses returns the selection class of a label's provenance, given
+// the session's plans: "plan:ID" of a uniform or stratified plan is a
+// fair random sample (equal probabilities within strata, as a seeded
+// random order); of an active plan, or of a plan whose design the input
+// does not give, it is selPlanned — drawn with unequal probabilities, so
+// only the plan's weighted estimates may use it (Input.PlanDesigns).
+func planClasses(in *Input) func(string) uint8 {
+	designs := map[string]string{}
+	for id, d := range in.PlanDesigns {
+		designs[planProvenance(id)] = d
+	}
+	if pl := in.Plan; pl != nil {
+		designs[planProvenance(pl.ID)] = pl.Design
+	}
+	return func(p string) uint8 {
+		if len(p) < 6 || p[:5] != "plan:" {
+			return provenanceClass(p)
+		}
+		switch designs[p] {
+		case "uniform", "stratified":
+			return selUnbiased
+		}
+		return selPlanned
+	}
 }
 
 // labelValue returns the category index of an annotator's value, or -1.
@@ -129,6 +160,7 @@ func buildHumansWith(in *Input, key dimKey, notes *notes, seed uint64, resamples
 	}
 	var labels []usable
 	lastProv, lastID := "", uint16(0)
+	classOf := planClasses(in)
 	rep := &h.report
 	for u := range in.Units {
 		h.provStart[u] = int32(len(h.prov))
@@ -166,7 +198,7 @@ func buildHumansWith(in *Input, key dimKey, notes *notes, seed uint64, resamples
 			}
 			lastProv, lastID = p, id
 			h.prov = append(h.prov, id)
-			sel = max(sel, provenanceClass(l.Provenance))
+			sel = max(sel, classOf(l.Provenance))
 		}
 		h.sel[u] = sel
 		h.ref[u] = majority(counts)

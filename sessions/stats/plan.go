@@ -116,7 +116,7 @@ func (s *planSample) hrCov(a, b []float64) float64 {
 
 // hrVar returns the Hájek–Rosén variance of Σ_s z_i/p_i and the degrees of
 // freedom of its interval. The variance is a sum of one term per
-// responder, u_i = m_g/(m_g−1)·(1−p_i)(z_i/p_i − A_g)²; by Satterthwaite's
+// responder below certainty, u_i = m_g/(m_g−1)·(1−p_i)(z_i/p_i − A_g)²; by Satterthwaite's
 // approximation (Satterthwaite 1946, "An approximate distribution of
 // estimates of variance components", Biometrics Bulletin 2:110–114),
 // df = 2·V̂²/V̂ar(V̂), and taking each term as a scaled χ²₁, as it is for
@@ -136,38 +136,44 @@ func (s *planSample) hr(a, b []float64) (v, df float64) {
 		m         int
 		w, sa, sb float64 // Σ(1−p), Σ(1−p)a/p, Σ(1−p)b/p
 	}
+	// Items included with certainty (p = 1) are a take-all stratum of
+	// their own: no sampling variance, and not counted in m_g.
 	g := make([]acc, max(s.groups, 1))
 	for i, p := range s.p {
-		x := &g[s.group[i]]
 		q := 1 - p
+		if !(q > 0) {
+			continue
+		}
+		x := &g[s.group[i]]
 		x.m++
 		x.w += q
 		x.sa += q * a[i] / p
 		x.sb += q * b[i] / p
 	}
-	groups := 0
+	groups, terms := 0, 0
 	for _, x := range g {
-		if x.m > 0 {
-			groups++
-		}
-		if x.w > 0 && x.m < 2 {
+		switch {
+		case x.m == 1:
 			return math.NaN(), math.NaN()
+		case x.m > 1:
+			groups++
+			terms += x.m
 		}
 	}
 	var sum, sum2 float64
 	for i, p := range s.p {
-		x := &g[s.group[i]]
-		if x.w == 0 {
-			continue // certainty items only: no sampling variance
-		}
 		q := 1 - p
+		if !(q > 0) {
+			continue
+		}
+		x := &g[s.group[i]]
 		u := float64(x.m) / float64(x.m-1) * q * (a[i]/p - x.sa/x.w) * (b[i]/p - x.sb/x.w)
 		sum += u
 		sum2 += u * u
 	}
 	df = math.NaN()
 	if sum2 > 0 {
-		df = min(max(3*sum*sum/sum2, 1), float64(max(len(s.p)-groups, 1)))
+		df = min(max(3*sum*sum/sum2, 1), float64(max(terms-groups, 1)))
 	}
 	return sum, df
 }
@@ -247,17 +253,17 @@ func (s *planSample) estimate(tune bool) planFigures {
 }
 
 // labelsFor returns how many labels m* the same design needs for the
-// corrected score's half-width z·se to reach w, from the current m labels
-// and standard error se: the variance is taken to go as c·(1/m − 1/N),
-// the form of simple random sampling with its finite-population
-// correction (and, for a πps design, of the Hájek–Rosén variance when the
-// probabilities grow in proportion to m); c is fitted to the current
-// variance. NaN when it cannot be told (no spread yet, or m ≥ N).
-func labelsFor(m, n int, se, w float64) float64 {
-	if m <= 0 || m >= n || !(se > 0) || !(w > 0) {
+// corrected score's half-width to fall from h (with m labels) to w: the
+// variance is taken to go as c·(1/m − 1/N), the form of simple random
+// sampling with its finite-population correction (and of the Hájek–Rosén
+// variance when the probabilities grow in proportion to m), with c fitted
+// to the current half-width; the t quantile is held at its current value,
+// which errs on the side of more labels as the degrees of freedom grow.
+// NaN when it cannot be told (m ≥ N, or no width).
+func labelsFor(m, n int, h, w float64) float64 {
+	if m <= 0 || m >= n || !(h > 0) || !(w > 0) {
 		return math.NaN()
 	}
-	c := se * se / (1/float64(m) - 1/float64(n))
-	h := w / z975
-	return 1 / (h*h/c + 1/float64(n))
+	c := h * h / (1/float64(m) - 1/float64(n))
+	return 1 / (w*w/c + 1/float64(n))
 }

@@ -64,6 +64,9 @@ type PlanReport struct {
 	// 1 it cost precision. DesignEffectNote says so in a sentence.
 	DesignEffect     Estimate `json:"design_effect"`
 	DesignEffectNote string   `json:"design_effect_note,omitempty"`
+	// UniformEquivalent is Labelled / DesignEffect: how many labels of a
+	// uniform plan would give Score's interval.
+	UniformEquivalent Estimate `json:"uniform_equivalent"`
 	// Stop is the stop rule for Score.
 	Stop StopRule `json:"stop"`
 	// Notes lists problems with the plan's input, one sentence each.
@@ -97,4 +100,9 @@ type StopRule struct {
 	// same design) are expected to bring HalfWidth to TargetWidth; 0 when
 	// reached, undefined with a reason when it cannot be estimated.
 	More Estimate `json:"more"`
+	// PlanSize is the plan size (PlanInput.Target) expected to give
+	// Labelled + More labels at the share of planned items labelled so
+	// far ("can't judge" counts against it); at or below the current
+	// target, labelling the plan to its end is expected to suffice.
+	PlanSize Estimate `json:"plan_size"`
 }

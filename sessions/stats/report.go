@@ -179,6 +179,12 @@ type Selection struct {
 	Order    int `json:"order"`
 	Filtered int `json:"filtered"`
 	Unknown  int `json:"unknown"`
+	// Planned counts labelled units with a label made following an active
+	// labelling plan (or a plan of unknown design), and none through a
+	// filter, in dataset order or of unknown provenance: drawn with
+	// unequal probabilities, they feed only Report.Plan's weighted
+	// estimates. Left out of JSON when 0.
+	Planned int `json:"planned,omitempty"`
 	// Census is set when every judged unit is labelled: the labelled units
 	// are then the whole dataset, however they were reached, and every
 	// label is fair.
