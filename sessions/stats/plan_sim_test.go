@@ -4,16 +4,18 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"testing"
+
+	"github.com/gavel-dev/gavel/sessions/plan"
 )
 
 // The coverage simulation of issue 20's "Done when": N = 2,000 items, a
 // plan of n = 100 labels, a binary judge. Each simulated dataset draws
 // fresh human labels, verdicts and confidences, an active plan and a
-// uniform plan of the same size (sequential Poisson sampling with
-// permanent random numbers), and the corrected score's 95 % interval from
-// each; the target is the mean of ALL N human labels.
+// uniform plan of the same size with sessions/plan (the probabilities and
+// the sequential Poisson draw gavel plan uses, on fresh permanent random
+// numbers), and the corrected score's 95 % interval from each; the target
+// is the mean of ALL N human labels.
 //
 // Judges:
 //   - informative: the judge is right with probability c_i and reports c_i,
@@ -61,74 +63,6 @@ func newSimDataset(r *rand.Rand, j simJudge) simDataset {
 	}
 	d.target /= simItems
 	return d
-}
-
-// simActiveProbabilities is the contract's active design: a floor share of
-// the budget spread evenly, the rest in proportion to the sizes, capped at
-// 1 with the excess spread over the uncapped items in proportion to their
-// probability. A private copy for the simulation, to be replaced by
-// sessions/plan's Probabilities once it exists.
-func simActiveProbabilities(sizes []float64, n int, floor float64) []float64 {
-	N := len(sizes)
-	total := 0.0
-	for _, s := range sizes {
-		total += s
-	}
-	lam := make([]float64, N)
-	for i, s := range sizes {
-		lam[i] = floor * float64(n) / float64(N)
-		if total > 0 {
-			lam[i] += (1 - floor) * float64(n) * s / total
-		} else {
-			lam[i] += (1 - floor) * float64(n) / float64(N)
-		}
-	}
-	capped := make([]bool, N)
-	for {
-		excess, free := 0.0, 0.0
-		for i, l := range lam {
-			if !capped[i] && l > 1 {
-				excess += l - 1
-				lam[i], capped[i] = 1, true
-			}
-		}
-		if excess == 0 {
-			return lam
-		}
-		for i, l := range lam {
-			if !capped[i] {
-				free += l
-			}
-		}
-		if free == 0 {
-			return lam
-		}
-		for i := range lam {
-			if !capped[i] {
-				lam[i] += excess * lam[i] / free
-			}
-		}
-	}
-}
-
-// simSelect is sequential Poisson sampling: the n items with the smallest
-// prn/λ.
-func simSelect(prn, lam []float64, n int) []int {
-	idx := make([]int, len(prn))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int {
-		x, y := prn[a]/lam[a], prn[b]/lam[b]
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	})
-	return idx[:n]
 }
 
 // simSample builds the estimators' input from a dataset and a drawn plan
@@ -183,29 +117,24 @@ func (r simResult) meanDeff() float64        { return r.deff / float64(r.deffRun
 func simulate(seed uint64, datasets int, j simJudge, tune bool, nonresponse float64) simResult {
 	r := rand.New(rand.NewPCG(seed, uint64(j)))
 	var res simResult
-	prn := make([]float64, simItems)
-	sizes := make([]float64, simItems)
-	uniform := make([]float64, simItems)
-	for i := range uniform {
-		uniform[i] = float64(simLabels) / simItems
-	}
+	units := make([]plan.Unit, simItems)
 	covers := func(f planFigure, target float64) bool {
 		h := f.halfWidth()
 		return !math.IsNaN(h) && math.Abs(f.value-target) <= h
 	}
 	for range datasets {
 		d := newSimDataset(r, j)
-		for i := range prn {
-			prn[i] = r.Float64()
-			sizes[i] = math.Sqrt(1 - d.conf[i])
+		for i := range units {
+			units[i] = plan.Unit{Size: math.Sqrt(1 - d.conf[i]), PRN: r.Float64()}
 		}
 		respond := func(int) bool { return true }
 		if nonresponse > 0 {
 			respond = func(int) bool { return r.Float64() >= nonresponse }
 		}
-		lam := simActiveProbabilities(sizes, simLabels, simFloor)
-		act := simSample(d, simSelect(prn, lam, simLabels), lam, respond).estimate(tune)
-		uni := simSample(d, simSelect(prn, uniform, simLabels), uniform, respond).estimate(tune)
+		actSel, lam := plan.Select(plan.Active, units, simLabels, simFloor)
+		uniSel, uniform := plan.Select(plan.Uniform, units, simLabels, simFloor)
+		act := simSample(d, actSel, lam, respond).estimate(tune)
+		uni := simSample(d, uniSel, uniform, respond).estimate(tune)
 		res.runs++
 		if covers(act.ppi, d.target) {
 			res.activeCover++
