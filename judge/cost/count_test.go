@@ -214,3 +214,33 @@ func TestCountCancelled(t *testing.T) {
 		t.Error("a cancelled count returned no error")
 	}
 }
+
+// Above Options.Exact prompts the tokens are counted on a sample: the
+// requests stay exact.
+func TestCountSamplesTheTokensOfALargeRun(t *testing.T) {
+	cfg := llm.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "gpt-4o", Samples: 2}
+	client, _ := llm.NewClient(cfg)
+	j, err := catalog.New().Build("docqa", cfg, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tasks []judge.Task
+	for i := range 300 {
+		tasks = append(tasks, judge.Task{Item: judge.Item{ID: fmt.Sprint(i), Question: fmt.Sprintf("What is %d+%d?", i, i), Gold: fmt.Sprint(2 * i), Prediction: fmt.Sprintf("It is %d.", 2*i)}})
+	}
+	all, err := cost.Count(context.Background(), j, tasks, cost.Options{Exact: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	some, err := cost.Count(context.Background(), j, tasks, cost.Options{Exact: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, s := all.Models[0], some.Models[0]
+	if a.Requests != 600 || s.Requests != 600 || !a.Exact || a.Counted != 600 || s.Exact || s.Counted >= 600 || s.Counted == 0 {
+		t.Errorf("all: %+v\nsome: %+v", a, s)
+	}
+	if d := float64(s.PromptTokens-a.PromptTokens) / float64(a.PromptTokens); d < -0.02 || d > 0.02 {
+		t.Errorf("sampled %d tokens, all %d", s.PromptTokens, a.PromptTokens)
+	}
+}

@@ -105,11 +105,16 @@ func tokensText(n int64, exact bool) string {
 func encodingsText(e Estimate) string {
 	var parts []string
 	for _, m := range e.Models {
-		if m.Exact {
-			parts = append(parts, fmt.Sprintf("%s's tokenizer, %s", m.Model, m.Encoding))
+		var s string
+		if _, own := Encoding(m.Model); own {
+			s = fmt.Sprintf("%s's tokenizer, %s", m.Model, m.Encoding)
 		} else {
-			parts = append(parts, fmt.Sprintf("%s's tokenizer is not known to Gavel: counted with %s", m.Model, m.Encoding))
+			s = fmt.Sprintf("%s's tokenizer is not known to Gavel: counted with %s", m.Model, m.Encoding)
 		}
+		if m.Counted < m.Requests {
+			s += fmt.Sprintf(", on %s of the %s, the others scaled by length", plural(m.Counted, "prompt"), Group(int64(m.Requests)))
+		}
+		parts = append(parts, s)
 	}
 	return strings.Join(parts, "; ") + "; chat format included"
 }

@@ -50,9 +50,9 @@ func TestPricesFor(t *testing.T) {
 
 func TestRenderLines(t *testing.T) {
 	exact := Estimate{Judge: "docqa", Tasks: 1000, Samples: 3, Requests: 2400, Cached: 600,
-		Models: []ModelCost{{Model: "gpt-4o-mini", Requests: 2400, PromptTokens: 1_200_000, Encoding: O200kBase, Exact: true, MaxOutput: 240_000}}}
+		Models: []ModelCost{{Model: "gpt-4o-mini", Requests: 2400, Counted: 2400, PromptTokens: 1_200_000, Encoding: O200kBase, Exact: true, MaxOutput: 240_000}}}
 	guess := Estimate{Judge: "docqa", Tasks: 10, Samples: 1, Requests: 8, Skipped: 2,
-		Models: []ModelCost{{Model: "qwen2.5-7b", Requests: 8, PromptTokens: 4000, Encoding: Cl100kBase, Unbounded: 8}}}
+		Models: []ModelCost{{Model: "qwen2.5-7b", Requests: 8, Counted: 8, PromptTokens: 4000, Encoding: Cl100kBase, Unbounded: 8}}}
 	prices := Prices{"gpt-4o-mini": {Input: 0.15, Output: 0.6, BatchInput: 0.075, BatchOutput: 0.3, HasBatch: true}}
 	cases := []struct {
 		name  string

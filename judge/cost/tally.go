@@ -17,16 +17,41 @@ import (
 // use: the judge pool's workers count in parallel.
 type Tally struct {
 	mu       sync.Mutex
-	models   map[string]*ModelCost
+	models   map[string]*tallied
 	counters map[string]*Counter
+	// every, when above 1, counts the contents' tokens of one request in
+	// every (chosen by a hash of its body, so whatever the order of the
+	// dataset) and scales the others' by their length (SampleEvery).
+	every uint64
 	// unread counts requests whose body could not be read as a chat
 	// request: counted as requests, their tokens unknown.
 	unread int
 }
 
-// NewTally returns an empty tally.
+// tallied is a ModelCost being counted.
+type tallied struct {
+	ModelCost
+	// fixed is the tokens counted exactly: the chat format's, the roles',
+	// and the contents of the requests counted; counted is how many of
+	// those, countedBytes and countedTokens their contents' bytes and
+	// tokens; scaledBytes are the contents' bytes of the others.
+	fixed, countedBytes, countedTokens, scaledBytes int64
+	counted                                         int
+}
+
+// NewTally returns an empty tally that counts every prompt's tokens.
 func NewTally() *Tally {
-	return &Tally{models: map[string]*ModelCost{}, counters: map[string]*Counter{}}
+	return &Tally{models: map[string]*tallied{}, counters: map[string]*Counter{}}
+}
+
+// SampleEvery makes the tally count the contents' tokens of about one
+// request in k (k > 1), chosen by a hash of the request, and scale the
+// others' by their length in bytes: a million prompts take a tokenizer
+// minutes. The count of requests stays exact; the tokens become an
+// estimate (ModelCost.Counted says of how many prompts). Call it before
+// the first request.
+func (t *Tally) SampleEvery(k int) {
+	t.every = uint64(max(k, 1))
 }
 
 // refusal is how a counted request is answered: 413 is a status the LLM
@@ -81,16 +106,24 @@ func (t *Tally) add(body []byte) {
 		t.mu.Unlock()
 		return
 	}
-	msgs := make([]Message, len(r.Messages))
-	names := 0
-	for i, m := range r.Messages {
-		msgs[i] = Message{Role: m.Role, Content: contentText(m.Content)}
+	c := t.counter(r.Model)
+	count := t.every <= 1 || fnv64(body)%t.every == 0
+	// The chat format's tokens, the roles' and a name's (a token each,
+	// OpenAI's format) are counted for every request; the contents' when
+	// count says so.
+	fixed := int64(perReply)
+	var bytes, tokens int64
+	for _, m := range r.Messages {
+		fixed += int64(perMessage + c.Text(m.Role))
 		if m.Name != "" {
-			names++
+			fixed++
+		}
+		text := contentText(m.Content)
+		bytes += int64(len(text))
+		if count {
+			tokens += int64(c.Text(text))
 		}
 	}
-	c := t.counter(r.Model)
-	tokens := c.Chat(msgs) + names // a name costs a token (OpenAI's format)
 	out := max(r.MaxTokens, r.MaxCompletionTokens)
 
 	t.mu.Lock()
@@ -98,11 +131,19 @@ func (t *Tally) add(body []byte) {
 	m := t.models[r.Model]
 	if m == nil {
 		enc, exact := Encoding(r.Model)
-		m = &ModelCost{Model: r.Model, Encoding: enc, Exact: exact}
+		m = &tallied{ModelCost: ModelCost{Model: r.Model, Encoding: enc, Exact: exact}}
 		t.models[r.Model] = m
 	}
 	m.Requests++
-	m.PromptTokens += int64(tokens)
+	m.fixed += fixed
+	if count {
+		m.counted++
+		m.fixed += tokens
+		m.countedBytes += bytes
+		m.countedTokens += tokens
+	} else {
+		m.scaledBytes += bytes
+	}
 	if out > 0 {
 		m.MaxOutput += int64(out)
 	} else {
@@ -125,6 +166,16 @@ func (t *Tally) counter(model string) *Counter {
 		t.counters[enc] = c
 	}
 	return c
+}
+
+// fnv64 is the FNV-1a hash of b, to choose the requests counted.
+func fnv64(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }
 
 // contentText is a message's text: a string, or the text parts of a list
@@ -154,7 +205,21 @@ func (t *Tally) Models() []ModelCost {
 	defer t.mu.Unlock()
 	out := make([]ModelCost, 0, len(t.models))
 	for _, m := range t.models {
-		out = append(out, *m)
+		mc := m.ModelCost
+		mc.Counted = m.counted
+		mc.PromptTokens = m.fixed
+		if m.scaledBytes > 0 {
+			// The counted prompts' tokens per byte; none counted (a
+			// sample that missed every prompt of a model): 4 bytes a
+			// token, the usual for English text.
+			ratio := 0.25
+			if m.countedBytes > 0 {
+				ratio = float64(m.countedTokens) / float64(m.countedBytes)
+			}
+			mc.PromptTokens += int64(float64(m.scaledBytes)*ratio + 0.5)
+			mc.Exact = false
+		}
+		out = append(out, mc)
 	}
 	slices.SortFunc(out, func(a, b ModelCost) int { return strings.Compare(a.Model, b.Model) })
 	return out

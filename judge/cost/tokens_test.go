@@ -157,3 +157,34 @@ func FuzzTallyBody(f *testing.F) {
 		}
 	})
 }
+
+// A large run is counted on a sample: the requests stay exact, the
+// tokens come close to the full count and are labelled an estimate.
+func TestTallySample(t *testing.T) {
+	full, sampled := NewTally(), NewTally()
+	sampled.SampleEvery(10)
+	words := strings.Fields("the judge reads each answer and compares it with the gold one before it says yes or no about whether")
+	for i := range 2000 {
+		var b strings.Builder
+		for k := range 20 + i%60 {
+			b.WriteString(words[(i*7+k*3)%len(words)] + " ")
+		}
+		body := `{"model":"gpt-4o","messages":[{"role":"system","content":"You are a careful judge."},{"role":"user","content":"` + b.String() + `"}],"max_tokens":5}`
+		post(full, body)
+		post(sampled, body)
+	}
+	f, s := full.Models()[0], sampled.Models()[0]
+	if f.Requests != 2000 || s.Requests != 2000 || s.MaxOutput != 10000 {
+		t.Fatalf("requests %d and %d, max output %d", f.Requests, s.Requests, s.MaxOutput)
+	}
+	if !f.Exact || f.Counted != 2000 || s.Exact || s.Counted < 100 || s.Counted > 300 {
+		t.Errorf("full: exact %t counted %d; sampled: exact %t counted %d", f.Exact, f.Counted, s.Exact, s.Counted)
+	}
+	if d := float64(s.PromptTokens-f.PromptTokens) / float64(f.PromptTokens); d < -0.03 || d > 0.03 {
+		t.Errorf("sampled %d tokens, full %d (%.1f%% off)", s.PromptTokens, f.PromptTokens, 100*d)
+	}
+	r := Render{}.Lines(Estimate{Tasks: 2000, Samples: 1, Requests: 2000, Models: []ModelCost{s}})
+	if !strings.Contains(r[1], "about ") || !strings.Contains(r[1], "on "+plural(s.Counted, "prompt")+" of the 2,000, the others scaled by length") {
+		t.Errorf("the sampled count is not told as one: %q", r[1])
+	}
+}
