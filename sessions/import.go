@@ -64,9 +64,10 @@ type ImportedRun struct {
 	Name string
 	// Column is the dataset column the verdicts came from.
 	Column string
-	// SwappedColumn and ReasonColumn are the columns that gave its
-	// verdicts in the swapped order and their reasons, "" for none.
-	SwappedColumn, ReasonColumn string
+	// SwappedColumn, ReasonColumn and ConfidenceColumn are the columns
+	// that gave its verdicts in the swapped order, their reasons and
+	// their confidences, "" for none.
+	SwappedColumn, ReasonColumn, ConfidenceColumn string
 	// Scale is the scale its values were read on ("" for a parser's
 	// dimensions or an exported run's).
 	Scale judge.Scale
@@ -77,6 +78,8 @@ type ImportedRun struct {
 	// read (SwappedParseErrors in the swapped order); Unchanged the
 	// verdicts the session already had.
 	Verdicts, Swapped, ParseErrors, SwappedParseErrors, Unchanged int
+	// Confidences counts the verdicts added with a confidence.
+	Confidences int
 }
 
 // ImportedAnnotator is one annotator whose labels an import added.
@@ -201,8 +204,11 @@ func ImportDatasetWith(s *Store, ds *dataset.Dataset, o ImportOptions) (ImportSu
 	sum.Rows = len(ds.Items)
 	sum.Missing = held - covered // ids are unique in a dataset
 
-	var plan importPlan
 	file := filepath.Base(ds.Name)
+	if err := checkConfidences(ds, rows, file); err != nil {
+		return sum, err
+	}
+	var plan importPlan
 	sum.Skipped = plan.addColumns(ds.Items, rows, ds.Imported, file, o)
 	plan.addExported(ds.Items, rows, file, o.Scales, &sum.Skipped)
 
@@ -268,10 +274,10 @@ func (p *importPlan) runID(name string) int64 {
 // plannedRun is a run and the verdicts an import brings for it, in both
 // orders.
 type plannedRun struct {
-	info                        judge.Info
-	column                      string
-	swappedColumn, reasonColumn string
-	scale                       judge.Scale
+	info                                          judge.Info
+	column                                        string
+	swappedColumn, reasonColumn, confidenceColumn string
+	scale                                         judge.Scale
 	// verdicts yields the verdicts in dataset order, made from the
 	// dataset's cells as they are written rather than held for the whole
 	// file (a million verdicts held at once cost hundreds of megabytes). A
@@ -425,7 +431,7 @@ func (s *Store) itemIDs() (map[string]bool, error) {
 // importRun writes a planned run's verdicts that the session does not have
 // yet, in either order, many rows per statement.
 func (s *Store) importRun(p *plannedRun) (ImportedRun, error) {
-	out := ImportedRun{Column: p.column, SwappedColumn: p.swappedColumn, ReasonColumn: p.reasonColumn, Scale: p.scale}
+	out := ImportedRun{Column: p.column, SwappedColumn: p.swappedColumn, ReasonColumn: p.reasonColumn, ConfidenceColumn: p.confidenceColumn, Scale: p.scale}
 	key, err := RunKey(p.info)
 	if err != nil {
 		return out, err
@@ -499,6 +505,9 @@ func (s *Store) importRun(p *plannedRun) (ImportedRun, error) {
 			if v.Swapped {
 				out.Swapped++
 			}
+			if v.Confidence != nil {
+				out.Confidences++
+			}
 			if v.Status != judge.StatusOK {
 				out.ParseErrors++
 				if v.Swapped {
@@ -515,9 +524,12 @@ func (s *Store) importRun(p *plannedRun) (ImportedRun, error) {
 }
 
 // sameVerdict reports whether an import would add nothing new: same
-// status, values, reason and error.
+// status, values, reason, error and confidence.
 func sameVerdict(a, b judge.Verdict) bool {
 	if a.Status != b.Status || a.Reason != b.Reason || a.Error != b.Error || len(a.Values) != len(b.Values) {
+		return false
+	}
+	if (a.Confidence == nil) != (b.Confidence == nil) || a.Confidence != nil && *a.Confidence != *b.Confidence {
 		return false
 	}
 	for k, x := range a.Values {

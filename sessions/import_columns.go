@@ -23,15 +23,19 @@ func (p *importPlan) addColumns(items []judge.Item, rows []bool, cols []dataset.
 			continue
 		}
 		vc := columnGroup{main: col}
-		for i+1 < len(cols) && cols[i+1].Of == col.Field && (cols[i+1].Role == dataset.RoleSwapped || cols[i+1].Role == dataset.RoleReason) {
+		for i+1 < len(cols) && cols[i+1].Of == col.Field &&
+			(cols[i+1].Role == dataset.RoleSwapped || cols[i+1].Role == dataset.RoleReason || cols[i+1].Role == dataset.RoleConfidence) {
 			i++
 			if len(cols[i].Values) != len(items) {
 				continue
 			}
-			if cols[i].Role == dataset.RoleSwapped {
+			switch cols[i].Role {
+			case dataset.RoleSwapped:
 				vc.swapped = &cols[i]
-			} else {
+			case dataset.RoleReason:
 				vc.reason = &cols[i]
+			default:
+				vc.confidence = &cols[i]
 			}
 		}
 		if why := p.addColumn(items, rows, vc, file, o); why != "" {
@@ -44,8 +48,8 @@ func (p *importPlan) addColumns(items []judge.Item, rows []bool, cols []dataset.
 // columnGroup are a verdict or human column and, for a verdict column,
 // the columns that belong to it.
 type columnGroup struct {
-	main            dataset.ImportedColumn
-	swapped, reason *dataset.ImportedColumn
+	main                        dataset.ImportedColumn
+	swapped, reason, confidence *dataset.ImportedColumn
 }
 
 // values are the texts whose scale is the column's: the verdicts in both
@@ -209,6 +213,9 @@ func (p *importPlan) newRun(vc columnGroup, info judge.Info, scale judge.Scale) 
 	if vc.reason != nil {
 		r.reasonColumn = vc.reason.Field
 	}
+	if vc.confidence != nil {
+		r.confidenceColumn = vc.confidence.Field
+	}
 	p.runs = append(p.runs, r)
 	return r
 }
@@ -217,7 +224,9 @@ func (p *importPlan) newRun(vc columnGroup, info judge.Info, scale judge.Scale) 
 // the column group's cells. A blank cell is no verdict. A swapped verdict
 // is the same run's second order of the same judgment (Verdict.Swapped),
 // its value already in the original A/B terms; the reason column gives
-// the first order's reason.
+// the first order's reason, the confidence column the first order's
+// confidence when it is ok (checkConfidences has refused any cell that is
+// not a probability).
 func verdictsOf(items []judge.Item, rows []bool, vc columnGroup, read func(id, text string) judge.Verdict) iter.Seq[judge.Verdict] {
 	return func(yield func(judge.Verdict) bool) {
 		for i := range items {
@@ -228,6 +237,11 @@ func verdictsOf(items []judge.Item, rows []bool, vc columnGroup, read func(id, t
 				v := read(items[i].ID, text)
 				if vc.reason != nil {
 					v.Reason = vc.reason.Values[i]
+				}
+				if vc.confidence != nil && v.Status == judge.StatusOK {
+					if c, ok, err := readConfidence(vc.confidence.Values[i]); ok && err == nil {
+						v.Confidence = &c
+					}
 				}
 				if !yield(v) {
 					return

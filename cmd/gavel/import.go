@@ -63,6 +63,11 @@ call, so that ` + "`gavel stats`" + ` can compare the judges with the humans.
     into the same run: --map swapped=COLUMN pairs it with the only verdict
     column, --map swapped=VERDICT:COLUMN+VERDICT2:COLUMN2 with several.
     --map reason=COLUMN (or VERDICT:COLUMN) gives the verdicts' reasons.
+  - --map confidence=COLUMN (or VERDICT:COLUMN+VERDICT2:COLUMN2) gives the
+    probability, 0 to 1, the judge gave its own verdict, as a logprob
+    confidence is: the reliability curve and an active labelling plan
+    (gavel plan) read it. A value outside 0 to 1, or no number, stops the
+    import with its row; a blank cell is no confidence.
   - --join adds to an existing --session the columns of a file that shares
     its ids (a judge's results file, a second annotator's labels): rows are
     matched by the id field, and the file need not repeat the question or
@@ -194,6 +199,9 @@ func printImport(e env, file, session string, items int, sum sessions.ImportSumm
 		}
 		if r.ParseErrors > 0 {
 			notes = append(notes, count(r.ParseErrors, "parse error"))
+		}
+		if r.Confidences > 0 {
+			notes = append(notes, fmt.Sprintf("%d with a confidence", r.Confidences))
 		}
 		if len(notes) > 0 {
 			line += " (" + strings.Join(notes, ", ") + ")"

@@ -240,3 +240,57 @@ func TestLabelViaPlan(t *testing.T) {
 		t.Error("the label's provenance plan:1 is not in the statistics input")
 	}
 }
+
+// TestImportConfidenceIntoPlan: --map confidence=COLUMN stores each
+// verdict's confidence, which an active plan reads as √(1−c); a value
+// that is no probability stops the import, naming its row.
+func TestImportConfidenceIntoPlan(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("id,question,answer,prediction,verdict,judge_conf\n")
+	for i := range 20 {
+		conf := fmt.Sprintf("%.2f", 0.5+float64(i)/40)
+		if i == 4 {
+			conf = "" // no confidence: the mean
+		}
+		fmt.Fprintf(&b, "c%02d,q,a,p,%s,%s\n", i, []string{"yes", "no"}[i%2], conf)
+	}
+	data := writeFile(t, dir, "conf.csv", b.String())
+	session := filepath.Join(dir, "conf.gavel")
+	code, out, errs := run(t, "import", data, "--session", session, "--map", "confidence=judge_conf")
+	if code != 0 || !strings.Contains(out, "run imported · verdict: 20 verdicts (19 with a confidence)") {
+		t.Fatalf("import: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = run(t, "plan", session, "-n", "20", "--seed", "1")
+	if code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, errs)
+	}
+	for _, r := range planRows(t, out) {
+		var i int
+		fmt.Sscanf(r.ID, "c%d", &i)
+		want := fmt.Sprintf("(confidence %s)", strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", 0.5+float64(i)/40), "0"), "."))
+		if i == 4 {
+			want = "the mean (the verdict says nothing of its certainty)"
+		}
+		if !strings.Contains(r.Why, want) {
+			t.Errorf("%s: why %q, want %q", r.ID, r.Why, want)
+		}
+	}
+	if !strings.Contains(errs, "19 of 20 verdicts say how unsure they are") {
+		t.Errorf("stderr: %s", errs)
+	}
+
+	for _, bad := range []struct{ cell, msg string }{
+		{"1.3", `"1.3" is outside 0 to 1`},
+		{"85%", `"85%" is not a number`},
+		{"-0.1", `"-0.1" is outside 0 to 1`},
+		{"NaN", `"NaN" is not a number`},
+	} {
+		file := writeFile(t, dir, "bad.csv", "id,question,answer,prediction,verdict,judge_conf\nb1,q,a,p,yes,0.9\nb2,q,a,p,no,"+bad.cell+"\n")
+		code, _, errs := run(t, "import", file, "--session", filepath.Join(t.TempDir(), "bad.gavel"), "--map", "confidence=judge_conf")
+		want := `bad.csv row 2 (id "b2"): the confidence of "verdict" in column "judge_conf": ` + bad.msg
+		if code != 1 || !strings.Contains(errs, want) {
+			t.Errorf("%s: exit %d, %q; want 1 with %q", bad.cell, code, errs, want)
+		}
+	}
+}

@@ -277,7 +277,7 @@ func compilePlan(m map[string]string, columns []string) (plan, []ImportedColumn)
 		cols = append(cols, ImportedColumn{Role: role, Field: field, Of: of})
 	}
 	paired := map[string][]pairEntry{}
-	for _, role := range []string{RoleSwapped, RoleReason} {
+	for _, role := range pairedRoles {
 		for _, e := range pairEntriesOf(m[role], splitFields(m[RoleVerdict])) {
 			e.role = role
 			paired[e.verdict] = append(paired[e.verdict], e)

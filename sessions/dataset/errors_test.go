@@ -68,7 +68,7 @@ func TestLoadErrors(t *testing.T) {
 		{"required role switched off", bad("nopred.csv"), Options{Require: []string{"gold", "prediction"}, Map: m("gold", "")}, `testdata/bad/nopred.csv: no gold field (--map gold= switches it off), but the dataset needs one: the columns are "question", "answer"; say which one holds the gold answer with --map gold=FIELD`},
 		{"map to a missing field", good("basic.jsonl"), Options{Map: m("gold", "nosuch")}, `testdata/good/basic.jsonl: no field "nosuch" (from --map gold=nosuch): rows have keys "id", "question", "answer", "prediction", "category", "difficulty"; fix the --map`},
 		{"map to a missing column", good("basic.csv"), Options{Map: m("gold", "answer")}, `testdata/good/basic.csv: no field "answer" (from --map gold=answer): the columns are "id", "question", "reference", "response", "rubric", "GPT-4", "HumanJudgement", "model"; fix the --map`},
-		{"unknown role", good("basic.jsonl"), Options{Map: m("golden", "x")}, `--map: unknown role "golden": the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, human (did you mean gold?)`},
+		{"unknown role", good("basic.jsonl"), Options{Map: m("golden", "x")}, `--map: unknown role "golden": the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, confidence, human (did you mean gold?)`},
 		{"row lacks the prediction", bad("rowmissing.jsonl"), Options{}, `testdata/bad/rowmissing.jsonl:2: no "prediction" field for the prediction: the row has keys "id", "question"` + hint},
 		{"nested key missing", bad("nested.jsonl"), Options{Map: m("question", "doc.question")}, `testdata/bad/nested.jsonl:1: no "doc.question" for the question: "doc" has no key "question" (it has keys "q")` + hint},
 		{"nested empty list", bad("nested.jsonl"), Options{Map: m("prediction", "resps.0")}, `testdata/bad/nested.jsonl:1: no "resps.0" for the prediction: "resps" is an empty list` + hint},
@@ -176,12 +176,12 @@ func TestSkipBad(t *testing.T) {
 // TestParseMapErrors asserts the messages for bad --map specifications.
 func TestParseMapErrors(t *testing.T) {
 	tests := []struct{ spec, want string }{
-		{"golden=x", `--map: unknown role "golden": the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, human (did you mean gold?)`},
-		{"predicton=out", `--map: unknown role "predicton": the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, human (did you mean prediction?)`},
-		{"flavour=x", `--map: unknown role "flavour": the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, human`},
+		{"golden=x", `--map: unknown role "golden": the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, confidence, human (did you mean gold?)`},
+		{"predicton=out", `--map: unknown role "predicton": the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, confidence, human (did you mean prediction?)`},
+		{"flavour=x", `--map: unknown role "flavour": the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, confidence, human`},
 		{"gold", `--map: "gold" is not ROLE=FIELD: write for example gold=answer,prediction=output`},
 		{"gold=a,gold=b", `--map: gold is mapped twice (to "a" and to "b"): keep one`},
-		{"=x", `--map: a mapping has no role before '=': the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, human`},
+		{"=x", `--map: a mapping has no role before '=': the roles are question, gold, prediction, response_a, response_b, id, rubric, segment, verdict, swapped, reason, confidence, human`},
 	}
 	for _, tt := range tests {
 		_, err := ParseMap(tt.spec)

@@ -131,7 +131,7 @@ func pairedLooking(keys []string) map[string]bool {
 func (l *loader) pairFields(d *discovery, m map[string]string, used map[string]bool, userPairs []pairEntry) error {
 	verdicts := splitFields(m[RoleVerdict])
 	humans := splitFields(m[RoleHuman])
-	for _, role := range []string{RoleSwapped, RoleReason} {
+	for _, role := range pairedRoles {
 		var entries []pairEntry
 		if _, set := l.userMap[role]; set {
 			for _, e := range userPairs {
@@ -187,7 +187,7 @@ func (l *loader) pairFields(d *discovery, m map[string]string, used map[string]b
 func (l *loader) checkPairFieldsOnce(m map[string]string) error {
 	seen := map[string]string{}
 	verdicts := splitFields(m[RoleVerdict])
-	for _, role := range []string{RoleSwapped, RoleReason} {
+	for _, role := range pairedRoles {
 		for _, e := range pairEntriesOf(m[role], verdicts) {
 			if other, dup := seen[e.field]; dup {
 				return fmt.Errorf("%s: %s is mapped both as %s and as %s: keep one", l.name, quoteName(e.field), other, role)
@@ -218,6 +218,9 @@ func (l *loader) soleVerdictError(role, field string, verdicts []string) error {
 // and, when there is one verdict field, "swapped", "verdict_swapped",
 // "reason"….
 func autoPairs(keys []string, role string, verdicts []string, used map[string]bool) []pairEntry {
+	if role == RoleConfidence {
+		return nil // only --map names a confidence field (see RoleConfidence)
+	}
 	var out []pairEntry
 	taken := map[string]bool{}
 	for _, v := range verdicts {

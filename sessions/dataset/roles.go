@@ -38,19 +38,27 @@ const (
 	// RoleReason fields hold the reason a judge gave for a verdict
 	// column's verdicts, paired with it like RoleSwapped.
 	RoleReason = "reason"
+	// RoleConfidence fields hold the probability, 0 to 1, the judge gave
+	// its own verdict in a verdict column, paired with it like
+	// RoleSwapped. Only a mapping names one (--map confidence=COLUMN): a
+	// column called "confidence" may mean anything.
+	RoleConfidence = "confidence"
 )
+
+// pairedRoles are the roles whose fields each belong to a verdict field.
+var pairedRoles = []string{RoleSwapped, RoleReason, RoleConfidence}
 
 // Roles lists every role in the order mappings are shown.
 func Roles() []string {
 	return []string{RoleQuestion, RoleGold, RolePrediction, RoleResponseA, RoleResponseB, RoleID, RoleRubric,
-		RoleSegment, RoleVerdict, RoleSwapped, RoleReason, RoleHuman}
+		RoleSegment, RoleVerdict, RoleSwapped, RoleReason, RoleConfidence, RoleHuman}
 }
 
 // multiRole reports whether a role takes several fields, and so whether
 // mapping it again adds fields rather than conflicting.
 func multiRole(role string) bool {
 	switch role {
-	case RoleSegment, RoleVerdict, RoleHuman, RoleSwapped, RoleReason:
+	case RoleSegment, RoleVerdict, RoleHuman, RoleSwapped, RoleReason, RoleConfidence:
 		return true
 	}
 	return false
@@ -63,7 +71,9 @@ func joinedRole(role string) bool { return multiRole(role) || role == RoleQuesti
 
 // pairedRole reports whether a role's fields each belong to a verdict
 // field ("VERDICT:FIELD").
-func pairedRole(role string) bool { return role == RoleSwapped || role == RoleReason }
+func pairedRole(role string) bool {
+	return role == RoleSwapped || role == RoleReason || role == RoleConfidence
+}
 
 // roleAliases are other names people use for a role in --map.
 var roleAliases = map[string]string{
@@ -93,6 +103,7 @@ var roleWhat = map[string]string{
 	RoleVerdict:    "an imported verdict",
 	RoleSwapped:    "an imported verdict made with the responses swapped",
 	RoleReason:     "an imported verdict's reason",
+	RoleConfidence: "the probability an imported judge gave its own verdict",
 	RoleHuman:      "an imported human label",
 }
 
