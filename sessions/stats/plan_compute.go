@@ -122,6 +122,9 @@ func planReport(in *Input) *PlanReport {
 		s.fSum += f
 
 		u := &in.Units[pu.Unit]
+		if !pu.Selected && !hasPlanLabel(u, prov) {
+			continue // an item the plan did not pick: nothing to count
+		}
 		clear(counts)
 		planLabels, offLabels := 0, 0
 		for i, l := range u.Labels {
@@ -248,6 +251,17 @@ func planReport(in *Input) *PlanReport {
 		nt.add("every plan label so far agrees with the corrected score's prediction, so its interval has no width: few labels can show that by chance")
 	}
 	return r
+}
+
+// hasPlanLabel reports whether a unit carries a label made following the
+// plan (prov, "plan:ID").
+func hasPlanLabel(u *Unit, prov string) bool {
+	for _, l := range u.Labels {
+		if l.Provenance == prov {
+			return true
+		}
+	}
+	return false
 }
 
 const planNoVariance = "needs at least 2 labels (in each stratum) to estimate a variance"

@@ -37,8 +37,9 @@ type PlanReport struct {
 	// Assumption states what the estimates assume about nonresponse
 	// (missing at random within the design); empty when there is none.
 	Assumption string `json:"assumption,omitempty"`
-	// OffPlan counts labels on the plan's items made otherwise than by
-	// following the plan; they are reported apart and enter no estimate.
+	// OffPlan counts labels on the plan's selected items made otherwise
+	// than by following the plan (and labels made following it on items
+	// it did not select); they are reported apart and enter no estimate.
 	OffPlan PlanOffPlan `json:"off_plan"`
 	// HumanMean is the Horvitz–Thompson estimate of the humans' pass rate
 	// (or mean score) over all items; HumanMeanHajek the Hájek (ratio)
@@ -77,8 +78,8 @@ type PlanReport struct {
 // following the plan (before it, through a filter, by a script, or by
 // another plan).
 type PlanOffPlan struct {
-	// Labels counts such labels on Dimension, Items the items they are on
-	// (selected or not).
+	// Labels counts such labels on Dimension, Items the items they are
+	// on.
 	Labels int `json:"labels"`
 	Items  int `json:"items"`
 	// Mean is their unweighted mean: not an estimate of the benchmark,

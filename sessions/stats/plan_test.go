@@ -3,6 +3,8 @@ package stats
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -405,5 +407,44 @@ func TestComputeFillsPlan(t *testing.T) {
 	checkIntervals(t, b)
 	if Compute(Input{}, Options{}).Plan != nil {
 		t.Error("a report without a plan has one")
+	}
+}
+
+// TestPlanGolden pins the JSON shape of the plan section, as
+// TestReportGolden does the rest: an active plan with an item taken with
+// certainty, a "can't judge", an item not yet labelled and a label off the
+// plan. Rewrite it with go test -run TestPlanGolden -update.
+func TestPlanGolden(t *testing.T) {
+	pc := planCase{
+		design:   "active",
+		verdicts: []float64{1, 1, 0, 1, 0, 1, 1, 0, 1, 1, math.NaN(), 1},
+		probs:    []float64{1, 0.6, 0.4, 0.5, 0.3, 0.2, 0.2, 0.5, 0.3, 0.4, 0.3, 0.3},
+		selected: []int{0, 1, 2, 3, 4, 7, 9},
+		labels: map[int][]Label{
+			0: planLabel(1), 1: planLabel(0), 2: planLabel(0), 3: planLabel(1), 7: planLabel(1),
+			9: {{Annotator: "bo", Values: map[string]float64{"ok": 1}, Provenance: "filter:disagreements"}},
+		},
+		cant: []int{4},
+	}
+	r := Compute(pc.input(), Options{Seed: 1, Resamples: -1})
+	got, err := json.MarshalIndent(struct {
+		Plan *PlanReport `json:"plan"`
+	}{r.Plan}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "plan.golden.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if err := sameJSON(got, want); err != nil {
+		t.Errorf("plan JSON differs from %s: %v; if the change is intended, run with -update and say so in the commit", path, err)
 	}
 }

@@ -49,6 +49,7 @@ func Markdown(r stats.Report) string {
 		markdownHumans(&b, r.Humans)
 	}
 	markdownLabelling(&b, r.Labelling)
+	markdownPlan(&b, r.Plan)
 	if len(r.Notes) > 0 {
 		w("\n## Notes\n\n")
 		for _, n := range r.Notes {

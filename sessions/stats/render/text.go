@@ -72,6 +72,7 @@ func DetailLines(r stats.Report, width int) []Line {
 	if ll := labellingLines(r.Labelling); len(ll) > 0 {
 		out = append(append(out, ll...), nil)
 	}
+	out = withPlan(out, r.Plan)
 	for _, n := range r.Notes {
 		out = append(out, Line{{Text: "note: ", Role: RoleWarning}, plain(safetext.SanitizeLine(n))})
 	}
