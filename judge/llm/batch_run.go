@@ -136,7 +136,11 @@ func (j *Judge) pollBatches(ctx context.Context, api *batchAPI, chunks []BatchCh
 func (j *Judge) follow(ctx context.Context, api *batchAPI, ch *BatchChunk, b openai.Batch, rep *BatchReport, o BatchOptions) error {
 	counts := b.RequestCounts
 	if b.Status != ch.Status {
-		o.notify("Batch %s: %s (%d of %d requests done, %d failed).", ch.BatchID, statusText(b.Status), counts.Completed, counts.Total, counts.Failed)
+		if counts.Total > 0 {
+			o.notify("Batch %s: %s (%d of %d requests done, %d failed).", ch.BatchID, statusText(b.Status), counts.Completed, counts.Total, counts.Failed)
+		} else {
+			o.notify("Batch %s: %s.", ch.BatchID, statusText(b.Status))
+		}
 		ch.Status = b.Status
 		if !batchEnded(b.Status) {
 			if err := o.Store.UpdateBatchChunk(*ch); err != nil {
