@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -13,6 +14,10 @@ import (
 	"github.com/gavel-dev/gavel/judge/llm"
 	"github.com/gavel-dev/gavel/sessions"
 )
+
+// batchPollMin and batchPollMax, when set (tests), replace the waits
+// between two looks at the running batches (llm.BatchOptions).
+var batchPollMin, batchPollMax time.Duration
 
 // addBatchFlag adds gavel run's --batch.
 func addBatchFlag(f *pflag.FlagSet, on *bool) {
@@ -82,6 +87,8 @@ func runJudgeBatch(ctx context.Context, e env, rv *sessions.Review, j *llm.Judge
 		Store:   batchStore{store},
 		Session: marker,
 		Notify:  func(line string) { fmt.Fprintf(e.stderr, "%s: %s\n", name, line) },
+		PollMin: batchPollMin,
+		PollMax: batchPollMax,
 	})
 	switch {
 	case errors.Is(err, llm.ErrNoBatchAPI):
