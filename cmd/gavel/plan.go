@@ -260,8 +260,12 @@ func writePlanSummary(w io.Writer, path string, dr sessions.PlanDraw, extended, 
 				certain++
 			}
 		}
-		fmt.Fprintf(w, "%d of %d verdicts say how unsure they are (mean uncertainty %.2f); the others are given that mean. Every item's probability is at least %.4f (the floor); %d are certain (probability 1).\n",
-			dr.Known, p.Items, dr.MeanUncertainty, p.Floor*float64(p.N)/float64(max(p.Items, 1)), certain)
+		known := fmt.Sprintf("%d of %d verdicts say how unsure they are (mean uncertainty %.2f); the others are given that mean.", dr.Known, p.Items, dr.MeanUncertainty)
+		if dr.Known == p.Items {
+			known = fmt.Sprintf("All %d verdicts say how unsure they are (mean uncertainty %.2f).", p.Items, dr.MeanUncertainty)
+		}
+		fmt.Fprintf(w, "%s Every item's probability is at least %.4f (the floor); %d of the chosen are certain (probability 1).\n",
+			known, p.Floor*float64(p.N)/float64(max(p.Items, 1)), certain)
 	}
 	for _, n := range dr.Notes {
 		fmt.Fprintln(w, safetext.SanitizeLine(n))
