@@ -38,6 +38,8 @@ type page struct {
 	// Labelling is how people labelled (labelling.go); nil when the
 	// session records none of it.
 	Labelling *labellingView
+	// Plan is a labelling plan's estimates (plan.go); nil without one.
+	Plan      *planView
 	Disagree  []disagreeView
 	DisagreeN int
 	// DisagreeNText is DisagreeN as the page writes it (2,412).
@@ -219,6 +221,7 @@ func (d *Data) view() (*page, error) {
 	p.Humans = d.humansViews()
 	p.Annotators = d.Annotators
 	p.Labelling = d.labellingView()
+	p.Plan = d.planView()
 	for _, dis := range d.Disagreements {
 		p.Disagree = append(p.Disagree, disagreeViewOf(dis))
 	}
