@@ -261,7 +261,20 @@ func upgradeSchema(abs string) error {
 	if _, _, err := up.identify(w); err != nil {
 		return err
 	}
-	return up.migrate()
+	if err := up.migrate(); err != nil {
+		return err
+	}
+	// The steps' changes into the file: otherwise this command and every
+	// read-only one after it reads them through the -wal file (a reader
+	// cannot checkpoint), page by page, until a writer opens the session.
+	// A reader of another process may hold it up; the next writer then
+	// finishes it.
+	var busy, logFrames, done int
+	if err := w.QueryRow("PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done); err != nil &&
+		sqliteCode(err) != sqlite3.SQLITE_BUSY && sqliteCode(err) != sqlite3.SQLITE_LOCKED {
+		return err
+	}
+	return nil
 }
 
 // openReadOnlyWith opens the read connections with the data source name d

@@ -77,7 +77,11 @@ func readHistoryHalf(tx *sql.Tx, o StatsOptions, half int) (*historyHalf, error)
 				return nil, err
 			}
 			for from := lo; from < hi; from += historyChunk {
-				p, err := readPackedHistory(tx, a, guidelines, firstDim, undone, from, min(from+historyChunk, hi))
+				to := min(from+historyChunk, hi)
+				p, err := readLogHistory(tx, a, guidelines, firstDim, undone, from, to)
+				if err == nil && p == nil {
+					p, err = readPackedHistory(tx, a, guidelines, firstDim, undone, from, to)
+				}
 				if err != nil {
 					return nil, err
 				}

@@ -31,12 +31,12 @@ import (
 // It reads the table, not live_actions: the view's check of every action
 // for an undo costs as much as a field, and the annotator's undone
 // actions, few, are read apart (undoneOf) and skipped.
-const decisionsPacked = `SELECT count(*),
-	group_concat(concat_ws(char(31), id, group_id, item_id, coalesce(shown, ''), coalesce(sitting, ''),
+var decisionsPacked = `SELECT count(*),
+	group_concat(concat_ws(char(31), id, coalesce(nullif(group_id, id), ''), item_id, coalesce(shown, ''), coalesce(sitting, ''),
 		at, coalesce(appeared_at, ''), coalesce(CAST(value AS INTEGER), '')%s), char(30)),
 	group_concat(` + oddPacked + `, '')
 		FILTER (WHERE kind <> 'label' OR retest + criterion <> 0 OR dimension <> ?2 OR value <> CAST(value AS INTEGER))
-FROM actions WHERE annotator = ?1 AND id >= ?3 AND id < ?4 AND kind IN ('label', 'accept', 'cant_judge', 'tag')`
+FROM actions WHERE +annotator = ?1 AND id >= ?3 AND id < ?4 AND kind IN ('label', 'accept', 'cant_judge', 'tag')`
 
 // fieldSep separates the fields of a record of decisionsPacked: the ASCII
 // unit separator.
@@ -55,19 +55,9 @@ const (
 	fdGuidelines // only with a guidelines filter
 )
 
-// oddPacked is an unusual action written whole, so that it needs no
-// separator (a text may hold any): its id, the kind's first letter, the
-// re-test flag (0 or 1), ",", the criterion, ",", then the dimension and
-// the "text" each as its length in bytes, "," and its bytes. The text is
-// a "can't judge"'s reason, a tag action's tag, or a value that is not a
-// whole number: a text with a "t" before it (a category's name, as the
-// row reader's decoding needs to know), a number as SQLite writes it; ""
-// for a whole value (read from the records).
-const oddPacked = `id || substr(kind, 1, 1) || retest || ',' || criterion || ','
-		|| octet_length(dimension) || ',' || dimension || octet_length(` + oddText + `) || ',' || ` + oddText
-
-const oddText = `coalesce(CASE WHEN kind = 'cant_judge' THEN reason WHEN kind = 'tag' THEN tag
-		WHEN typeof(value) = 'text' THEN 't' || value WHEN value <> CAST(value AS INTEGER) THEN CAST(value AS TEXT) ELSE '' END, '')`
+// oddPacked is an unusual action written whole (oddElement), from the
+// columns of actions.
+var oddPacked = oddElement("")
 
 // packedHistory is a range of an annotator's history read packed
 // (decisionsPacked), to fold with foldPacked.
@@ -79,6 +69,35 @@ type packedHistory struct {
 	records, odd sql.NullString
 	// tooLong is set when SQLite could not build the lists.
 	tooLong bool
+	// fromLog: read from the decision log (readLogHistory), whose records
+	// have the log's fields (logFields).
+	fromLog bool
+}
+
+// packedFields says where a record's fields are: the two layouts of
+// decisionsPacked (with or without the guidelines version) and the decision
+// log's. -1: not in the record.
+type packedFields struct {
+	n, at, appeared, ms, value, guidelines, dimension int
+}
+
+// The fields of a decision log record (schemaDecisionLog): the first five
+// are decisionsPacked's.
+const (
+	flMillis = fdSitting + 1 + iota
+	flValue
+	flGuidelines
+	flDimension
+)
+
+func (p *packedHistory) fields() packedFields {
+	switch {
+	case p.fromLog:
+		return packedFields{n: flDimension + 1, at: -1, appeared: -1, ms: flMillis, value: flValue, guidelines: flGuidelines, dimension: flDimension}
+	case p.guidelines:
+		return packedFields{n: fdGuidelines + 1, at: fdAt, appeared: fdAppeared, ms: -1, value: fdValue, guidelines: fdGuidelines, dimension: -1}
+	}
+	return packedFields{n: fdValue + 1, at: fdAt, appeared: fdAppeared, ms: -1, value: fdValue, guidelines: -1, dimension: -1}
 }
 
 // historyKeys is what every packed read of an annotator's history needs:
@@ -118,10 +137,7 @@ func foldPacked(codec *valueCodec, h *historyFold, p *packedHistory) bool {
 		return false
 	}
 	firstDim, n, records, undone := p.firstDim, p.n, p.records, p.undone
-	nf := fdValue + 1
-	if p.guidelines {
-		nf = fdGuidelines + 1
-	}
+	at := p.fields()
 	if n == 0 {
 		return true
 	}
@@ -133,18 +149,24 @@ func foldPacked(codec *valueCodec, h *historyFold, p *packedHistory) bool {
 	next, okOdd := odds.next()
 	h.reserve(int(n))
 	last := int64(-1)
-	var f [fdGuidelines + 1]string
+	var f [flDimension + 1]string
 	for range n {
-		if !splitFields(list.next(), f[:nf]) {
+		if !splitFields(list.next(), f[:at.n]) {
 			return false
 		}
 		id, ok := packedNumber(f[fdID])
-		group, okg := packedNumber(f[fdGroup])
+		group, okg := id, true
+		if f[fdGroup] != "" {
+			group, okg = packedNumber(f[fdGroup])
+		}
 		if !ok || !okg || id <= last || !okOdd {
 			return false
 		}
 		last = id
 		d := stats.Decision{Group: group, ItemID: f[fdItem], Dimension: firstDim}
+		if at.dimension >= 0 {
+			d.Dimension = f[at.dimension]
+		}
 		kind, text := byte(kindLetterLabel), ""
 		if next.id == id {
 			kind, d.Retest, d.Criterion, d.Dimension, text = next.kind, next.retest, next.criterion, next.dimension, next.text
@@ -155,17 +177,26 @@ func foldPacked(codec *valueCodec, h *historyFold, p *packedHistory) bool {
 			return false
 		}
 		d.Sitting = h.sitting(f[fdSitting])
-		if appeared := f[fdAppeared]; appeared != "" {
-			d.Seconds, d.Timed = secondsBetween(appeared, f[fdAt])
+		switch {
+		case at.ms >= 0 && f[at.ms] != "":
+			// "x": a time not in Gavel's layout, which only the row
+			// reader reads.
+			ms, okm := packedNumber(f[at.ms])
+			if !okm {
+				return false
+			}
+			d.Seconds, d.Timed = float64(ms)/1000, true
+		case at.appeared >= 0 && f[at.appeared] != "":
+			d.Seconds, d.Timed = secondsBetween(f[at.appeared], f[at.at])
 		}
 		if p.guidelines {
-			g, okg := packedNumber(f[fdGuidelines])
+			g, okg := packedNumber(f[at.guidelines])
 			if !okg {
 				return false
 			}
 			d.Guidelines = g
 		}
-		whole := f[fdValue]
+		whole := f[at.value]
 		switch {
 		case kind == kindLetterCantJudge || kind == kindLetterTag:
 		case text != "":

@@ -491,9 +491,20 @@ func TestLabellingPackedEqualsRows(t *testing.T) {
 		}
 		return in
 	}
+	before := logRanges.Load()
 	packed, rows := read(true), read(false)
 	if labellingText(packed) != labellingText(rows) {
 		t.Errorf("packed:\n%s\nrows:\n%s", labellingText(packed), labellingText(rows))
+	}
+	if logRanges.Load() == before {
+		t.Error("no history was read from the decision log")
+	}
+	// Read from actions instead of the decision log, the same.
+	logReads = false
+	fromActions := read(true)
+	logReads = true
+	if labellingText(fromActions) != labellingText(rows) {
+		t.Errorf("packed from actions:\n%s\nrows:\n%s", labellingText(fromActions), labellingText(rows))
 	}
 	// Read in chunks of 3 ids (many per half), the same.
 	saved := historyChunk

@@ -16,7 +16,9 @@ import (
 
 func main() {
 	ctx, stop := quitSignals(context.Background())
+	endProfile := startProfile(os.Getenv)
 	code := execute(ctx, mainEnv(), os.Args[1:])
+	endProfile()
 	stop()
 	os.Exit(code)
 }
