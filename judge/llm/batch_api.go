@@ -28,6 +28,9 @@ type batchAPI struct {
 	after  string
 	oldest time.Time
 	done   bool
+	// unordered is set once the list was seen out of newest-first order:
+	// then no creation time ends the search, the whole list is read.
+	unordered bool
 	// files reads file contents; go-openai would hold a whole file in
 	// memory, and the doer bounds a body to 32 MB.
 	files *http.Client
@@ -166,7 +169,11 @@ func (a *batchAPI) page(ctx context.Context) error {
 				a.mine[meta(b, BatchMetaChunk)] = b
 			}
 		}
-		a.oldest = unixTime(b.CreatedAt)
+		at := unixTime(b.CreatedAt)
+		if !a.oldest.IsZero() && at.After(a.oldest) {
+			a.unordered = true
+		}
+		a.oldest = at
 	}
 	a.after = resp.LastID
 	if !resp.HasMore || len(resp.Data) == 0 || a.after == "" {
@@ -189,7 +196,9 @@ func (a *batchAPI) find(ctx context.Context, chunk string, planned time.Time) (o
 		if b, ok := a.mine[chunk]; ok {
 			return b, true, nil
 		}
-		if a.done || !a.oldest.IsZero() && a.oldest.Before(planned.Add(-slack)) {
+		// OpenAI lists the newest first: once past the chunk's planning
+		// time, the rest is older.
+		if a.done || !a.unordered && !a.oldest.IsZero() && a.oldest.Before(planned.Add(-slack)) {
 			return openai.Batch{}, false, nil
 		}
 		if err := a.page(ctx); err != nil {
@@ -201,7 +210,7 @@ func (a *batchAPI) find(ctx context.Context, chunk string, planned time.Time) (o
 // relist forgets the list read so far: a batch may have been created
 // since (a create whose answer was lost).
 func (a *batchAPI) relist() {
-	a.mine, a.after, a.oldest, a.done = map[string]openai.Batch{}, "", time.Time{}, false
+	a.mine, a.after, a.oldest, a.done, a.unordered = map[string]openai.Batch{}, "", time.Time{}, false, false
 }
 
 // upload sends a chunk's input file (purpose batch).

@@ -52,6 +52,8 @@ type batchServer struct {
 	refuse map[string]int
 	// failWith makes a batch fail validation with this message.
 	failWith string
+	// oldestFirst lists the batches in the other order.
+	oldestFirst bool
 }
 
 // fakeBatch is one batch and how far it got: each look at it moves it
@@ -332,7 +334,7 @@ func (bs *batchServer) list(w http.ResponseWriter, r *http.Request) {
 		limit = l
 	}
 	all := append([]*fakeBatch(nil), bs.batches...)
-	sort.SliceStable(all, func(i, k int) bool { return all[i].created > all[k].created })
+	sort.SliceStable(all, func(i, k int) bool { return all[i].created > all[k].created != bs.oldestFirst })
 	if after := r.URL.Query().Get("after"); after != "" {
 		for i, b := range all {
 			if b.id == after {

@@ -415,41 +415,61 @@ func TestBatchServerFaults(t *testing.T) {
 }
 
 // TestBatchListPages: the batch a crash left unsaved is found on a later
-// page of the server's list, among other sessions' batches.
+// page of the server's list, among other sessions' batches; a list read
+// newest first stops once past the chunk's planning time, one in another
+// order is read to its end.
 func TestBatchListPages(t *testing.T) {
-	r := newBatchRig(t)
-	j := r.judge("docqa", nil)
-	tasks := batchTasks(j, 3)
-	o := r.options()
-	killed := errors.New("killed")
-	o.crash = func(p string) error {
-		if p == "created" {
-			return killed
-		}
-		return nil
-	}
-	if _, err := j.RunBatch(context.Background(), tasks, o); !errors.Is(err, killed) {
-		t.Fatal(err)
-	}
-	// 250 newer batches of another session (and some without markers).
-	r.srv.mu.Lock()
-	for i := range 250 {
-		meta := map[string]any{BatchMetaSession: "another", BatchMetaChunk: fmt.Sprint(i)}
-		if i%2 == 0 {
-			meta = nil
-		}
-		r.srv.batches = append(r.srv.batches, &fakeBatch{id: fmt.Sprintf("batch-other-%d", i), status: "completed", created: time.Now().Unix() + 1000 + int64(i), meta: meta})
-	}
-	r.srv.mu.Unlock()
-	rep, err := r.judge("docqa", nil).RunBatch(context.Background(), tasks, r.options())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := r.srv.maxCreates(); n != 1 || rep.Created != 0 || len(rep.Ready) != len(tasks) {
-		t.Errorf("creates %d, created %d, ready %d", n, rep.Created, len(rep.Ready))
-	}
-	if n := r.srv.count("list"); n < 4 {
-		t.Errorf("%d looks at the list, want the pages read back to the batch", n)
+	for _, oldestFirst := range []bool{false, true} {
+		t.Run(fmt.Sprint("oldest first ", oldestFirst), func(t *testing.T) {
+			r := newBatchRig(t)
+			j := r.judge("docqa", nil)
+			tasks := batchTasks(j, 3)
+			o := r.options()
+			killed := errors.New("killed")
+			o.crash = func(p string) error {
+				if p == "created" {
+					return killed
+				}
+				return nil
+			}
+			if _, err := j.RunBatch(context.Background(), tasks, o); !errors.Is(err, killed) {
+				t.Fatal(err)
+			}
+			// 250 newer batches of another session (some without
+			// markers), and 1,000 from a year ago.
+			r.srv.mu.Lock()
+			now := time.Now().Unix()
+			for i := range 1250 {
+				meta := map[string]any{BatchMetaSession: "another", BatchMetaChunk: fmt.Sprint(i)}
+				if i%2 == 0 {
+					meta = nil
+				}
+				created := now + 1000 + int64(i)
+				if i >= 250 {
+					created = now - 365*86400 + int64(i)
+				}
+				r.srv.batches = append(r.srv.batches, &fakeBatch{id: fmt.Sprintf("batch-other-%d", i), status: "completed", created: created, meta: meta})
+			}
+			r.srv.oldestFirst = oldestFirst
+			r.srv.mu.Unlock()
+			lists := r.srv.count("list")
+			rep, err := r.judge("docqa", nil).RunBatch(context.Background(), tasks, r.options())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := r.srv.maxCreates(); n != 1 || rep.Created != 0 || len(rep.Ready) != len(tasks) {
+				t.Errorf("creates %d, created %d, ready %d", n, rep.Created, len(rep.Ready))
+			}
+			// Newest first: 3 pages of 100 reach it; oldest first, the
+			// year-old ones do not end the search: page 11 holds it.
+			want := 3
+			if oldestFirst {
+				want = 11
+			}
+			if n := r.srv.count("list") - lists; n != want {
+				t.Errorf("%d looks at the list, want %d", n, want)
+			}
+		})
 	}
 }
 
