@@ -216,6 +216,10 @@ type PlanUnit struct {
 	// recorded when the plan was drawn); nil when there was none. A
 	// re-judge after the plan does not change it.
 	Verdict *float64 `json:"verdict,omitempty"`
+	// ItemID, when set, is the item's id: a row whose unit has another id
+	// (indices gone stale, e.g. units dropped after the plan was read) is
+	// ignored with a note rather than read as another item's.
+	ItemID string `json:"item_id,omitempty"`
 	// Stratum is the item's stratum in a stratified plan ("" otherwise):
 	// the variance is summed over strata, and nonresponse is reweighted
 	// within each.

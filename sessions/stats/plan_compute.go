@@ -95,6 +95,9 @@ func planReport(in *Input) *PlanReport {
 		case pu.Unit < 0 || pu.Unit >= len(in.Units):
 			nt.add("plan rows naming no unit were ignored")
 			continue
+		case pu.ItemID != "" && in.Units[pu.Unit].ItemID != pu.ItemID:
+			nt.add("plan rows whose item is not at the unit they name were ignored")
+			continue
 		case in.Units[pu.Unit].Criterion != 0:
 			nt.add("plan rows naming a rubric criterion rather than an item were ignored")
 			continue

@@ -40,7 +40,7 @@ func (pc planCase) input() Input {
 	for i, f := range pc.verdicts {
 		id := "i" + strconv.Itoa(i)
 		u := Unit{ItemID: id, Labels: pc.labels[i]}
-		pu := PlanUnit{Unit: i, Probability: pc.probs[i], Selected: sel[i]}
+		pu := PlanUnit{Unit: i, ItemID: id, Probability: pc.probs[i], Selected: sel[i]}
 		if !math.IsNaN(f) {
 			v := f
 			pu.Verdict = &v
@@ -446,5 +446,18 @@ func TestPlanGolden(t *testing.T) {
 	}
 	if err := sameJSON(got, want); err != nil {
 		t.Errorf("plan JSON differs from %s: %v; if the change is intended, run with -update and say so in the commit", path, err)
+	}
+}
+
+// TestPlanStaleRows: a row naming a unit that holds another item is
+// ignored with a note.
+func TestPlanStaleRows(t *testing.T) {
+	pc := planCase{design: "uniform", verdicts: repeat(1, 4), probs: repeat(0.5, 4), selected: []int{0, 1},
+		labels: map[int][]Label{0: planLabel(1), 1: planLabel(0)}}
+	in := pc.input()
+	in.Plan.Units[3].ItemID = "elsewhere"
+	r := planReport(&in)
+	if r.Items != 3 || !strings.Contains(strings.Join(r.Notes, " "), "not at the unit they name") {
+		t.Errorf("items %d notes %q", r.Items, r.Notes)
 	}
 }

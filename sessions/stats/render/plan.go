@@ -177,8 +177,12 @@ func planLines(p *stats.PlanReport) []Line {
 	for _, n := range p.Notes {
 		add(Line{{Text: "note: ", Role: RoleWarning}, plain(safetext.SanitizeLine(n))})
 	}
+	add(text(RoleMuted, PlanIntervalsNote))
 	return out
 }
+
+// PlanIntervalsNote says how the plan's intervals are made.
+const PlanIntervalsNote = "Plan intervals are 95% and design-based: each label weighted by 1/π, the Hájek–Rosén variance, a t quantile with Satterthwaite's degrees of freedom."
 
 // withPlan appends the plan section and a blank line to out; out as it
 // is when the report has no plan.
@@ -235,4 +239,5 @@ func markdownPlan(b *strings.Builder, p *stats.PlanReport) {
 	for _, n := range p.Notes {
 		w("\nnote: %s\n", MarkdownText(n))
 	}
+	w("\n%s\n", PlanIntervalsNote)
 }
