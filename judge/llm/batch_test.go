@@ -707,3 +707,47 @@ func FuzzBatchResult(f *testing.F) {
 		_ = key
 	})
 }
+
+// TestBatchLimits: chunks stay within the request and byte limits, and
+// every request goes in exactly one.
+func TestBatchLimits(t *testing.T) {
+	for _, tc := range []struct {
+		requests int
+		bytes    int64
+	}{{5, 1 << 30}, {1000, 9000}, {3, 9000}} {
+		t.Run(fmt.Sprint(tc.requests, " ", tc.bytes), func(t *testing.T) {
+			r := newBatchRig(t)
+			j := r.judge("docqa", func(c *Config) { c.Samples = 2 })
+			tasks := batchTasks(j, 11)
+			o := r.options()
+			o.MaxRequests, o.MaxBytes = tc.requests, tc.bytes
+			rep, err := j.RunBatch(context.Background(), tasks, o)
+			if err != nil || len(rep.Ready) != len(tasks) {
+				t.Fatalf("%v, ready %d", err, len(rep.Ready))
+			}
+			total, size := 0, int64(0)
+			for _, b := range r.srv.batches {
+				data := r.srv.files[b.input]
+				size += int64(len(data))
+				n := strings.Count(string(data), "\n")
+				if n > tc.requests || int64(len(data)) > tc.bytes || n == 0 {
+					t.Errorf("batch %s: %d requests, %d bytes", b.id, n, len(data))
+				}
+				total += n
+			}
+			if total != 22 || len(r.srv.lines) != 22 {
+				t.Errorf("%d lines in all, %d distinct; want 22 (11 tasks × 2 samples)", total, len(r.srv.lines))
+			}
+			var planned int64
+			for _, ch := range rep.Chunks {
+				planned += ch.Bytes
+			}
+			if planned != size {
+				t.Errorf("chunks planned with %d bytes, files of %d", planned, size)
+			}
+			if len(rep.Chunks) < 2 && tc.requests < 22 {
+				t.Errorf("%d chunks", len(rep.Chunks))
+			}
+		})
+	}
+}
