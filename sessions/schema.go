@@ -28,7 +28,7 @@ var migrations = []migration{
 	{name: "the calibration / evaluation split", sql: schemaV6},
 	{name: "each run's judge definition", sql: schemaV7},
 	{name: "labelling well: guidelines, can't judge, tags, re-tests, visibility", sql: schemaV8, rebuild: true},
-	{name: "labelling plans", sql: schemaV9},
+	{name: "labelling plans, Batch API submissions, decision log", sql: schemaV9 + schemaBatches + schemaDecisionLog},
 }
 
 // schemaVersion is the newest schema this build reads and writes.
