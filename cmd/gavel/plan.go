@@ -42,7 +42,7 @@ const (
 func newPlanCmd(e env) *cobra.Command {
 	var o planFlags
 	cmd := &cobra.Command{
-		Use:   "plan SESSION [--design active|uniform|stratified] [-n N] [--seed S]",
+		Use:   "plan [SESSION] [--design active|uniform|stratified] [-n N] [--seed S]",
 		Short: "Choose which items people should label, each with a known probability, so that labels on the items that count still give unbiased estimates",
 		Long: `Record a labelling plan in SESSION: which N items to label, and each item's
 inclusion probability, drawn from the current verdicts of one judge (--judge,
@@ -72,16 +72,26 @@ The chosen items go to standard output, most wanted first, as JSON lines
 (id, rank, probability, why) or a table (--format text); a summary goes to
 standard error. Label them with gavel label SESSION ID VALUE --via plan:ID
 (plan:ID tells the statistics the label followed the plan). Without -n, the
-session's plans are listed; --show ID prints a plan's items again.`,
+session's plans are listed; --show ID prints a plan's items again. Without
+SESSION, the demo's session (the one gavel with no arguments labels).`,
 		Example: `  gavel plan evals.gavel -n 60 --seed 7
   gavel plan evals.gavel --design uniform -n 100 --seed 1 --format text
   gavel plan evals.gavel --design stratified --stratify category -n 80
   gavel plan evals.gavel --judge "docqa · gpt-4o" -n 60 > plan.jsonl
   gavel plan evals.gavel --extend 1 -n 120
   gavel plan evals.gavel`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: args(cobra.RangeArgs(0, 1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return runPlan(e, a[0], o, cmd.Flags().Changed)
+			var path string
+			if len(a) == 1 {
+				path = a[0]
+			} else {
+				var err error
+				if path, err = demoSessionPath(e); err != nil {
+					return err
+				}
+			}
+			return runPlan(e, path, o, cmd.Flags().Changed)
 		},
 	}
 	f := cmd.Flags()

@@ -163,6 +163,7 @@ func TestPlanCommandRefusals(t *testing.T) {
 		{"extend unknown", []string{"plan", path, "--extend", "4", "-n", "9"}, 2, "has no labelling plan 4: it has none yet"},
 		{"no n", []string{"plan", path, "--design", "uniform"}, 2, "say how many items to label with -n N"},
 		{"no session", []string{"plan", filepath.Join(dir, "none.gavel"), "-n", "3"}, 2, "no session"},
+		{"no demo session", []string{"plan", "-n", "3"}, 2, "no session given, and the demo has no session yet"},
 	} {
 		code, _, errs := run(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.msg) {
@@ -291,6 +292,25 @@ func TestImportConfidenceIntoPlan(t *testing.T) {
 		want := `bad.csv row 2 (id "b2"): the confidence of "verdict" in column "judge_conf": ` + bad.msg
 		if code != 1 || !strings.Contains(errs, want) {
 			t.Errorf("%s: exit %d, %q; want 1 with %q", bad.cell, code, errs, want)
+		}
+	}
+}
+
+// TestPlanCompletion: gavel plan completes its designs, formats and the
+// session's judges.
+func TestPlanCompletion(t *testing.T) {
+	path := planTestSession(t, t.TempDir(), true)
+	for _, c := range []struct {
+		argv []string
+		want []string
+	}{
+		{[]string{"plan", path, "--design", ""}, []string{"active", "uniform", "stratified"}},
+		{[]string{"plan", path, "--format", ""}, []string{"jsonl", "text"}},
+		{[]string{"plan", path, "--judge", ""}, []string{"conf", "other"}},
+	} {
+		got, directive := completions(t, c.argv...)
+		if !contains(got, c.want...) || len(got) != len(c.want) || directive != ":4" {
+			t.Errorf("%v: %v %s, want %v", c.argv, got, directive, c.want)
 		}
 	}
 }
