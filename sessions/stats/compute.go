@@ -614,8 +614,12 @@ func selectionWarning(sel *Selection, filteredShareWarn float64, picked string) 
 		return fmt.Sprintf("%s of the labelled items %s, so they are not a fair sample of the dataset: the %s reached at random give the fair figures",
 			FormatPercent(sel.FilteredShare.Value, 0), how, itemsWord(sel.Unbiased))
 	case sel.Planned > 0 && sel.Order == 0:
-		return fmt.Sprintf("%s were labelled following an active plan, which picks the items the judge is least sure of more often: they count only in the plan's weighted estimates, and the %s reached at random give these figures",
-			itemsWord(sel.Planned), itemsWord(sel.Unbiased))
+		s := fmt.Sprintf("%s were labelled following an active plan, which picks the items the judge is least sure of more often: unweighted, the figures here lean towards those items; the plan's weighted estimates are in the plan section",
+			itemsWord(sel.Planned))
+		if sel.Unbiased > 0 {
+			s += fmt.Sprintf(", and the %s reached at random give the corrected score", itemsWord(sel.Unbiased))
+		}
+		return s
 	case sel.Order > 0:
 		return fmt.Sprintf("%s were labelled in dataset order, which is often sorted (by model, by difficulty): only the %s reached at random give the corrected score",
 			itemsWord(sel.Order), itemsWord(sel.Unbiased))

@@ -169,9 +169,14 @@ func planLines(p *stats.PlanReport) []Line {
 	}
 	add(statRow("design effect", plain(PlanWorthText(p))))
 	add(statRow("stop rule", plain(PlanStopText(p))))
-	for _, s := range []string{p.Assumption, p.DesignEffectNote} {
-		if s != "" {
-			add(Line{{Text: "⚠ ", Role: RoleWarning}, {Text: safetext.SanitizeLine(sentence(s)), Role: RoleWarning}})
+	if p.Assumption != "" {
+		add(Line{{Text: "⚠ ", Role: RoleWarning}, {Text: safetext.SanitizeLine(sentence(p.Assumption)), Role: RoleWarning}})
+	}
+	if p.DesignEffectNote != "" {
+		if p.DesignEffect.Value > 1 { // the design cost precision: a warning
+			add(Line{{Text: "⚠ ", Role: RoleWarning}, {Text: safetext.SanitizeLine(sentence(p.DesignEffectNote)), Role: RoleWarning}})
+		} else {
+			add(text(RoleMuted, safetext.SanitizeLine(sentence(p.DesignEffectNote))))
 		}
 	}
 	for _, n := range p.Notes {
@@ -231,10 +236,15 @@ func markdownPlan(b *strings.Builder, p *stats.PlanReport) {
 		[]string{"Stop rule", MarkdownText(PlanStopText(p)), "", "corrected score's half-width"},
 	)
 	mdTable(b, statHead, rows)
-	for _, s := range []string{p.Assumption, p.DesignEffectNote} {
-		if s != "" {
-			w("\n⚠ %s\n", MarkdownText(sentence(s)))
+	if p.Assumption != "" {
+		w("\n⚠ %s\n", MarkdownText(sentence(p.Assumption)))
+	}
+	if p.DesignEffectNote != "" {
+		mark := ""
+		if p.DesignEffect.Value > 1 {
+			mark = "⚠ "
 		}
+		w("\n%s%s\n", mark, MarkdownText(sentence(p.DesignEffectNote)))
 	}
 	for _, n := range p.Notes {
 		w("\nnote: %s\n", MarkdownText(n))
