@@ -127,7 +127,11 @@ func Merge(out string, inputs []string) (sum MergeSummary, err error) {
 	if err := mergeTags(dst, ins); err != nil {
 		return sum, err
 	}
-	if err := mergeActions(dst, ins, guidelines, runs, &sum); err != nil {
+	plans, err := mergePlans(dst, ins, runs, &sum)
+	if err != nil {
+		return sum, err
+	}
+	if err := mergeActions(dst, ins, guidelines, runs, plans, &sum); err != nil {
 		return sum, err
 	}
 	sum.Annotators, err = dst.Annotators()
@@ -215,16 +219,25 @@ func checkSameDataset(ins []*mergeInput) ([]string, error) {
 	return notes, nil
 }
 
-// taggedVerdict is a verdict of one input, for the merge order.
+// taggedVerdict is a verdict of one input, for the merge order, with its
+// id there and its print (verdictPrint).
 type taggedVerdict struct {
 	v     judge.Verdict
 	input int
+	id    int64
+	print string
 }
 
 // mergedRuns is how the runs of every input map into the merged session.
 type mergedRuns struct {
 	ids []map[int64]int64 // per input: its run id -> the merged id
 	key map[int64]string  // merged id -> run key
+	// verdicts maps, per input, a verdict id to the merged verdict that
+	// holds it (a repeat to the one kept); filled only when some input
+	// has a labelling plan, whose rows name verdicts (mergePlans).
+	verdicts []map[int64]int64
+	// printed maps a run key, a NUL and a verdict's print to its merged id.
+	printed map[string]int64
 }
 
 // newID returns the merged id of run id of input i, 0 for none.
@@ -246,6 +259,11 @@ func mergeVerdicts(dst *Store, ins []*mergeInput, sum *MergeSummary) (mergedRuns
 	byKey := map[string]*merged{}
 	var order []string
 	ids := mergedRuns{ids: make([]map[int64]int64, len(ins)), key: map[int64]string{}}
+	withIDs, err := anyPlans(ins)
+	if err != nil {
+		return ids, err
+	}
+	var repeats []taggedVerdict // with withIDs: the repeats left out, to map to the kept one
 	for i, in := range ins {
 		ids.ids[i] = map[int64]int64{}
 		runs, err := in.store.Runs()
@@ -269,17 +287,30 @@ func mergeVerdicts(dst *Store, ins []*mergeInput, sum *MergeSummary) (mergedRuns
 			if err != nil {
 				return ids, err
 			}
+			var vids []int64
+			if withIDs {
+				if vids, err = in.store.runVerdictIDs(r.ID); err != nil {
+					return ids, err
+				}
+			}
 			nth := map[verdictUnit]int{}
-			for _, v := range vs {
+			for k, v := range vs {
 				u := verdictUnit{v.ItemID, v.Criterion, v.Swapped}
 				fp := verdictPrint(v, nth[u])
 				nth[u]++
+				t := taggedVerdict{v: v, input: i, print: fp}
+				if withIDs && k < len(vids) {
+					t.id = vids[k]
+				}
 				if m.seen[fp] {
 					sum.DuplicateVerdicts++
+					if withIDs {
+						repeats = append(repeats, taggedVerdict{input: i, id: t.id, print: r.Key + "\x00" + fp})
+					}
 					continue
 				}
 				m.seen[fp] = true
-				m.vs = append(m.vs, taggedVerdict{v, i})
+				m.vs = append(m.vs, t)
 			}
 		}
 	}
@@ -296,6 +327,14 @@ func mergeVerdicts(dst *Store, ins []*mergeInput, sum *MergeSummary) (mergedRuns
 			return ids, err
 		}
 		sum.Verdicts += len(vs)
+		if withIDs {
+			if err := ids.mapVerdicts(dst, m.run.ID, k, m.vs, len(ins)); err != nil {
+				return ids, err
+			}
+		}
+	}
+	if withIDs {
+		ids.mapRepeats(repeats)
 	}
 	sum.Runs = len(order)
 	return ids, nil
@@ -365,13 +404,14 @@ func stampOrEmpty(t time.Time) string {
 // mergeActions copies every input's action history into dst in one
 // transaction, each action pointing at the merged guidelines version and
 // run shown.
-func mergeActions(dst *Store, ins []*mergeInput, guidelines mergedGuidelines, runs mergedRuns, sum *MergeSummary) error {
+func mergeActions(dst *Store, ins []*mergeInput, guidelines mergedGuidelines, runs mergedRuns, plans []map[int64]int64, sum *MergeSummary) error {
 	hist := make([][]Action, len(ins))
 	for i, in := range ins {
 		acts, err := in.store.Actions("")
 		if err != nil {
 			return err
 		}
+		remapPlanVias(acts, plans[i])
 		hist[i] = acts
 	}
 	return dst.write("saving the merged actions", func(tx *sql.Tx) error {
