@@ -229,3 +229,13 @@ func (b *APIBatches) SaveAnswers(answers map[string]string) error {
 		return nil
 	})
 }
+
+// Running counts the run's chunks not finished: batches still at the
+// server, or planned and not yet created.
+func (b *APIBatches) Running() (int, error) {
+	var n int
+	err := b.s.read("reading the run's batches", func(tx *sql.Tx) error {
+		return tx.QueryRow(`SELECT count(*) FROM api_batches WHERE run_id = ? AND finished_at IS NULL`, b.run).Scan(&n)
+	})
+	return n, err
+}

@@ -71,6 +71,9 @@ func TestAPIBatches(t *testing.T) {
 	if err != nil || len(in) != 2 || in["k1"] != "c1" || in["k3"] != "c2" {
 		t.Fatalf("ChunkOf %v %v", in, err)
 	}
+	if n, err := b1.Running(); n != 2 || err != nil {
+		t.Errorf("running %d %v, want 2", n, err)
+	}
 	c := got[0]
 	c.InputFile, c.BatchID, c.Status = "file-1", "batch_1", "in_progress"
 	if err := b1.Update(c); err != nil {
@@ -107,6 +110,9 @@ func TestAPIBatches(t *testing.T) {
 	}
 	if _, ok := s.ResponseCache().Get("k2"); ok {
 		t.Error("an empty answer was kept")
+	}
+	if n, err := b1.Running(); n != 1 || err != nil {
+		t.Errorf("running %d %v, want 1 (c2)", n, err)
 	}
 	if in, _ := b1.ChunkOf([]string{"k3"}); len(in) != 0 {
 		t.Errorf("released key still in %v", in)

@@ -228,3 +228,35 @@ func (s batchStore) ReleaseBatchChunk(chunk string) error                  { ret
 func (s batchStore) SaveBatchAnswers(answers map[string]string) error {
 	return s.b.SaveAnswers(answers)
 }
+
+// batchNotes warns a run without --batch about batches of the same runs
+// still at the server (or planned) while the runs have tasks left: those
+// tasks are now sent again as ordinary requests, paid twice, where
+// `gavel run --batch` would collect them.
+func batchNotes(rv *sessions.Review, judges []judge.Judge) []string {
+	var notes []string
+	for _, j := range judges {
+		if _, ok := j.(*llm.Judge); !ok {
+			continue
+		}
+		run, err := rv.Store.EnsureRun(j.Info())
+		if err != nil {
+			continue
+		}
+		n, err := rv.Store.APIBatches(run.ID).Running()
+		if err != nil || n == 0 {
+			continue
+		}
+		// Nothing left to judge: nothing is paid twice.
+		st, err := rv.ResumeRun(context.Background(), run, nil, judge.PoolOptions{})
+		if err != nil || len(sessions.TasksToDo(run.Info, rv.Items, append(st.Verdicts, st.Swapped...), rv.Swap)) == 0 {
+			continue
+		}
+		what := fmt.Sprintf("%d batches of this run sent with --batch are not collected: the tasks in them", n)
+		if n == 1 {
+			what = "a batch of this run sent with --batch is not collected: the tasks in it"
+		}
+		notes = append(notes, fmt.Sprintf("%s: %s are now sent again as ordinary requests (paid twice). To collect them instead, stop and run the same command with --batch.", runName(rv.Store, run), what))
+	}
+	return notes
+}
