@@ -42,8 +42,9 @@ import "math"
 // sampling variance with finite-population correction, N²(1 − m/N) s²/m
 // (Cochran 1977, Sampling Techniques, eq. 2.19), so uniform plans get the
 // exact SRSWOR variance; stratified plans get it within each stratum,
-// summed (Cochran eq. 5.6). Intervals are estimate ± 1.96·se, the bounds
-// clamped to the scale's range. The coverage simulation
+// summed (Cochran eq. 5.6). Intervals are estimate ± t·se, t Student's
+// 0.975 quantile with Satterthwaite's degrees of freedom (hrVar), the
+// bounds clamped to the scale's range. The coverage simulation
 // (plan_sim_test.go) checks them.
 //
 // Nonresponse: a planned item not (yet) labelled — "can't judge", a tie
