@@ -211,11 +211,23 @@ func planReport(in *Input) *PlanReport {
 			itemsWord(missing), r.Selected, r.Nonresponse, r.Pending)
 	}
 
+	empty := 0 // strata with planned items and no label: their share of the items would count as nothing
+	for g := range selected {
+		if selected[g] > 0 && responded[g] == 0 {
+			empty++
+		}
+	}
 	switch {
 	case r.Selected == 0:
 		return undefAll("the plan selects no item")
 	case r.Labelled == 0:
 		return undefAll(fmt.Sprintf("no planned item is labelled yet (0 of %d)", r.Selected))
+	case empty > 0:
+		verb := "have"
+		if empty == 1 {
+			verb = "has"
+		}
+		return undefAll(fmt.Sprintf("every stratum needs a label, and %d %s none yet", empty, verb))
 	}
 	fig := s.estimate(planPowerTuning)
 	interval := func(f planFigure, lo, hi float64) Interval {

@@ -184,6 +184,13 @@ func TestPlanStratifiedByHand(t *testing.T) {
 	// a: y 1 0 at p = 1/3: HT total 3; b: 2. Mean 0.5. Var: a's SRS of 2
 	// from 6, 36·(1 − 1/3)·0.5/2 = 6; b 2; (6 + 2)/100.
 	checkInterval(t, "HT with nonresponse", r.HumanMean, 0.5, math.Sqrt(0.08), 2, 0, 1)
+
+	// Stratum b without a label: no estimate, and why.
+	pc.labels[6], pc.labels[7] = nil, nil
+	r = planReport(planPtr(pc.input()))
+	if r.Score.Defined() || !strings.Contains(r.Score.Reason, "every stratum needs a label, and 1 has none yet") {
+		t.Errorf("a stratum without labels: score %+v", r.Score)
+	}
 }
 
 // TestPlanLabelsCounted: pending, can't judge, ties and labels off the
