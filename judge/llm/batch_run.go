@@ -31,39 +31,29 @@ func (j *Judge) submit(ctx context.Context, api *batchAPI, p *batchPlan, ch *Bat
 			return false, store.UpdateBatchChunk(*ch)
 		}
 	}
-	if ch.InputFile == "" {
-		keys, err := store.BatchChunkKeys(ch.Key)
-		if err != nil {
-			return false, err
-		}
-		data, n, err := j.chunkFile(p, keys)
-		if err != nil {
-			return false, err
-		}
-		if n == 0 {
-			// No task of this run asks any of its requests now (the
-			// dataset changed): nothing to send.
-			ch.Status, ch.Finished = BatchMissing, true
-			if err := store.ReleaseBatchChunk(ch.Key); err != nil {
+	// The file an earlier run uploaded is used again; if the server
+	// refuses the batch (the file deleted since, say), it is uploaded
+	// afresh, once.
+	reused := ch.InputFile != ""
+	var b openai.Batch
+	for {
+		if ch.InputFile == "" {
+			sent, err := j.uploadChunk(ctx, api, p, ch, o)
+			if err != nil || !sent {
 				return false, err
 			}
-			return false, store.UpdateBatchChunk(*ch)
 		}
-		id, err := api.upload(ctx, ch.Key, data)
+		var err error
+		b, err = api.create(ctx, ch.InputFile, ch.Key)
+		var he *batchHTTPError
+		if err != nil && reused && errors.As(err, &he) {
+			ch.InputFile, reused = "", false
+			continue
+		}
 		if err != nil {
 			return false, err
 		}
-		if err := o.at("uploaded"); err != nil {
-			return false, err
-		}
-		ch.InputFile = id
-		if err := store.UpdateBatchChunk(*ch); err != nil {
-			return false, err
-		}
-	}
-	b, err := api.create(ctx, ch.InputFile, ch.Key)
-	if err != nil {
-		return false, err
+		break
 	}
 	// A kill here is the case the marker is for.
 	if err := o.at("created"); err != nil {
@@ -75,6 +65,41 @@ func (j *Judge) submit(ctx context.Context, api *batchAPI, p *batchPlan, ch *Bat
 	}
 	o.notify("Batch %s created: %s.", b.ID, plural(ch.Requests, "request", "requests"))
 	return true, nil
+}
+
+// uploadChunk makes a chunk's file again from the tasks and uploads it,
+// saving its id; sent is false when no task of this run asks any of its
+// requests any more (the dataset changed): the chunk is then finished,
+// with nothing sent.
+func (j *Judge) uploadChunk(ctx context.Context, api *batchAPI, p *batchPlan, ch *BatchChunk, o BatchOptions) (sent bool, err error) {
+	store := o.Store
+	keys, err := store.BatchChunkKeys(ch.Key)
+	if err != nil {
+		return false, err
+	}
+	data, n, err := j.chunkFile(p, keys)
+	if err != nil {
+		return false, err
+	}
+	if n == 0 {
+		ch.Status, ch.Finished = BatchMissing, true
+		if err := store.ReleaseBatchChunk(ch.Key); err != nil {
+			return false, err
+		}
+		return false, store.UpdateBatchChunk(*ch)
+	}
+	id, err := api.upload(ctx, ch.Key, data)
+	if err != nil {
+		return false, err
+	}
+	if err := o.at("uploaded"); err != nil {
+		return false, err
+	}
+	ch.InputFile = id
+	if err := store.UpdateBatchChunk(*ch); err != nil {
+		return false, err
+	}
+	return true, o.at("file saved")
 }
 
 // pollBatches looks at every running batch of the run until each has

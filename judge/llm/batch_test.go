@@ -315,7 +315,7 @@ func TestBatchBodyTemperatureZero(t *testing.T) {
 }
 
 func TestBatchCrashAndRestart(t *testing.T) {
-	for _, point := range []string{"planned", "uploaded", "created", "polled"} {
+	for _, point := range []string{"planned", "uploaded", "file saved", "created", "polled"} {
 		t.Run(point, func(t *testing.T) {
 			r := newBatchRig(t)
 			j := r.judge("docqa", nil)
@@ -747,6 +747,48 @@ func TestBatchLimits(t *testing.T) {
 			}
 			if len(rep.Chunks) < 2 && tc.requests < 22 {
 				t.Errorf("%d chunks", len(rep.Chunks))
+			}
+		})
+	}
+}
+
+// TestBatchFileGone: a file an earlier run uploaded, deleted before its
+// batch was created, is uploaded again; one kept is used as it is.
+func TestBatchFileGone(t *testing.T) {
+	for _, gone := range []bool{false, true} {
+		t.Run(fmt.Sprint("gone ", gone), func(t *testing.T) {
+			r := newBatchRig(t)
+			j := r.judge("docqa", nil)
+			tasks := batchTasks(j, 3)
+			o := r.options()
+			killed := errors.New("killed")
+			o.crash = func(p string) error {
+				if p == "file saved" {
+					return killed
+				}
+				return nil
+			}
+			if _, err := j.RunBatch(context.Background(), tasks, o); !errors.Is(err, killed) {
+				t.Fatal(err)
+			}
+			if gone {
+				r.srv.mu.Lock()
+				clear(r.srv.files)
+				r.srv.mu.Unlock()
+			}
+			rep, err := r.judge("docqa", nil).RunBatch(context.Background(), tasks, r.options())
+			if err != nil || len(rep.Ready) != 3 {
+				t.Fatalf("%v, ready %d", err, len(rep.Ready))
+			}
+			want := 1
+			if gone {
+				want = 2
+			}
+			if n := r.srv.count("upload"); n != want {
+				t.Errorf("%d uploads, want %d", n, want)
+			}
+			if len(r.srv.batches) != 1 {
+				t.Errorf("%d batches", len(r.srv.batches))
 			}
 		})
 	}
