@@ -216,6 +216,7 @@ func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, err
 	lab.apply(labels)
 	if lab != nil {
 		in.Labelling = lab.in
+		hintUnits(in.Labelling.Decisions, units)
 	}
 	labelled := addStatsLabels(units, labels)
 	in.Dimensions = labelOnlyDimensions(runs, codec, labelled)

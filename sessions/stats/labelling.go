@@ -86,6 +86,9 @@ type labellingData struct {
 	// criterion (unit); built on first use.
 	units    map[string]int32
 	criteria map[unitKey]int32
+	// few finds the whole-item unit of the items the marks, tags and
+	// left-out counts name (itemUnit), -1 for one not in the units.
+	few map[string]int32
 	// dimNames names the decisions' dimensions (decision.dim), dimOf
 	// indexes them, and judgeDims[j][dim] is judge j's dimension of that
 	// name (judgeDim).
@@ -126,8 +129,52 @@ func (lc *labellingData) unit(item string, criterion int) (int32, bool) {
 // present tells whether the input has the item: every item has a unit
 // for the whole of it (criterion 0).
 func (lc *labellingData) present(item string) bool {
-	_, ok := lc.unit(item, 0)
+	_, ok := lc.itemUnit(item)
 	return ok
+}
+
+// itemUnit is the unit of a whole item, found for the few items the
+// marks, tags and left-out counts name in one pass over the units (a map
+// of those few), not by unit's map of every unit: at a million units
+// that map costs more than the rest of the section, and the decisions,
+// the many, come with their unit (Decision.Unit).
+func (lc *labellingData) itemUnit(item string) (int32, bool) {
+	if lc.few == nil {
+		lc.few = map[string]int32{}
+		for _, m := range lc.in.CantJudge {
+			lc.few[m.ItemID] = -1
+		}
+		for _, m := range lc.in.Tags {
+			lc.few[m.ItemID] = -1
+		}
+		for _, l := range lc.in.LeftOut {
+			lc.few[l.ItemID] = -1
+		}
+		if len(lc.few) > 0 {
+			for i, u := range lc.c.in.Units {
+				if _, named := lc.few[u.ItemID]; named && u.Criterion == 0 {
+					lc.few[u.ItemID] = int32(i)
+				}
+			}
+		}
+	}
+	if u, named := lc.few[item]; named {
+		return u, u >= 0
+	}
+	return lc.unit(item, 0)
+}
+
+// hinted is the unit the decision names (Decision.Unit), when it is the
+// unit of the decision's item and criterion.
+func (lc *labellingData) hinted(d *Decision) (int32, bool) {
+	i := int(d.Unit) - 1
+	if i < 0 || i >= len(lc.c.in.Units) {
+		return 0, false
+	}
+	if u := &lc.c.in.Units[i]; u.ItemID != d.ItemID || u.Criterion != d.Criterion {
+		return 0, false
+	}
+	return int32(i), true
 }
 
 // leftOut counts the current labels left out of the units on the units'
@@ -407,7 +454,7 @@ func (lc *labellingData) byAnnotator() (map[string][]decision, []string) {
 	// Marked items, per annotator, by the unit of their whole item.
 	marked := map[string]map[int32]bool{}
 	for k := range lc.cantJudged {
-		if u, ok := lc.unit(k[1], 0); ok {
+		if u, ok := lc.itemUnit(k[1]); ok {
 			if marked[k[0]] == nil {
 				marked[k[0]] = map[int32]bool{}
 			}
@@ -434,16 +481,20 @@ func (lc *labellingData) byAnnotator() (map[string][]decision, []string) {
 			continue
 		}
 		if d.ItemID != lastItem || d.Criterion != lastCrit {
-			if d.ItemID != lastItem {
-				itemU, lastOK = lc.unit(d.ItemID, 0)
-			}
-			lastUnit = itemU
-			if d.Criterion != 0 && lastOK {
-				u, ok := lc.unit(d.ItemID, d.Criterion)
-				if !ok {
-					u = -1
+			if u, ok := lc.hinted(d); ok && d.Criterion == 0 {
+				itemU, lastOK, lastUnit = u, true, u
+			} else {
+				if d.ItemID != lastItem {
+					itemU, lastOK = lc.unit(d.ItemID, 0)
 				}
-				lastUnit = u
+				lastUnit = itemU
+				if d.Criterion != 0 && lastOK {
+					u, ok := lc.unit(d.ItemID, d.Criterion)
+					if !ok {
+						u = -1
+					}
+					lastUnit = u
+				}
 			}
 			lastItem, lastCrit = d.ItemID, d.Criterion
 		}

@@ -155,6 +155,12 @@ type Decision struct {
 	// decisions made under the version kept), so the session's reader
 	// fills it only under one.
 	Guidelines int64 `json:"guidelines,omitempty"`
+	// Unit is a hint from the reader that made the input: the index + 1 of
+	// the decision's unit in Input.Units (0: none). Compute uses it when
+	// that unit has the decision's item and criterion, and otherwise finds
+	// the unit by them: a million lookups by item id cost more than the
+	// rest of the labelling section. Not in the JSON.
+	Unit int32 `json:"-"`
 }
 
 // The values of Decision.Shown and Decision.Kind.
