@@ -700,3 +700,34 @@ func (d PlanDraw) SelectedIDs() []string {
 func (d PlanDraw) InPlan(itemID string) bool {
 	return slices.ContainsFunc(d.Selected, func(k int) bool { return d.Units[k].ItemID == itemID })
 }
+
+// PlanChose reports whether plan id, at its current size, chose the item
+// with this id, and how many items it chose of how many: what `gavel
+// label --via plan:ID` checks, without reading the plan's verdicts.
+func (s *Store) PlanChose(id int64, itemID string) (chosen bool, n, items int, err error) {
+	err = s.read("reading a labelling plan", func(tx *sql.Tx) error {
+		ps, err := readPlans(tx, "WHERE p.id = ?", []any{id})
+		if err != nil {
+			return err
+		}
+		if len(ps) == 0 {
+			return noPlan(tx, s.path, id)
+		}
+		units, err := readPlanUnits(tx, id)
+		if err != nil {
+			return err
+		}
+		pu := make([]plan.Unit, len(units))
+		at := -1
+		for i, u := range units {
+			pu[i] = plan.Unit{ItemID: u.ItemID, Size: u.Size, PRN: u.PRN, Stratum: u.Stratum}
+			if u.ItemID == itemID {
+				at = i
+			}
+		}
+		d := plan.Draw(ps[0].Design, pu, ps[0].N, ps[0].Floor)
+		chosen, n, items = at >= 0 && d.In[at], len(d.Selected), len(units)
+		return nil
+	})
+	return chosen, n, items, err
+}

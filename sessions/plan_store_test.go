@@ -267,6 +267,12 @@ func TestExtendPlan(t *testing.T) {
 			t.Errorf("%s left the plan on extension", id)
 		}
 	}
+	for _, u := range ext.Units {
+		chosen, n, items, err := s.PlanChose(ext.Plan.ID, u.ItemID)
+		if err != nil || chosen != u.Selected || n != ext.Plan.N || items != 40 {
+			t.Errorf("PlanChose(%s): %v %d %d %v, the plan says %v", u.ItemID, chosen, n, items, err, u.Selected)
+		}
+	}
 	if got := dumpRows(t, s.w, `SELECT n FROM plans`); got[0] != fmt.Sprintf("n=%d", ext.Plan.N) {
 		t.Errorf("stored %v", got)
 	}

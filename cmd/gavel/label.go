@@ -316,16 +316,16 @@ func unknownItem(s *sessions.Store, id string) error {
 // choose, or for a plan the session does not have: the statistics would
 // weight it by a probability that does not describe how it was reached.
 func checkInPlan(s *sessions.Store, planID int64, id string) error {
-	dr, err := s.Plan(planID)
+	chosen, n, items, err := s.PlanChose(planID, id)
 	if errors.Is(err, sessions.ErrPlan) {
 		return usagef("--via %s: %v", sessions.PlanVia(planID), err)
 	}
 	if err != nil {
 		return err
 	}
-	if !dr.InPlan(id) {
+	if !chosen {
 		return usagef("--via %s: plan %d did not choose %q (it chose %d of %d items: gavel plan %s --show %d lists them); label it with --via script",
-			sessions.PlanVia(planID), planID, id, len(dr.Selected), len(dr.Units), shellWordArg(s.Path()), planID)
+			sessions.PlanVia(planID), planID, id, n, items, shellWordArg(s.Path()), planID)
 	}
 	return nil
 }
