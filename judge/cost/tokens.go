@@ -70,8 +70,8 @@ type Counter struct {
 	memo map[string]int
 }
 
-// memoMax bounds the memo: past it, texts are counted again each time.
-const memoMax = 256
+// memoMax bounds the memo.
+const memoMax = 1024
 
 // memoMin is the shortest text worth remembering.
 const memoMin = 64
@@ -94,32 +94,72 @@ func NewCounter(encoding string) (*Counter, error) {
 // Name is the counter's encoding.
 func (c *Counter) Name() string { return c.name }
 
-// Text counts the tokens of s.
+// Text counts the tokens of s: paragraph by paragraph (splitAt), each
+// paragraph seen before from the memo, so that a judge's instructions,
+// which every prompt repeats around its item, are tokenised about once.
 func (c *Counter) Text(s string) int {
+	n := 0
+	for len(s) > 0 {
+		i := splitAt(s)
+		n += c.piece(s[:i])
+		s = s[i:]
+	}
+	return n
+}
+
+// splitAt is where the first paragraph of s ends: after a line break
+// followed by a letter or digit (ASCII), else at the end. Both
+// encodings' pre-tokenisers end a piece there — a run of line breaks
+// is a piece of its own or ends one (" ?[^\s\p{L}\p{N}]+[\r\n]*"), and
+// a piece that starts with a letter or digit takes nothing before it —
+// and byte-pair merges stay within pieces, so the paragraphs' counts add
+// up to the whole's (TestCounterSplitsExactly, FuzzCounterSplit).
+func splitAt(s string) int {
+	for i := 1; i < len(s); i++ {
+		if s[i-1] == '\n' && isAlnum(s[i]) {
+			return i
+		}
+	}
+	return len(s)
+}
+
+func isAlnum(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// piece counts one paragraph, through the memo when it is long enough to
+// be worth it. A full memo is emptied: the texts that repeat come back at
+// once, the items' paragraphs do not.
+func (c *Counter) piece(s string) int {
+	if len(s) < memoMin {
+		return c.count(s)
+	}
+	c.mu.Lock()
+	n, ok := c.memo[s]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = c.count(s)
+	c.mu.Lock()
+	if len(c.memo) >= memoMax {
+		clear(c.memo)
+	}
+	c.memo[s] = n
+	c.mu.Unlock()
+	return n
+}
+
+// count tokenises s.
+func (c *Counter) count(s string) int {
 	if s == "" {
 		return 0
-	}
-	remember := len(s) >= memoMin
-	if remember {
-		c.mu.Lock()
-		n, ok := c.memo[s]
-		c.mu.Unlock()
-		if ok {
-			return n
-		}
 	}
 	n, err := c.codec.Count(s)
 	if err != nil {
 		// The codec fails only on invalid UTF-8 in strict mode, which
 		// is not set; count bytes then, the most a text can take.
 		n = len(s)
-	}
-	if remember {
-		c.mu.Lock()
-		if len(c.memo) < memoMax {
-			c.memo[s] = n
-		}
-		c.mu.Unlock()
 	}
 	return n
 }

@@ -188,3 +188,47 @@ func TestTallySample(t *testing.T) {
 		t.Errorf("the sampled count is not told as one: %q", r[1])
 	}
 }
+
+// Counting paragraph by paragraph gives the whole text's count.
+func TestCounterSplitsExactly(t *testing.T) {
+	texts := []string{
+		"Instructions:\nRead the answer.\n\nThen judge it.\n1. first\n2. second",
+		"end.\n\n/path/x\nnext line\n\n\n  indented\nA\r\nB",
+		"word\n\nword\n\n12345\n678 and more\n",
+		"日本語\nテキスト\nok\n\n\tx\n y\nz",
+		"don't\n's stuff\n'll\nQ: \"quoted\"\n(a) b\n[c]\n",
+		strings.Repeat("You are a careful judge of answers to questions about documents.\n", 30),
+	}
+	for _, enc := range []string{O200kBase, Cl100kBase} {
+		c, _ := NewCounter(enc)
+		for _, s := range texts {
+			whole, _ := c.codec.Count(s)
+			for range 2 { // the second from the memo
+				if got := c.Text(s); got != whole {
+					t.Errorf("%s: %q counts %d by paragraphs, %d whole", enc, s, got, whole)
+				}
+			}
+		}
+	}
+}
+
+func FuzzCounterSplit(f *testing.F) {
+	f.Add("a\nb\n\nc")
+	f.Add(".\n\n/x\n1\n")
+	f.Add(" \n\n x\ny")
+	f.Add("\n\n\nA\r\n\r\nB")
+	f.Add("x\n\u00e9\nY")
+	o, _ := NewCounter(O200kBase)
+	c, _ := NewCounter(Cl100kBase)
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, k := range []*Counter{o, c} {
+			whole, err := k.codec.Count(s)
+			if err != nil {
+				return
+			}
+			if got := k.Text(s); got != whole {
+				t.Fatalf("%s: %q counts %d by paragraphs, %d whole", k.name, s, got, whole)
+			}
+		}
+	})
+}
