@@ -148,7 +148,8 @@ func runPlan(e env, path string, o planFlags, set func(string) bool) error {
 	if !set("n") && !set("show") {
 		return listPlans(e, path)
 	}
-	s, err := sessions.Open(path, sessions.Options{Annotator: planAnnotator})
+	// Drawing or extending writes the session; --show only reads it.
+	s, err := sessions.Open(path, sessions.Options{Annotator: planAnnotator, ReadOnly: set("show")})
 	if err != nil {
 		return err
 	}
