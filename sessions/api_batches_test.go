@@ -7,28 +7,8 @@ import (
 	"time"
 )
 
-// withBatchTables gives a test session the Batch API tables even before
-// the schema step that makes them is in the migrations list.
-func withBatchTables(t *testing.T, s *Store) {
-	t.Helper()
-	var n int
-	if err := s.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'api_batches'`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n == 0 {
-		w, err := s.writable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Exec(schemaBatches); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func TestAPIBatches(t *testing.T) {
 	s, path := newSession(t)
-	withBatchTables(t, s)
 	r1, err := s.EnsureRun(binaryInfo("docqa", "gpt-4o-mini"))
 	if err != nil {
 		t.Fatal(err)
