@@ -328,7 +328,7 @@ func TestStatsInputPlan(t *testing.T) {
 	for i, u := range p.Units {
 		unit := in.Units[u.Unit]
 		want := first.Units[i]
-		if unit.ItemID != want.ItemID || unit.Criterion != 0 || u.Probability != want.Probability || u.Selected != want.Selected {
+		if unit.ItemID != want.ItemID || u.ItemID != want.ItemID || unit.Criterion != 0 || u.Probability != want.Probability || u.Selected != want.Selected {
 			t.Errorf("row %d: unit %s/%d λ %v %v, want %+v", i, unit.ItemID, unit.Criterion, u.Probability, u.Selected, want)
 		}
 		if u.Selected {

@@ -87,7 +87,7 @@ func readStatsPlan(tx *sql.Tx, path string, in *stats.Input, planID int64) error
 		if !ok {
 			return fmt.Errorf("plan %d names item %q, which has no unit: the session was edited by hand", p.ID, u.ItemID)
 		}
-		row := stats.PlanUnit{Unit: k, Probability: d.Prob[i], Selected: d.In[i], Stratum: u.Stratum}
+		row := stats.PlanUnit{Unit: k, ItemID: u.ItemID, Probability: d.Prob[i], Selected: d.In[i], Stratum: u.Stratum}
 		if x, ok := values[u.VerdictID]; ok && u.VerdictID != 0 {
 			row.Verdict = &x
 		}
