@@ -13,6 +13,11 @@ type confirmDialog struct {
 	question string
 	yes      tea.Msg
 	keys     confirmKeys
+	// detail follows the question: what R would cost, once counted
+	// (rejudge_cost.go); cancel stops the counting when the question is
+	// answered first.
+	detail string
+	cancel func()
 }
 
 type confirmKeys struct {
@@ -34,6 +39,9 @@ func (d *confirmDialog) update(msg tea.Msg) (tea.Cmd, bool) {
 	if !ok {
 		return nil, false
 	}
+	if d.cancel != nil {
+		d.cancel()
+	}
 	if key.Matches(k, d.keys.Yes) {
 		yes := d.yes
 		return func() tea.Msg { return yes }, true
@@ -48,7 +56,7 @@ type cancelledMsg struct{}
 // question, never how to answer it.
 func (d *confirmDialog) line(st Styles, width int) string {
 	return st.Key.Render("y") + " " + st.KeyDesc.Render("yes") + st.Muted.Render(" · ") +
-		st.Key.Render("n") + " " + st.KeyDesc.Render("no") + "  " + st.Warning.Render(d.question)
+		st.Key.Render("n") + " " + st.KeyDesc.Render("no") + "  " + st.Warning.Render(d.question) + d.detailText(st)
 }
 
 func (d *confirmDialog) ShortHelp() []key.Binding { return []key.Binding{d.keys.Yes, d.keys.No} }

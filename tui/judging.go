@@ -135,11 +135,11 @@ func (m *Model) rejudgeStarted(msg rejudgeMsg) tea.Cmd {
 }
 
 // askRejudgeAll confirms before re-judging every item of the filter: it
-// may cost money.
-func (s *reviewScreen) askRejudgeAll() dialog {
+// may cost money, which the question tells once counted (rejudge_cost.go).
+func (s *reviewScreen) askRejudgeAll() action {
 	r := s.run()
 	if r == nil {
-		return nil
+		return action{}
 	}
 	var tasks []judge.Task
 	for _, i := range s.sel.items {
@@ -147,7 +147,7 @@ func (s *reviewScreen) askRejudgeAll() dialog {
 	}
 	if len(tasks) == 0 {
 		s.refuse("Nothing to re-judge here.")
-		return nil
+		return action{}
 	}
 	what := fmt.Sprintf("%s of %s", itemCount(len(s.sel.items)), s.sel.filter.name)
 	if s.sel.filter.id == "all" {
@@ -161,7 +161,8 @@ func (s *reviewScreen) askRejudgeAll() dialog {
 		again = ", asking the model again"
 	}
 	q := fmt.Sprintf("Re-judge %s with %s (%s%s)?", what, SanitizeLine(r.name()), plural(len(tasks), "task", "tasks"), again)
-	return newConfirmDialog(q, rejudgeTasksMsg{run: s.act, tasks: tasks, what: what})
+	d := newConfirmDialog(q, rejudgeTasksMsg{run: s.act, tasks: tasks, what: what})
+	return action{open: d, cmd: d.countCost(r.cost, tasks)}
 }
 
 // switchJudge makes the next run active.

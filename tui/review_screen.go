@@ -228,7 +228,7 @@ func (s *reviewScreen) labelKey(msg tea.KeyPressMsg) action {
 			return act(s.rejudgeNow(s.act, s.tasksFor(r, s.cur), "this item"))
 		}
 	case key.Matches(msg, k.RejudgeAll):
-		return action{open: s.askRejudgeAll()}
+		return s.askRejudgeAll()
 	}
 	return action{}
 }

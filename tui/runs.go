@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -38,6 +39,11 @@ type Run struct {
 	// run cannot be re-judged from this screen (its judge was not named on
 	// the command line).
 	Rejudge func(tasks []judge.Task) (*sessions.Judging, error)
+	// Cost, when set, says on one line what re-judging tasks would send
+	// and cost (requests, prompt tokens, price), for R's confirmation. It
+	// may take a while (every prompt is tokenised): the screen calls it
+	// off its goroutine and cancels ctx when the question is answered.
+	Cost func(ctx context.Context, tasks []judge.Task) (string, error)
 	// Stopped says why judging stopped before its end (the server refused
 	// the API key, the model does not exist…), or nil. It is asked each
 	// time a Judging of this run finishes.
@@ -118,6 +124,7 @@ type runView struct {
 	streams    map[int]*stream
 	next       int // the id of the next stream
 	rejudge    func([]judge.Task) (*sessions.Judging, error)
+	cost       func(context.Context, []judge.Task) (string, error)
 	stopped    func() error
 	// was holds the verdict a re-judge replaced, for items re-judged
 	// since the screen opened, so the pane can say what changed.
@@ -168,6 +175,7 @@ func newRunView(r Run, index *itemIndex, n int) *runView {
 		verdicts: make([][]judge.Verdict, n),
 		streams:  map[int]*stream{},
 		rejudge:  r.Rejudge,
+		cost:     r.Cost,
 		stopped:  r.Stopped,
 		was:      map[vkey]judge.Verdict{},
 		detail:   emptyDetails(0),

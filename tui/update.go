@@ -111,6 +111,9 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.variantStarted(msg)
 	case compareMsg:
 		return m.gotCompare(msg)
+	case rejudgeCostMsg:
+		msg.d.gotCost(msg)
+		return nil
 	case selectOrderedMsg:
 		cmd := m.selectOrdered(msg)
 		m.list.cursor = m.sel.pos

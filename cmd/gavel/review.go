@@ -190,6 +190,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 	if err != nil {
 		return err
 	}
+	runs = withRejudgeCost(e, runs, judges)
 	if err := setRunIDs(rv.Store, runs); err != nil {
 		return err
 	}

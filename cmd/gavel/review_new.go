@@ -230,7 +230,7 @@ func reviewNew(ctx context.Context, e env, nd newDataset, o reviewFlags, js judg
 		Items:        nd.first,
 		MoreItems:    more,
 		ItemCount:    nd.count,
-		Runs:         newRuns(ctx, b, judges, client, cfg, o.swap, &running),
+		Runs:         withRejudgeCost(e, newRuns(ctx, b, judges, client, cfg, o.swap, &running), judges),
 		Notices:      notices,
 		About:        fmt.Sprintf("%s · mapped %s · session %s", filepath.Base(ds.Name), dataset.FormatMap(ds.Mapping), o.session),
 		Stats:        func() (stats.Report, error) { return lateStats(b) },

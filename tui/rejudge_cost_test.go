@@ -1,0 +1,82 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// R's confirmation tells what the re-judge would cost once Run.Cost has
+// counted it (off the screen's goroutine), or why it cannot.
+func TestRejudgeAllTellsTheCost(t *testing.T) {
+	items := testItems(4)
+	rj := &rejudged{}
+	cases := []struct {
+		name string
+		cost func(context.Context, []judge.Task) (string, error)
+		want string
+	}{
+		{"counted", func(_ context.Context, tasks []judge.Task) (string, error) {
+			if len(tasks) != 4 {
+				return "", errors.New("wrong tasks")
+			}
+			return "4 requests · 1,234 prompt tokens · $0.01 for the prompts", nil
+		}, "Re-judge all 4 items with match (4 tasks)? 4 requests · 1,234 prompt tokens · $0.01 for the prompts"},
+		{"failed", func(context.Context, []judge.Task) (string, error) {
+			return "", errors.New("no tokenizer\x1b[31m")
+		}, "(4 tasks)? cost unknown: no tokenizer"},
+		{"none", nil, "(4 tasks)?"},
+	}
+	for _, tc := range cases {
+		m := newTestModel(t, &fakeStore{}, items, []Run{{Info: matchInfo, Verdicts: verdictsFor(items), Rejudge: rj.fn, Cost: tc.cost}}, nil, 160, 30)
+		m = press(t, m, "R")
+		hint := hintLineOf(m)
+		if !strings.Contains(hint, tc.want) || strings.Contains(hint, "\x1b") {
+			t.Errorf("%s: the confirmation reads %q, want %q in it", tc.name, hint, tc.want)
+		}
+		if tc.cost == nil && strings.Contains(hint, "cost") {
+			t.Errorf("%s: a run without Cost tells one: %q", tc.name, hint)
+		}
+	}
+}
+
+// The count runs off the screen's goroutine: the question shows at once
+// with "counting the cost…", and answering it cancels the count.
+func TestRejudgeAllAnsweredBeforeTheCost(t *testing.T) {
+	items := testItems(4)
+	rj := &rejudged{}
+	counting := make(chan context.Context, 1)
+	cost := func(ctx context.Context, _ []judge.Task) (string, error) {
+		counting <- ctx
+		<-ctx.Done()
+		return "", ctx.Err()
+	}
+	m := newTestModel(t, &fakeStore{}, items, []Run{{Info: matchInfo, Verdicts: verdictsFor(items), Rejudge: rj.fn, Cost: cost}}, nil, 160, 30)
+	next, cmd := m.Update(keyMsg("R"))
+	m = next.(*Model)
+	if h := hintLineOf(m); !strings.Contains(h, "(4 tasks)? counting the cost…") {
+		t.Fatalf("before the count: %q", h)
+	}
+	msgs := make(chan tea.Msg, 1)
+	go func() { msgs <- cmd() }()
+	ctx := <-counting
+	m = press(t, m, "n")
+	select {
+	case msg := <-msgs:
+		if ctx.Err() == nil {
+			t.Fatal("the count went on after the answer")
+		}
+		m = update(t, m, msg)
+	case <-time.After(10 * time.Second):
+		t.Fatal("answering did not cancel the count")
+	}
+	if m.top() != nil || !strings.Contains(hintLineOf(m), "Cancelled") {
+		t.Errorf("after n: %q", hintLineOf(m))
+	}
+}
