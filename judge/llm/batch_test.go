@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -792,4 +793,32 @@ func TestBatchFileGone(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzReadLines: result files are read as their non-blank lines, each
+// trimmed, whatever their length against the reader's buffer.
+func FuzzReadLines(f *testing.F) {
+	f.Add([]byte("a\nb\r\n\n  c  \n"), 1)
+	f.Add([]byte("no end"), 70000)
+	f.Fuzz(func(t *testing.T, data []byte, long int) {
+		if long > 0 && long < 1<<20 {
+			data = append(bytes.Repeat([]byte("x"), long), data...)
+		}
+		var want []string
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			if l = bytes.TrimSpace(l); len(l) > 0 {
+				want = append(want, string(l))
+			}
+		}
+		var got []string
+		if err := readLines(bytes.NewReader(data), func(l []byte) error {
+			got = append(got, string(l))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("got %d lines, want %d", len(got), len(want))
+		}
+	})
 }
