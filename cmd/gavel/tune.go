@@ -45,7 +45,10 @@ type tuneFlags struct {
 	seed      uint64
 	out       string
 	dimension string
-	runner    runnerFlags
+	// dryRun tells what the tuning would send and cost, and sends
+	// nothing (tune_dryrun.go).
+	dryRun bool
+	runner runnerFlags
 }
 
 func newTuneCmd(e env) *cobra.Command {
@@ -79,9 +82,16 @@ their retries and samples, and the proposals. Answers already in the
 session's cache cost nothing. Before each phase the requests it needs
 are counted without sending anything, and a phase the budget cannot
 cover is not started; requests are kept back for the final evaluation.
+
+--dry-run sends nothing and says what the tuning may cost at most:
+the original's requests counted as the tuning would send them, the
+candidates' estimated from the original's prompts, their prompt tokens
+and the price from the config's prices; it needs no --budget.
+
 Interrupting (Ctrl-C) keeps what is done: the candidates saved, the
 verdicts received, and a report of the best so far.`,
 		Example: `  gavel split evals.gavel --seed 7
+  gavel tune evals.gavel --judge docqa --model gpt-4o-mini --rounds 5 --dry-run
   gavel tune evals.gavel --judge docqa --model gpt-4o-mini --rounds 5 --budget 2000
   gavel tune evals.gavel --judge ./judges/polite.yaml --rounds 3 --budget 500 --out tuned/
   gavel compare evals.gavel --judge docqa@1 --judge docqa@2 --format markdown`,
@@ -94,7 +104,7 @@ verdicts received, and a report of the best so far.`,
 			if !cmd.Flags().Changed("judge") {
 				return usagef("name the judge to tune: --judge NAME (a built-in, see gavel judges) or --judge FILE (a judge file with an instructions field)")
 			}
-			if !cmd.Flags().Changed("budget") {
+			if !cmd.Flags().Changed("budget") && !o.dryRun {
 				return usagef("give a request budget: --budget N caps the HTTP requests tuning sends, retries and proposals included (each round costs about one request per validation item, plus one)")
 			}
 			return runTune(cmd.Context(), e, a[0], o)
@@ -103,10 +113,11 @@ verdicts received, and a report of the best so far.`,
 	f := cmd.Flags()
 	f.StringVar(&o.judge, "judge", "", "the judge to tune: a built-in LLM judge's `NAME` or a judge file with an instructions field")
 	f.IntVar(&o.rounds, "rounds", 5, "how many candidates to propose, `N`, one per round")
-	f.IntVar(&o.budget, "budget", 0, "the most HTTP `REQUESTS` to send, retries and proposals included (required)")
+	f.IntVar(&o.budget, "budget", 0, "the most HTTP `REQUESTS` to send, retries and proposals included (required, but for --dry-run)")
 	f.Uint64Var(&o.seed, "seed", 1, "the `SEED` choosing which disagreements each proposal shows when there are more than 10")
 	f.StringVar(&o.out, "out", "", "the `DIR` the candidates are saved in (default: SESSION's name with -tune, beside it)")
 	f.StringVar(&o.dimension, "dimension", "", "the `DIMENSION` to tune on (default: the judge's first)")
+	f.BoolVar(&o.dryRun, "dry-run", false, "say how many requests the tuning would send at most, their prompt tokens and the price (the config's prices), and send nothing")
 	o.runner.add(f)
 	cmd.ValidArgsFunction = first(completeExts(sessionExts))
 	for _, name := range []string{"rounds", "budget", "seed", "dimension"} {
@@ -160,7 +171,7 @@ func runTune(ctx context.Context, e env, path string, o tuneFlags) error {
 	if o.rounds < 1 {
 		return usagef("--rounds %d: give 1 or more", o.rounds)
 	}
-	if o.budget < 1 {
+	if o.budget < 1 && !o.dryRun {
 		return usagef("--budget %d: give the most requests tuning may send, 1 or more", o.budget)
 	}
 	cfg := o.runner.config(e.getenv)
@@ -268,6 +279,9 @@ func runTune(ctx context.Context, e env, path string, o tuneFlags) error {
 		}
 	}
 
+	if o.dryRun {
+		return tuneDryRun(ctx, e, o, origRun, cache, parts)
+	}
 	out := o.out
 	if out == "" {
 		out = strings.TrimSuffix(path, filepath.Ext(path)) + "-tune"
