@@ -80,3 +80,20 @@ func TestRejudgeAllAnsweredBeforeTheCost(t *testing.T) {
 		t.Errorf("after n: %q", hintLineOf(m))
 	}
 }
+
+// A variant's confirmation tells its cost the same way.
+func TestVariantConfirmationTellsTheCost(t *testing.T) {
+	items := testItems(4)
+	m := newTestModel(t, &fakeStore{}, items, []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}}, nil, 160, 30)
+	m.edit = &judgeEdit{base: m.runs[0]}
+	v := Variant{Name: "docqa@2", Tasks: 3, Info: judge.Info{Name: "docqa", Model: "gpt-4o-mini"},
+		Cost: func(context.Context) (string, error) { return "3 requests · 2,001 prompt tokens", nil }}
+	cmd := m.gotVariant(variantMsg{base: m.runs[0], v: v})
+	if h := hintLineOf(m); !strings.Contains(h, "(3 tasks · gpt-4o-mini)? counting the cost…") {
+		t.Fatalf("before the count: %q", h)
+	}
+	m = runCmd(t, m, cmd, 0)
+	if h := hintLineOf(m); !strings.Contains(h, "(3 tasks · gpt-4o-mini)? 3 requests · 2,001 prompt tokens") {
+		t.Errorf("after the count: %q", h)
+	}
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -41,6 +42,10 @@ type Variant struct {
 	// given from the calibration part of the split (0 when it takes none).
 	Tasks    int
 	Examples int
+	// Cost, when set, says on one line what judging the tasks would send
+	// and cost, for the confirmation; called off the screen's goroutine,
+	// its ctx cancelled when the question is answered (rejudge_cost.go).
+	Cost func(ctx context.Context) (string, error)
 	// Start records the variant in the session and starts judging the
 	// labelled items in the background. It is called off the screen's
 	// goroutine.
@@ -373,8 +378,12 @@ func (m *Model) gotVariant(msg variantMsg) tea.Cmd {
 		what += " · " + plural(v.Examples, "example", "examples")
 	}
 	q := fmt.Sprintf("Run %s on the labelled items (%s)?", SanitizeLine(Clip(v.Name, 32)), what)
-	m.openDialog(newConfirmDialog(q, variantStartMsg{base: msg.base, v: v}))
-	return nil
+	d := newConfirmDialog(q, variantStartMsg{base: msg.base, v: v})
+	m.openDialog(d)
+	if v.Cost == nil {
+		return nil
+	}
+	return d.countCost(func(ctx context.Context, _ []judge.Task) (string, error) { return v.Cost(ctx) }, nil)
 }
 
 // editAgain reopens the file as it was saved, its error to be fixed.

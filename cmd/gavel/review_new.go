@@ -245,6 +245,7 @@ func reviewNew(ctx context.Context, e env, nd newDataset, o reviewFlags, js judg
 		return err
 	}
 	vs := &variants{ctx: ctx, open: b.wait, cfg: cfg, running: &running, client: client}
+	vs.prices, _ = configPrices(e) // read once already: a bad file has stopped the command before
 	vs.options(&opts)
 	final, err := e.runTUI(ctx, tui.New(opts))
 	cancel()

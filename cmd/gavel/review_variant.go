@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/judge/cost"
 	"github.com/gavel-dev/gavel/judge/llm"
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/stats"
@@ -23,6 +25,9 @@ type variants struct {
 	open    func() (*sessions.Review, error)
 	cfg     llm.Config
 	running *judgings
+	// prices are the config's, for the cost the confirmation tells
+	// (none: told without a price).
+	prices cost.Prices
 
 	mu     sync.Mutex
 	client *llm.Client // the judges' shared client; made at first use when none
@@ -109,6 +114,17 @@ func (vs *variants) variant(req tui.VariantRequest) (tui.Variant, error) {
 		Examples: examples,
 	}
 	v.Start = func() (tui.VariantRun, error) { return vs.start(rv, base, j, tasks) }
+	if info.Model != "" {
+		v.Cost = func(ctx context.Context) (string, error) {
+			// The variant's run asks through the session's cache, as
+			// Start does: what it answers costs nothing.
+			est, err := cost.Count(ctx, j, tasks, cost.Options{Cache: rv.Store.ResponseCache(), Concurrency: runtime.NumCPU()})
+			if err != nil {
+				return "", err
+			}
+			return cost.Render{Prices: vs.prices}.Short(est), nil
+		}
+	}
 	return v, nil
 }
 
