@@ -37,7 +37,10 @@ func (m *Model) headerLine() string {
 	if n := m.blindNotice(); n != "" {
 		notice = n + " · " // blind mode, a blind-share item, a re-test
 	}
-	if m.filtered() || !m.hasItem() {
+	if p := m.planNotice(); p != "" {
+		notice += p + " · " // the plan's progress stands for its filter's
+	}
+	if (m.filtered() && !m.following()) || !m.hasItem() {
 		what := m.sel.filter.name
 		if m.sel.filter.id == "all" {
 			what = m.sel.order.String()

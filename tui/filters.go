@@ -21,6 +21,12 @@ type filter struct {
 	// offered, when set, says whether the filter can match at all in
 	// this session; a filter that cannot is not offered.
 	offered func(w *workspace) bool
+	// via, when set, is the provenance of labels made through the filter
+	// instead of "filter:<id>" (a plan's: "plan:ID", plan.go).
+	via string
+	// arrange, when set, puts the filter's matches in its own order
+	// instead of the order in force (a plan's order).
+	arrange func(w *workspace, items []int) []int
 }
 
 // lowConfidence is the confidence below which a verdict counts as unsure.
@@ -125,6 +131,9 @@ func (w *workspace) filters() []filter {
 	for _, f := range staticFilters {
 		if f.offered == nil || f.offered(w) {
 			out = append(out, f)
+		}
+		if f.id == "all" {
+			out = append(out, w.planFilters()...) // next to every item
 		}
 	}
 	out = append(out, w.decisionFilters()...)

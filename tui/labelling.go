@@ -222,7 +222,7 @@ func (s *reviewScreen) record(acts []sessions.Action) tea.Cmd {
 	default:
 		s.row = s.firstOpenRow(item)
 	}
-	return cmd
+	return tea.Batch(cmd, s.planRecorded(item, acts))
 }
 
 // viaRetest is a re-test's provenance: it was reached by the re-test
@@ -246,6 +246,7 @@ func (s *reviewScreen) undo() tea.Cmd {
 		return s.push(saveOp{item: -1, undo: true})
 	}
 	s.refresh(item)
+	s.planUndone(keys)
 	if s.retestAfterUndo(item, keys, back) {
 		s.hint(fmt.Sprintf("Undone on %s: its re-test is on screen again.", idText(s.items[item].ID)))
 		return s.push(saveOp{item: item, undo: true})

@@ -111,6 +111,10 @@ type Options struct {
 	// the human-labelled items, on the evaluation part of the split when
 	// the session has one. It is called off the screen's goroutine.
 	Compare func(a, b int64) (Compared, error)
+	// Plan is the labelling plan to follow (plan.go), nil for none:
+	// its items open first, in its order, and Stats is computed every
+	// few labels on it for its estimate (Stats should estimate from it).
+	Plan *Plan
 }
 
 // Guidelines is the version of the annotation guidelines on screen.
@@ -226,6 +230,7 @@ func New(o Options) *Model {
 	w.cur = w.firstUnreviewed(0)
 	w.load.start = w.cur
 	w.reselect()
+	w.openPlan(o.Plan, o.History)
 	w.readDetails(w.cur)
 	m := &Model{
 		workspace: w,
@@ -265,6 +270,9 @@ func (m *Model) Init() tea.Cmd {
 	}
 	if m.waitStore != nil {
 		cmds = append(cmds, awaitStore(m.waitStore))
+	}
+	if m.plan != nil {
+		cmds = append(cmds, m.computeStats()) // the plan's estimate, for the header
 	}
 	return tea.Batch(cmds...)
 }

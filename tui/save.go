@@ -100,7 +100,7 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 	if m.quitting && len(m.save.queue) == 0 {
 		return tea.Quit
 	}
-	return m.flush()
+	return tea.Batch(m.flush(), m.planSaved(msg.done))
 }
 
 // Unsaved reports how many actions were made on screen but never committed

@@ -59,6 +59,10 @@ func (w *workspace) reselect() {
 // setSelection orders a filter's items and moves to the item on screen,
 // or the first one when it is not among them.
 func (w *workspace) setSelection(items []int) {
+	if a := w.sel.filter.arrange; a != nil {
+		w.placeSelection(a(w, items))
+		return
+	}
 	if w.sel.order == orderLeastConfident {
 		conf, has := make([]float64, len(items)), make([]bool, len(items))
 		for k, i := range items {
@@ -114,6 +118,8 @@ func (w *workspace) show(i int) {
 // provenance is how items are being reached, recorded with each label.
 func (w *workspace) provenance() string {
 	switch {
+	case w.sel.filter.via != "":
+		return w.sel.filter.via
 	case w.sel.filter.id != "" && w.sel.filter.id != "all":
 		return "filter:" + w.sel.filter.id
 	case w.sel.order == orderRandom:
@@ -174,6 +180,10 @@ func (w *workspace) selectionKey(msg tea.KeyPressMsg, k selectionKeys) action {
 		return act(w.selectAs(fs[(cur+step)%len(fs)], o))
 	case key.Matches(msg, k.Order):
 		f, o := w.wanted()
+		if f.arrange != nil {
+			w.refuse(fmt.Sprintf("%s keeps its own order: f or F for another filter, then o orders it.", f.name))
+			return action{}
+		}
 		o = (o + 1) % numOrders
 		if w.sel.searching {
 			// The search orders its matches when they are all in.
@@ -227,5 +237,9 @@ func (w *workspace) saySelection() {
 		w.refuse(fmt.Sprintf("No item matches %s: f or F picks another filter, / searches.", w.sel.filter.name))
 		return
 	}
-	w.hint(fmt.Sprintf("%d of %d items · %s · %s", len(w.sel.items), len(w.items), w.sel.filter.name, w.sel.order))
+	ord := w.sel.order.String()
+	if w.sel.filter.arrange != nil {
+		ord = "in its order"
+	}
+	w.hint(fmt.Sprintf("%d of %d items · %s · %s", len(w.sel.items), len(w.items), w.sel.filter.name, ord))
 }

@@ -123,6 +123,9 @@ func (w *workspace) selectStep(gen int) tea.Cmd {
 		}
 	}
 	items, conf, has, o, size := j.items, j.conf, j.has, j.order, len(w.items)
+	if a := j.filter.arrange; a != nil {
+		return w.selectOrdered(selectOrderedMsg{gen: gen, items: a(w, items)})
+	}
 	if o == orderDataset {
 		return w.selectOrdered(selectOrderedMsg{gen: gen, items: items})
 	}

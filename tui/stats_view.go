@@ -218,6 +218,7 @@ func (m *Model) gotStats(msg statsMsg) tea.Cmd {
 		s.report = nil
 		m.fail("The statistics could not be computed: " + SanitizeLine(msg.err.Error()))
 	}
+	m.planStats()
 	if s.stale {
 		s.stale = false
 		return m.computeStats()

@@ -46,6 +46,9 @@ type workspace struct {
 	blind bool      // hide verdicts until the item is labelled
 	swap  bool      // judge pairwise items in both orders (--swap)
 
+	// plan is the labelling plan followed (plan.go), nil for none.
+	plan *planState
+
 	// guidelines is the version of the annotation guidelines on screen
 	// (nil: none); every action is stamped with its id. tags is the
 	// session's tag set.

@@ -1,0 +1,410 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/stats"
+	"github.com/gavel-dev/gavel/sessions/stats/render"
+)
+
+// Following a labelling plan (SPEC "Labels where they count"). `gavel
+// plan` records which items to label; the review opens on them, in the
+// plan's order, through a filter of its own whose labels record via
+// "plan:ID" (not "filter:…": the statistics weight them by the plan's
+// probabilities). The header counts the planned items labelled on the
+// plan and, from the statistics computed off the loop every few plan
+// labels (the statistics screen's own computeStats), the corrected
+// score's interval against the width asked for; the message log says once
+// when the interval is narrow enough, and when every planned item is
+// labelled, after which the review goes on in the usual order, whose
+// labels record the usual via.
+
+// Plan is the labelling plan the review follows (Options.Plan).
+type Plan struct {
+	// ID is the plan's id in the session.
+	ID int64
+	// Items are the ids of the items the plan chose, in the plan's order
+	// (rank 1 first): the order the review follows.
+	Items []string
+	// Design is the plan's design ("active", "uniform", "stratified"),
+	// Judge the run its probabilities were drawn from ("" none) and
+	// Dimension the dimension its estimates read, for the message log.
+	Design, Judge, Dimension string
+}
+
+// planEstimateEvery is how many plan labels are saved between two
+// computations of the plan's estimate (besides the one at open and the
+// one when the plan is done): often enough for the header to follow, not
+// so often that the statistics run on every key at a million items.
+const planEstimateEvery = 5
+
+// planState is the plan the review follows and where it stands.
+type planState struct {
+	id        int64
+	via, name string
+	dimension string
+	ids       []string       // the planned items, in the plan's order
+	rank      map[string]int // item id -> place in ids
+	// vias holds, per planned item, the via of each of this annotator's
+	// decisions on it that counts (labels, accepts, can't judge; re-tests
+	// and undone ones left out), oldest first: an item is done on the
+	// plan when it is reviewed and its latest decision was made on it. A
+	// label made before the plan, or through another filter, does not
+	// enter the plan's estimates (the statistics set it apart).
+	vias map[string][]string
+	// resolved: the positions of ids among the items, -1 for an id not
+	// (yet) read; computed for resolvedAt items.
+	resolved   []int
+	resolvedAt int
+	done       bool // every planned item is done on the plan (said once)
+	// since counts the plan labels saved since the last estimate.
+	since int
+	// report is the plan's part of the last statistics (nil before).
+	report *stats.PlanReport
+	// reached: the log said the stop rule was reached.
+	reached bool
+}
+
+// newPlanState reads which planned items this annotator's history
+// decided on the plan.
+func newPlanState(p *Plan, history []sessions.Action) *planState {
+	ps := &planState{id: p.ID, via: sessions.PlanVia(p.ID), name: fmt.Sprintf("plan %d", p.ID), dimension: p.Dimension,
+		ids: p.Items, rank: make(map[string]int, len(p.Items)), vias: map[string][]string{}}
+	for k, id := range p.Items {
+		if _, dup := ps.rank[id]; !dup {
+			ps.rank[id] = k
+		}
+	}
+	undone := map[int64]bool{}
+	for _, a := range history {
+		if a.Kind == sessions.KindUndo && a.Undoes != 0 {
+			undone[a.Undoes] = true
+		}
+	}
+	group := map[string]int64{} // the group of the last via kept per item
+	for _, a := range history {
+		if !decision(a) || (a.ID != 0 && undone[a.ID]) {
+			continue
+		}
+		if _, ok := ps.rank[a.ItemID]; !ok {
+			continue
+		}
+		// One via per group, as one undo takes back one group.
+		if g, seen := group[a.ItemID]; seen && g == a.Group && a.Group != 0 {
+			continue
+		}
+		group[a.ItemID] = a.Group
+		ps.vias[a.ItemID] = append(ps.vias[a.ItemID], a.Via)
+	}
+	return ps
+}
+
+// decision reports an action that labels an item (or says it cannot be
+// labelled), other than a re-test's.
+func decision(a sessions.Action) bool {
+	switch a.Kind {
+	case sessions.KindLabel, sessions.KindAccept, sessions.KindCantJudge:
+		return !a.Retest && a.Via != viaRetest
+	}
+	return false
+}
+
+// openPlan follows plan p when the screen opens: its items in its order,
+// from the first one not yet done on it. A plan already done is only
+// said (the header keeps saying it).
+func (w *workspace) openPlan(p *Plan, history []sessions.Action) {
+	if p == nil || len(p.Items) == 0 {
+		return
+	}
+	w.plan = newPlanState(p, history)
+	ps := w.plan
+	done, total := w.planProgress()
+	if !w.loading() && done == total {
+		ps.done = true
+		w.tell(fmt.Sprintf("Plan %d is done: its %s are labelled on the plan. The review is in the usual order; gavel stats shows the plan's estimates.",
+			ps.id, itemCount(total)))
+		return
+	}
+	var items []int
+	first := -1
+	for _, i := range w.planItems() {
+		if i < 0 {
+			continue
+		}
+		if first < 0 && !w.planDone(i) {
+			first = len(items)
+		}
+		items = append(items, i)
+	}
+	w.sel.filter = w.planFilter()
+	w.sel.items, w.sel.pos = items, max(first, 0)
+	if len(items) > 0 {
+		w.cur = items[w.sel.pos]
+	}
+	what := p.Design + " plan"
+	if p.Judge != "" {
+		what += " drawn from " + SanitizeLine(Clip(p.Judge, 64)) + "'s verdicts"
+	}
+	msg := fmt.Sprintf("Following plan %d (%s): its %s in its order, %d done. Labels made here record via %s and count in its estimates; f leaves the plan, --plan none opens without it.",
+		ps.id, what, itemCount(len(ps.ids)), done, ps.via)
+	if off := w.planOff(); off > 0 {
+		msg += fmt.Sprintf(" %s labelled before the plan or off it: label %s again here for the plan's estimates to count %s.",
+			plural(off, "of its items was", "of its items were"), pick(off, "it", "them"), pick(off, "it", "them"))
+	}
+	w.tell(msg)
+	if r := w.run(); r != nil && ps.dimension != "" && !slices.ContainsFunc(r.info.Dimensions, func(d judge.Dimension) bool { return d.Name == ps.dimension }) {
+		w.warn(fmt.Sprintf("Plan %d estimates %q, which the judge on screen does not rate: label with the plan's judge (J switches judges).",
+			ps.id, SanitizeLine(Clip(ps.dimension, 64))))
+	}
+}
+
+// pick is one or many by n.
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// planItems are the positions of the planned items among the items, in
+// the plan's order; -1 for one not read (yet) or not in the dataset.
+func (w *workspace) planItems() []int {
+	ps := w.plan
+	if ps.resolved == nil || ps.resolvedAt != len(w.items) {
+		ps.resolved = make([]int, len(ps.ids))
+		for k, id := range ps.ids {
+			ps.resolved[k] = -1
+			if i, ok := w.index.at(id); ok && i < len(w.items) {
+				ps.resolved[k] = i
+			}
+		}
+		ps.resolvedAt = len(w.items)
+	}
+	return ps.resolved
+}
+
+// planDone reports whether planned item i is done on the plan: reviewed,
+// its latest decision made following the plan.
+func (w *workspace) planDone(i int) bool {
+	if !w.reviewed[i] {
+		return false
+	}
+	v := w.plan.vias[w.items[i].ID]
+	return len(v) > 0 && v[len(v)-1] == w.plan.via
+}
+
+// planProgress counts the planned items done on the plan, of those in
+// the dataset (all planned ones while the items are still read).
+func (w *workspace) planProgress() (done, total int) {
+	for _, i := range w.planItems() {
+		if i < 0 {
+			continue
+		}
+		total++
+		if w.planDone(i) {
+			done++
+		}
+	}
+	if w.loading() {
+		total = len(w.plan.ids)
+	}
+	return done, total
+}
+
+// planOff counts the planned items reviewed but not on the plan.
+func (w *workspace) planOff() int {
+	n := 0
+	for _, i := range w.planItems() {
+		if i >= 0 && w.reviewed[i] && !w.planDone(i) {
+			n++
+		}
+	}
+	return n
+}
+
+// planFilter keeps the planned items, in the plan's order whatever the
+// order in force, and its labels record via plan:ID.
+func (w *workspace) planFilter() filter {
+	ps := w.plan
+	return filter{id: ps.via, name: ps.name, via: ps.via,
+		match: func(w *workspace, i int) bool {
+			_, ok := w.plan.rank[w.items[i].ID]
+			return ok
+		},
+		arrange: func(w *workspace, items []int) []int {
+			slices.SortStableFunc(items, func(a, b int) int { return w.plan.rank[w.items[a].ID] - w.plan.rank[w.items[b].ID] })
+			return items
+		}}
+}
+
+// planFilters is the plan's filter, for f and F, when a plan is followed.
+func (w *workspace) planFilters() []filter {
+	if w.plan == nil {
+		return nil
+	}
+	return []filter{w.planFilter()}
+}
+
+// following reports whether the plan's filter is in force.
+func (w *workspace) following() bool {
+	return w.plan != nil && w.sel.filter.id == w.plan.via
+}
+
+// planRecorded follows a group of decisions on item (record): its via
+// for the item's state, and, when the last planned item is done, the
+// message and the usual order.
+func (w *workspace) planRecorded(item int, acts []sessions.Action) tea.Cmd {
+	ps := w.plan
+	if ps == nil || item < 0 || item >= len(w.items) {
+		return nil
+	}
+	id := w.items[item].ID
+	if _, ok := ps.rank[id]; ok {
+		for _, a := range acts {
+			if decision(a) {
+				ps.vias[id] = append(ps.vias[id], a.Via)
+				break
+			}
+		}
+	}
+	return w.planCheck()
+}
+
+// planUndone takes back the via of an undone decision on a planned item.
+func (w *workspace) planUndone(keys []sessions.LabelKey) {
+	ps := w.plan
+	if ps == nil || len(keys) == 0 {
+		return
+	}
+	id := keys[0].ItemID
+	for _, k := range keys {
+		isDecision := k == sessions.CantJudgeKey(id) || (k.Dimension != "" && k.Criterion >= 0 && k != sessions.NoteKey(id))
+		if v := ps.vias[id]; isDecision && len(v) > 0 {
+			ps.vias[id] = v[:len(v)-1]
+			break
+		}
+	}
+	w.planCheck()
+}
+
+// planCheck notes when the plan becomes done (said once, the review
+// then going on in the usual order) or is undone back.
+func (w *workspace) planCheck() tea.Cmd {
+	ps := w.plan
+	if w.loading() {
+		return nil
+	}
+	done, total := w.planProgress()
+	switch {
+	case done < total:
+		ps.done = false
+		return nil
+	case ps.done:
+		return nil
+	}
+	ps.done = true
+	msg := fmt.Sprintf("Plan %d is done: its %s are labelled on the plan.", ps.id, itemCount(total))
+	if !w.following() {
+		w.tell(msg)
+		return nil
+	}
+	w.tell(msg + " The review goes on in the usual order (every item); labels from here record via " +
+		viaOf(w.sel.order) + ", not " + ps.via + ". f and F choose a filter.")
+	cmd := w.selectAs(staticFilters[0], w.sel.order)
+	if w.sel.filter.id == "all" && w.sel.order == orderDataset {
+		w.show(w.firstUnreviewed(0)) // where a session opens
+	}
+	return cmd
+}
+
+// viaOf is the via of labels made on every item in order o.
+func viaOf(o order) string {
+	switch o {
+	case orderRandom:
+		return "random"
+	case orderLeastConfident:
+		return "filter:least-confident"
+	}
+	return "order"
+}
+
+// planSaved counts the plan labels the session now holds and, every few,
+// or when the plan is done, computes the statistics again (off the loop)
+// for the plan's estimate.
+func (m *Model) planSaved(done []saveOp) tea.Cmd {
+	ps := m.plan
+	if ps == nil {
+		return nil
+	}
+	n := 0
+	for _, op := range done {
+		for _, a := range op.acts {
+			if a.Via == ps.via && decision(a) {
+				n++
+				break
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	ps.since += n
+	if ps.since < planEstimateEvery && !ps.done {
+		return nil
+	}
+	ps.since = 0
+	if m.screen == screenStats {
+		return nil // the statistics screen computes them after every save
+	}
+	return m.computeStats()
+}
+
+// planStats reads the plan's estimate from fresh statistics and says once
+// when the stop rule is reached.
+func (m *Model) planStats() {
+	ps := m.plan
+	if ps == nil || m.stats.report == nil || m.stats.report.Plan == nil || int64(m.stats.report.Plan.ID) != ps.id {
+		return
+	}
+	p := *m.stats.report.Plan
+	ps.report = &p
+	st := p.Stop
+	if !st.Reached || ps.reached || !st.HalfWidth.Defined() {
+		return
+	}
+	ps.reached = true
+	m.tell(fmt.Sprintf("Plan %d: the corrected score is within %s (%s now, %s): the plan can stop here. More labels narrow it further.",
+		ps.id, render.PlanHalfWidth(&p, st.TargetWidth), render.PlanHalfWidth(&p, st.HalfWidth.Value), plural(p.Labelled, "label", "labels")))
+}
+
+// planNotice is the header's word on the plan: "plan 1 · 23/60 · ±7.9
+// pts (aim ±5.0)" while it is followed, "plan 1 done · ±4.8 pts ✓" once
+// done; "" otherwise.
+func (m *Model) planNotice() string {
+	ps := m.plan
+	if ps == nil || (!m.following() && !ps.done) {
+		return ""
+	}
+	parts := []string{ps.name}
+	if ps.done {
+		parts[0] += " done"
+	} else {
+		done, total := m.planProgress()
+		parts = append(parts, fmt.Sprintf("%d/%d", done, total))
+	}
+	if r := ps.report; r != nil && r.Stop.HalfWidth.Defined() {
+		h := render.PlanHalfWidth(r, r.Stop.HalfWidth.Value)
+		if r.Stop.Reached {
+			parts = append(parts, h+" ✓")
+		} else {
+			parts = append(parts, h+" (aim "+strings.TrimSuffix(render.PlanHalfWidth(r, r.Stop.TargetWidth), " pts")+")")
+		}
+	}
+	return strings.Join(parts, " · ")
+}

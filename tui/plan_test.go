@@ -1,0 +1,332 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/judge/match"
+	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/dataset"
+	"github.com/gavel-dev/gavel/sessions/plan"
+	"github.com/gavel-dev/gavel/sessions/stats"
+)
+
+// plannedIDs is the plan of the tests: four of ten items, in an order of
+// its own.
+var plannedIDs = []string{"q7", "q2", "q9", "q4"}
+
+// planVias lists the via of every action the store recorded, as
+// "item=via".
+func (f *fakeStore) vias() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, g := range f.groups {
+		for _, a := range g {
+			out = append(out, a.ItemID+"="+a.Via)
+		}
+	}
+	return out
+}
+
+// planModel opens ten items with a plan of four (plannedIDs), after
+// history; stats, when set, computes the statistics.
+func planModel(t *testing.T, st *fakeStore, history []sessions.Action, statsFn func() (stats.Report, error), w, h int) *Model {
+	t.Helper()
+	items := testItems(10)
+	var p *Plan
+	if plannedIDs != nil {
+		p = &Plan{ID: 1, Items: plannedIDs, Design: "active", Judge: "match", Dimension: "correct"}
+	}
+	m := New(Options{Store: st, Annotator: "tester", Dataset: "test.jsonl", Items: items,
+		Runs: []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}}, History: history, Plan: p, Stats: statsFn})
+	m = runCmd(t, m, m.Init(), 0)
+	return update(t, m, windowSize(w, h))
+}
+
+// logHas counts the log's messages that contain s.
+func logHas(m *Model, s string) int {
+	n := 0
+	for _, e := range m.log.entries {
+		if strings.Contains(e.text, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// The review opens on the plan's items in the plan's order, from the
+// first not yet labelled on it; labels on them record via plan:1 (a
+// planned item labelled before the plan is shown again and counts once
+// relabelled); the header counts the progress; once every planned item
+// is done the log and the header say so and the review goes on over every
+// item, whose labels record the usual via.
+func TestPlanFollowedInOrder(t *testing.T) {
+	st := &fakeStore{}
+	// q2 was labelled in dataset order before the plan: off the plan.
+	history := []sessions.Action{{ID: 1, Group: 1, Kind: sessions.KindLabel, ItemID: "q2", Dimension: "correct", Value: 1, Via: "order"}}
+	m := planModel(t, st, history, nil, 80, 24)
+	if got := m.items[m.cur].ID; got != "q7" {
+		t.Fatalf("opened on %s, want q7 (the plan's first)", got)
+	}
+	var order []string
+	for _, i := range m.sel.items {
+		order = append(order, m.items[i].ID)
+	}
+	if strings.Join(order, " ") != "q7 q2 q9 q4" {
+		t.Errorf("selection %v, want the plan's order", order)
+	}
+	if logHas(m, "Following plan 1") != 1 || logHas(m, "1 of its items was labelled before the plan or off it") != 1 {
+		t.Errorf("log lacks the plan's opening words: %v", m.log.entries)
+	}
+	if l := lines(m)[0]; !strings.Contains(l, "plan 1 · 0/4") {
+		t.Errorf("header %q lacks the plan's progress", l)
+	}
+	m = press(t, m, "y") // q7
+	if got := m.items[m.cur].ID; got != "q2" {
+		t.Fatalf("after the first label on %s, want q2", got)
+	}
+	if l := lines(m)[0]; !strings.Contains(l, "plan 1 · 1/4") {
+		t.Errorf("header %q: want 1/4", l)
+	}
+	m = press(t, m, "n", "a", "x", "1") // q2 relabelled; q9 accepted; q4 can't judge: gold wrong
+	want := "q7=plan:1 q2=plan:1 q9=plan:1 q4=plan:1"
+	if got := strings.Join(st.vias(), " "); got != want {
+		t.Fatalf("vias %q, want %q", got, want)
+	}
+	if logHas(m, "Plan 1 is done") != 1 {
+		t.Errorf("no word of the plan done: %v", m.log.entries)
+	}
+	if m.sel.filter.id != "all" || m.following() {
+		t.Errorf("after the plan: filter %q, want every item", m.sel.filter.id)
+	}
+	if l := lines(m)[0]; !strings.Contains(l, "plan 1 done") {
+		t.Errorf("header %q lacks the plan done", l)
+	}
+	// The usual order: the first unreviewed item, via order.
+	if got := m.items[m.cur].ID; got != "q1" {
+		t.Errorf("went on at %s, want q1", got)
+	}
+	m = press(t, m, "y")
+	if v := st.vias(); v[len(v)-1] != "q1=order" {
+		t.Errorf("after the plan, recorded %v", v[len(v)-1])
+	}
+}
+
+// f reaches the plan's filter next to every item; o is refused there (the
+// plan has its own order); undo takes a plan label back from the count.
+func TestPlanFilterKeys(t *testing.T) {
+	st := &fakeStore{}
+	m := planModel(t, st, nil, nil, 120, 30)
+	m = press(t, m, "F")
+	if m.sel.filter.id != "all" {
+		t.Fatalf("F from the plan gave %q, want all", m.sel.filter.id)
+	}
+	if l := lines(m)[0]; strings.Contains(l, "plan 1") {
+		t.Errorf("header %q speaks of the plan after leaving it", l)
+	}
+	m = press(t, m, "y")
+	if v := st.vias(); len(v) != 1 || v[0] != "q7=order" {
+		t.Errorf("off the plan recorded %v, want q7=order (q7 is on screen, every item)", v)
+	}
+	m = press(t, m, "f")
+	if !m.following() {
+		t.Fatalf("f from every item gave %q, want the plan", m.sel.filter.id)
+	}
+	if got := m.items[m.cur].ID; got != "q7" {
+		t.Errorf("plan filter shows %s, want q7", got)
+	}
+	if l := lines(m)[0]; !strings.Contains(l, "plan 1 · 0/4") {
+		t.Errorf("header %q: q7's label is off the plan, want 0/4", l)
+	}
+	m = press(t, m, "o")
+	if m.log.flash == "" || !strings.Contains(m.log.flash, "keeps its own order") || !m.following() {
+		t.Errorf("o on the plan: %q, filter %q", m.log.flash, m.sel.filter.id)
+	}
+	m = press(t, m, "y")
+	if l := lines(m)[0]; !strings.Contains(l, "plan 1 · 1/4") {
+		t.Errorf("header %q: want 1/4", l)
+	}
+	m = press(t, m, "u")
+	if l := lines(m)[0]; !strings.Contains(l, "plan 1 · 0/4") {
+		t.Errorf("after undo, header %q: want 0/4", l)
+	}
+}
+
+// With no plan (--plan none) nothing changes: labels record the usual
+// via, the header says nothing of a plan, no statistics are computed.
+func TestPlanNone(t *testing.T) {
+	saved := plannedIDs
+	plannedIDs = nil
+	defer func() { plannedIDs = saved }()
+	calls := 0
+	st := &fakeStore{}
+	m := planModel(t, st, nil, func() (stats.Report, error) { calls++; return stats.Report{}, nil }, 80, 24)
+	m = press(t, m, "y", "y")
+	if got := strings.Join(st.vias(), " "); got != "q1=order q2=order" {
+		t.Errorf("vias %q", got)
+	}
+	if l := lines(m)[0]; strings.Contains(l, "plan") {
+		t.Errorf("header %q", l)
+	}
+	if calls != 0 {
+		t.Errorf("statistics computed %d times with no plan and no statistics screen", calls)
+	}
+}
+
+// fakePlanStats is a plan estimate whose half-width shrinks with the plan
+// labels the store holds: ±8 points under 4, ±4.8 from 4 on.
+type fakePlanStats struct {
+	st    *fakeStore
+	mu    sync.Mutex
+	calls int
+}
+
+func (f *fakePlanStats) report() (stats.Report, error) {
+	f.mu.Lock()
+	f.calls++
+	f.mu.Unlock()
+	n := 0
+	for _, v := range f.st.vias() {
+		if strings.HasSuffix(v, "=plan:1") {
+			n++
+		}
+	}
+	h := 0.08
+	if n >= 4 {
+		h = 0.048
+	}
+	p := &stats.PlanReport{ID: 1, Design: "active", Scale: judge.Binary, Measure: stats.MeasurePassRate, Labelled: n,
+		Stop: stats.StopRule{Figure: "score", TargetWidth: 0.05, HalfWidth: stats.Estimate{Value: h}, Reached: h <= 0.05}}
+	return stats.Report{Plan: p}, nil
+}
+
+// The plan's estimate is computed at open and every few plan labels;
+// the header shows its half-width against the width asked for, and the
+// log says once that the plan can stop when it is reached.
+func TestPlanStopRuleNotice(t *testing.T) {
+	saved := plannedIDs
+	plannedIDs = []string{"q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "q10"}
+	defer func() { plannedIDs = saved }()
+	st := &fakeStore{}
+	fs := &fakePlanStats{st: st}
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		st.groups = nil
+		fs.calls = 0
+		m := planModel(t, st, nil, fs.report, size[0], size[1])
+		if fs.calls != 1 {
+			t.Errorf("%v: statistics computed %d times at open, want 1", size, fs.calls)
+		}
+		if l := lines(m)[0]; !strings.Contains(l, "plan 1 · 0/10 · ±8.0 pts (aim ±5.0)") {
+			t.Errorf("%v: header %q", size, l)
+		}
+		checkFits(t, plain(m), size[0], size[1])
+		m = press(t, m, "y", "y", "y", "y")
+		if fs.calls != 1 || logHas(m, "can stop here") != 0 {
+			t.Errorf("%v: after 4 labels: %d computations, notice %d; want 1 and none", size, fs.calls, logHas(m, "can stop here"))
+		}
+		m = press(t, m, "y") // the fifth: the estimate again
+		if fs.calls != 2 {
+			t.Errorf("%v: after 5 labels %d computations, want 2", size, fs.calls)
+		}
+		if n := logHas(m, "Plan 1: the corrected score is within ±5.0 pts (±4.8 pts now, 5 labels): the plan can stop here"); n != 1 {
+			t.Errorf("%v: notice said %d times: %v", size, n, m.log.entries)
+		}
+		l := lines(m)[0]
+		if !strings.Contains(l, "plan 1 · 5/10 · ±4.8 pts ✓") {
+			t.Errorf("%v: header %q", size, l)
+		}
+		if w := ansi.StringWidth(l); w != size[0] {
+			t.Errorf("%v: header %d cells wide", size, w)
+		}
+		m = press(t, m, "y", "y", "y", "y", "y")
+		if fs.calls != 3 || logHas(m, "can stop here") != 1 {
+			t.Errorf("%v: after 10 labels %d computations, notice %d times; want 3 and once", size, fs.calls, logHas(m, "can stop here"))
+		}
+		if l := lines(m)[0]; !strings.Contains(l, "plan 1 done · ±4.8 pts ✓") {
+			t.Errorf("%v: header %q", size, l)
+		}
+		checkFits(t, plain(m), size[0], size[1])
+	}
+}
+
+// A plan drawn in a real session: the labels the screen makes on it are
+// in the session's actions with via plan:1, and the statistics the
+// screen computes estimate from them.
+func TestPlanRealSession(t *testing.T) {
+	var b strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&b, `{"id":"r%02d","question":"q %d","gold":"a","prediction":"%s"}`+"\n", i, i, []string{"a", "b"}[i%2])
+	}
+	ds, err := dataset.LoadBytes("plan.jsonl", []byte(b.String()), dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "plan.gavel")
+	rv, err := sessions.OpenReview(path, "tester", ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rv.Store.Close()
+	dr, err := rv.Store.CreatePlan(sessions.PlanOptions{Design: plan.Uniform, N: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := rv.StartRun(context.Background(), match.New(), judge.PoolOptions{Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Judging != nil {
+		defer st.Judging.Stop()
+	}
+	runs, err := rv.Store.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Store: rv.Store, Annotator: "tester", Dataset: "plan.jsonl", Items: rv.Items,
+		Runs: []Run{{Info: st.Run.Info, Key: sessions.RunNames(runs)[st.Run.ID], Verdicts: st.Verdicts, Pending: st.Pending}},
+		Plan: &Plan{ID: dr.Plan.ID, Items: dr.SelectedIDs(), Design: "uniform"},
+		Stats: func() (stats.Report, error) {
+			in, err := rv.Store.StatsInputWith(sessions.StatsOptions{PlanID: 1})
+			if err != nil {
+				return stats.Report{}, err
+			}
+			in.Plan.TargetWidth = 0.9
+			return stats.Compute(in, stats.Options{Seed: 1}), nil
+		}})
+	m = update(t, m, windowSize(100, 30))
+	m = press(t, m, "y", "n", "y", "n", "y")
+	acts, err := rv.Store.Actions("tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range acts {
+		got = append(got, a.ItemID+"="+a.Via)
+	}
+	var want []string
+	for _, id := range dr.SelectedIDs() {
+		want = append(want, id+"=plan:1")
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("actions %v, want %v", got, want)
+	}
+	if m.stats.report == nil {
+		m = waitStats(t, m)
+	}
+	p := m.stats.report.Plan
+	if p == nil || p.Labelled != 5 || p.Stop.TargetWidth != 0.9 || math.IsNaN(p.Score.Value) {
+		t.Fatalf("plan estimate %+v", p)
+	}
+	if logHas(m, "Plan 1 is done") != 1 {
+		t.Errorf("log: %v", m.log.entries)
+	}
+}
