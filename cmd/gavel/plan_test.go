@@ -314,3 +314,56 @@ func TestPlanCompletion(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsPlanUnderSplit: figures read from one part of a split leave
+// the plan's estimates out, saying so (a plan's population is every
+// item); --split all shows them.
+func TestStatsPlanUnderSplit(t *testing.T) {
+	path := planTestSession(t, t.TempDir(), false)
+	if code, _, errs := run(t, "split", path, "--seed", "4"); code != 0 {
+		t.Fatalf("split: exit %d: %s", code, errs)
+	}
+	code, out, errs := run(t, "plan", path, "-n", "6", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, errs)
+	}
+	for _, r := range planRows(t, out) {
+		if code, _, errs := run(t, "label", path, r.ID, "YES", "--via", "plan:1", "--annotator", "ana"); code != 0 {
+			t.Fatalf("label: exit %d: %s", code, errs)
+		}
+	}
+	for _, c := range []struct {
+		args     []string
+		plan     bool
+		stderrIn string
+	}{
+		{[]string{"stats", path, "--format", "json", "--split", "evaluation"}, false, "labelling plan 1 covers every item, not the evaluation part these figures read"},
+		{[]string{"stats", path, "--format", "json", "--split", "calibration"}, false, "not the calibration part"},
+		{[]string{"stats", path, "--format", "json"}, true, ""},
+		{[]string{"stats", path, "--format", "json", "--split", "all"}, true, ""},
+		{[]string{"compare", path, "--format", "json"}, false, ""},
+	} {
+		code, out, errs := run(t, c.args...)
+		if c.args[0] == "compare" {
+			// One judge: compare refuses; what matters is that it does
+			// not fail on the plan.
+			if strings.Contains(errs, "panic") {
+				t.Errorf("compare: %s", errs)
+			}
+			continue
+		}
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		var rep map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if _, has := rep["plan"]; has != c.plan {
+			t.Errorf("%v: plan in the report %v, want %v", c.args, has, c.plan)
+		}
+		if c.stderrIn != "" && !strings.Contains(errs, c.stderrIn) || c.stderrIn == "" && strings.Contains(errs, "covers every item") {
+			t.Errorf("%v: stderr %q", c.args, errs)
+		}
+	}
+}

@@ -265,7 +265,11 @@ func readSplitInput(e env, path, which string) (*sessions.Store, stats.Input, st
 	in, err := s.StatsInput()
 	if err == nil {
 		var used stats.SplitUsed
+		planID := planOf(in)
 		if in, used, err = selectSplit(s, in, which); err == nil {
+			if n := planLeftOut(path, planID, used); n != "" {
+				fmt.Fprintln(e.stderr, n)
+			}
 			return s, in, used, nil
 		}
 	}
@@ -315,6 +319,11 @@ func selectSplit(s *sessions.Store, in stats.Input, which string) (stats.Input, 
 			}
 		}
 		in.Units = units
+		// A plan's population is every item, its probabilities drawn over
+		// all of them: its estimates are not figures of one part (and its
+		// rows index the units dropped above). They are left out here,
+		// and planLeftOut says so.
+		in.Plan = nil
 	}
 	for _, u := range in.Units {
 		if u.Criterion == 0 {
@@ -322,6 +331,16 @@ func selectSplit(s *sessions.Store, in stats.Input, which string) (stats.Input, 
 		}
 	}
 	return in, used, nil
+}
+
+// planLeftOut is the note for figures read from one part of a split of a
+// session whose plan (id) selectSplit left out; "" when none was.
+func planLeftOut(path string, id int, used stats.SplitUsed) string {
+	if id == 0 || used.Part == splitAll {
+		return ""
+	}
+	return fmt.Sprintf("gavel: labelling plan %d covers every item, not the %s part these figures read: its weighted estimates are left out (--split all shows them, e.g. gavel stats %s --split all)",
+		id, used.Part, shellWordArg(path))
 }
 
 // splitLine says which items a report covers, for text and Markdown; empty
@@ -334,4 +353,12 @@ func splitLine(u stats.SplitUsed) string {
 		return fmt.Sprintf("On all items, both parts of the split (seed %d): %d items.", *u.Seed, u.Items)
 	}
 	return fmt.Sprintf("On the %s split (seed %d): %d items.", u.Part, *u.Seed, u.Items)
+}
+
+// planOf is the id of the plan in, 0 for none.
+func planOf(in stats.Input) int {
+	if in.Plan == nil {
+		return 0
+	}
+	return in.Plan.ID
 }
