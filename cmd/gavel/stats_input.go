@@ -32,7 +32,11 @@ func readFiguresInput(e env, path, which string, f figureFlags) (*sessions.Store
 	}
 	if err == nil {
 		var used stats.SplitUsed
+		planID := planOf(in)
 		if in, used, err = selectSplit(s, in, which); err == nil {
+			if n := planLeftOut(path, planID, used); n != "" {
+				fmt.Fprintln(e.stderr, n)
+			}
 			return s, in, used, nil
 		}
 	}
