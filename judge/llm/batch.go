@@ -183,8 +183,10 @@ type BatchReport struct {
 	// sends nothing. Judge them with BatchJudge.
 	Ready []judge.Task
 	// Online are the tasks a batch that ended before this run left
-	// unanswered (expired, cancelled, a request that failed): they fall
-	// back to ordinary requests now.
+	// unanswered (expired, cancelled, a request that failed), and those
+	// no batch can carry (a prompt that cannot be made, a request
+	// go-openai refuses to send): they go as ordinary requests now, which
+	// give them the verdict the online path gives.
 	Online []judge.Task
 	// Left are the tasks a batch that ended during this run left
 	// unanswered, or whose batch failed as a whole: the next run sends
@@ -205,8 +207,8 @@ type BatchReport struct {
 // Batch API (llama.cpp, Ollama, vLLM's server: GET /batches is 404).
 var ErrNoBatchAPI = errors.New("the server has no Batch API")
 
-// RunBatch sends the requests of tasks that no answer in the cache, no
-// batch and no earlier failure covers through the Batch API, resumes the
+// RunBatch sends through the Batch API the tasks' requests that neither
+// an answer in the cache nor a batch of an earlier run covers, resumes the
 // batches an earlier run left (creating those a crash left uncreated,
 // after looking for them in the server's list), polls them with backoff
 // until every one has ended, and keeps their answers in the cache. The
