@@ -27,6 +27,9 @@ type figureFlags struct {
 	// guidelines keeps the labels made under one guidelines version:
 	// all, current or a version's number.
 	guidelines string
+	// targetWidth is the half-width a labelling plan's stop rule aims
+	// for (stats.PlanInput.TargetWidth).
+	targetWidth float64
 }
 
 // The words --guidelines takes besides a version's number.
@@ -50,6 +53,7 @@ func (o *figureFlags) add(f *pflag.FlagSet) {
 	f.Float64Var(&o.costFalseFail, "cost-false-fail", 1, "the `COST` of a false fail (the judge fails what a human passes) when choosing a graded judge's best cut")
 	f.Float64Var(&o.bandAgreement, "band-agreement", stats.DefaultBandAgreement, "the `SHARE` (0-1) of agreement with the humans a graded judge's \"ask a human\" band must leave on the items it keeps")
 	f.StringVar(&o.guidelines, "guidelines", guidelinesAll, "count only the labels made under `VERSION` of the guidelines: all (every label), current (the newest version) or a version's number (the statistics list them)")
+	addTargetWidth(f, &o.targetWidth)
 	f.BoolVar(&o.swapTies, "swap-ties", false, "count a pair the judge answered differently in its two orders (--swap) as a tie when comparing it with the humans: a winner forced there is noise")
 }
 
@@ -77,6 +81,9 @@ func (o figureFlags) options() (stats.Options, error) {
 	}
 	if o.costFalsePass == 0 && o.costFalseFail == 0 {
 		return stats.Options{}, usagef("--cost-false-pass and --cost-false-fail are both 0: every cut would cost nothing")
+	}
+	if err := checkTargetWidth(o.targetWidth); err != nil {
+		return stats.Options{}, err
 	}
 	if !(o.bandAgreement > 0 && o.bandAgreement <= 1) {
 		return stats.Options{}, usagef("--band-agreement %v is out of range: use a share above 0 and at most 1 (0.95 is 95%%)", o.bandAgreement)
@@ -107,4 +114,27 @@ func (o figureFlags) readOptions() (sessions.StatsOptions, error) {
 		return sessions.StatsOptions{}, usagef("unknown --guidelines %q: use all, current or a version's number (1, 2…: gavel stats lists them under Labelling)", o.guidelines)
 	}
 	return sessions.StatsOptions{Guidelines: n}, nil
+}
+
+// addTargetWidth defines --target-width (gavel stats, report and review):
+// the half-width a labelling plan's stop rule aims for.
+func addTargetWidth(f *pflag.FlagSet, w *float64) {
+	f.Float64Var(w, "target-width", stats.DefaultTargetWidth, "the half-`WIDTH` of the corrected score's 95% interval a labelling plan's stop rule aims for (gavel plan), in the score's units: 0.05 is ±5 points on a pass rate, ±0.05 on a mean score")
+}
+
+// checkTargetWidth refuses a --target-width that is no half-width of an
+// interval on a rate: 0 would never be reached, 1 always.
+func checkTargetWidth(w float64) error {
+	if !(w > 0 && w < 1) {
+		return usagef("--target-width %v is out of range: give the half-width as a number above 0 and below 1 (0.05 is ±5 points on a pass rate)", w)
+	}
+	return nil
+}
+
+// planInput gives the plan the statistics estimate from (if any) the
+// stop rule's width.
+func (o figureFlags) planInput(in *stats.Input) {
+	if in.Plan != nil {
+		in.Plan.TargetWidth = o.targetWidth
+	}
 }

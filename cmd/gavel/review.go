@@ -29,6 +29,7 @@ type reviewFlags struct {
 	data      datasetFlags
 	runner    runnerFlags
 	label     labellingFlags
+	plan      reviewPlanFlags
 	// defaultJudge is set when no judge was named (flag or config): the
 	// default, match, is then not run on a dataset of pairs it cannot judge.
 	defaultJudge bool
@@ -77,6 +78,7 @@ answers are cached in the session, so reopening costs nothing; r re-judges.`,
 	f.BoolVar(&o.blind, "blind", false, "hide each verdict until you have labelled the item (calibration labels; b toggles)")
 	addSwap(f, &o.swap)
 	o.label.add(cmd)
+	o.plan.add(f)
 	o.data.add(f)
 	o.runner.add(f)
 	return cmd
@@ -88,6 +90,9 @@ func runReview(ctx context.Context, e env, path string, o reviewFlags) error {
 	}
 	if o.session == "" {
 		o.session = defaultSessionPath(path)
+	}
+	if err := o.plan.check(o.session); err != nil {
+		return err
 	}
 	if rv, ds, err := reopenUnchanged(e, path, &o); err != nil || rv != nil {
 		if err != nil {
@@ -120,6 +125,9 @@ func runDemo(ctx context.Context, e env, o reviewFlags) error {
 			return fmt.Errorf("cannot create %s for the demo's session (%v): choose a file with --session", dir, err)
 		}
 		o.session = filepath.Join(dir, "demo.gavel")
+	}
+	if err := o.plan.check(o.session); err != nil {
+		return err
 	}
 	if len(o.judges) == 0 {
 		o.judges = []string{match.Name}
@@ -233,6 +241,9 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 	// on the screen, as the statistics leave them out.
 	opts.OthersCantJudge = othersCantJudge
 	if err := o.label.options(rv.Store, o.annotator, &opts); err != nil {
+		return err
+	}
+	if err := o.plan.options(rv.Store, &opts); err != nil {
 		return err
 	}
 	vs := &variants{ctx: ctx, open: func() (*sessions.Review, error) { return rv, nil }, cfg: cfg, running: &running, client: client}

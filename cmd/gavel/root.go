@@ -68,6 +68,7 @@ kept in your state directory.`,
 	root.Flags().BoolVar(&o.blind, "blind", false, "hide each verdict until you have labelled the item (b toggles)")
 	root.Flags().StringArrayVar(&o.judges, "judge", nil, "judge the demo with this `NAME` or judge file instead of the offline match judge (an LLM judge needs --model and a server: try E on it to edit its prompt); repeat for several")
 	o.label.add(root)
+	o.plan.add(root.Flags())
 	o.runner.add(root.Flags())
 	root.AddCommand(newReviewCmd(e), newRunCmd(e), newJudgesCmd(e), newStatsCmd(e), newCompareCmd(e), newSplitCmd(e), newTuneCmd(e),
 		newImportCmd(e), newExportCmd(e), newMergeCmd(e), newSampleCmd(e), newLabelCmd(e),
