@@ -37,6 +37,7 @@ func readFiguresInput(e env, path, which string, f figureFlags) (*sessions.Store
 			if n := planLeftOut(path, planID, used); n != "" {
 				fmt.Fprintln(e.stderr, n)
 			}
+			f.planInput(&in) // --target-width
 			return s, in, used, nil
 		}
 	}
