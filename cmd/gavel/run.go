@@ -68,6 +68,7 @@ the price from the config's prices — and sends nothing.`,
 	f.BoolVar(&o.dryRun, "dry-run", false, "say how many requests the run would send, their prompt tokens and the price (the config's prices), and send nothing")
 	o.data.add(f)
 	o.runner.add(f)
+	addBatchFlag(f, &o.batch)
 	return cmd
 }
 
@@ -122,6 +123,12 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.batch {
+		return runBatch(ctx, e, rv, judges, client, cfg, o)
+	}
+	for _, n := range batchNotes(rv, judges) {
+		fmt.Fprintln(e.stderr, n)
+	}
 	// The server's context, where it tells it: items that cannot fit are
 	// not sent, and named at the end.
 	serverNote(ctx, e.stderr, client, cmp.Or(cfg.Wait, llm.DefaultWait))

@@ -196,3 +196,25 @@ func TestDryRunMakesNoSession(t *testing.T) {
 		}
 	}
 }
+
+// With --batch the dry run prices at the config's batch prices, and says
+// so when the config has none.
+func TestDryRunBatchPrices(t *testing.T) {
+	dir := t.TempDir()
+	data := writeDataset(t, dir, 3)
+	cases := []struct{ yaml, want string }{
+		{"prices:\n  gpt-4o-mini: {input: 0.15, output: 0.60, batch_input: 0.075, batch_output: 0.30}\n", ", at batch prices"},
+		{"prices:\n  gpt-4o-mini: {input: 0.15, output: 0.60}\n", "price: unknown — the config gives no batch price for gpt-4o-mini"},
+	}
+	for _, tc := range cases {
+		e, _ := configEnv(t, tc.yaml, nil)
+		out := e.stdout.(*bytes.Buffer)
+		argv := []string{"run", data, "--judge", "docqa", "--base-url", "http://127.0.0.1:1/v1", "--model", "gpt-4o-mini", "--session", filepath.Join(dir, "b.gavel"), "--dry-run", "--batch", "--max-tokens", "20"}
+		if code := execute(context.Background(), e, argv); code != 0 {
+			t.Fatalf("exit %d: %s", code, e.stderr)
+		}
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("no %q in:\n%s", tc.want, out)
+		}
+	}
+}
