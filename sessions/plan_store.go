@@ -219,6 +219,18 @@ func (s *Store) CreatePlan(o PlanOptions) (PlanDraw, error) {
 		case o.N > N:
 			return newError(ErrPlan, nil, "-n %d but session %s has %s: a plan chooses among them (ask for %d or fewer)", o.N, s.path, plural(N, "item", "items"), N)
 		}
+		if strata != nil {
+			// An item no draw can reach (probability 0) could never be
+			// weighted: every stratum needs a share.
+			values := map[string]bool{}
+			for _, v := range strata {
+				values[v] = true
+			}
+			if o.N < len(values) {
+				return newError(ErrPlan, nil, "-n %d is fewer than the %d values of %s: a stratified plan takes at least one item of each, or the others could never be estimated (ask for %d or more, or stratify by a field with fewer values)",
+					o.N, len(values), strconv.Quote(o.Stratify), len(values))
+			}
+		}
 		verdicts := map[string]planVerdict{}
 		if run != nil {
 			if verdicts, err = readPlanVerdicts(tx, *run, `WITH cur AS (

@@ -230,6 +230,7 @@ func TestCreatePlanRefusals(t *testing.T) {
 		{"stratify without stratified", s, PlanOptions{Design: plan.Uniform, N: 5, Judge: "conf · m", Stratify: "category"}, "is for --design stratified"},
 		{"unknown field", s, PlanOptions{Design: plan.Stratified, N: 5, Judge: "conf · m", Stratify: "colour"}, `no row has a field "colour"`},
 		{"unknown design", s, PlanOptions{Design: "clever", N: 5}, `unknown design "clever"`},
+		{"fewer than the strata", s, PlanOptions{Design: plan.Stratified, N: 2, Judge: "conf · m", Stratify: "category"}, `-n 2 is fewer than the 3 values of "category"`},
 	} {
 		_, err := c.s.CreatePlan(c.o)
 		if err == nil || !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), c.want) {
