@@ -495,8 +495,10 @@ func finishDraw(p Plan, units []PlanUnit, verdicts map[string]planVerdict) PlanD
 			}
 			var why string
 			switch {
-			case allUnknown || total == 0:
+			case allUnknown:
 				why = "uniform: no verdict says how unsure it is"
+			case total == 0:
+				why = "uniform: every verdict is fully sure"
 			case known:
 				why = fmt.Sprintf("uncertainty %s (%s)", short2(unc), how)
 			case has:
@@ -513,8 +515,11 @@ func finishDraw(p Plan, units []PlanUnit, verdicts map[string]planVerdict) PlanD
 			units[i].Why = why
 		}
 		dr.MeanUncertainty = mean
-		if allUnknown || total == 0 {
+		switch {
+		case allUnknown:
 			dr.Notes = append(dr.Notes, fmt.Sprintf("No verdict of %s says how unsure it is (no confidence, no samples, no ordinal score): every item has the same size, so the active plan is a uniform one.", p.Judge))
+		case total == 0:
+			dr.Notes = append(dr.Notes, fmt.Sprintf("Every verdict of %s is fully sure (uncertainty 0): no item is more worth a label than another, so the active plan is a uniform one.", p.Judge))
 		}
 	}
 	return dr

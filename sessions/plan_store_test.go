@@ -385,3 +385,45 @@ func FuzzParsePlanVia(f *testing.F) {
 		}
 	})
 }
+
+// TestActivePlanFallsBackToUniform: verdicts that say nothing of their
+// certainty, or that are all fully sure, give every item the same
+// probability, and a note says why.
+func TestActivePlanFallsBackToUniform(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		conf *float64
+		note string
+	}{
+		{"no confidence", nil, "says how unsure it is"},
+		{"all sure", func() *float64 { x := 1.0; return &x }(), "is fully sure"},
+	} {
+		s := openStore(t, sessionPath(t), "ann")
+		if err := s.InitDataset(DatasetInfo{Path: "plan.jsonl", SHA256: "abc", Format: "jsonl"}, planItems40()); err != nil {
+			t.Fatal(err)
+		}
+		run, err := s.EnsureRun(binaryInfo("conf", "m"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vs []judge.Verdict
+		for i := range 40 {
+			vs = append(vs, judge.Verdict{ItemID: fmt.Sprintf("p%02d", i), Status: judge.StatusOK, Values: map[string]float64{"correct": 1}, Confidence: c.conf})
+		}
+		if err := s.SaveVerdicts(run.ID, vs); err != nil {
+			t.Fatal(err)
+		}
+		dr, err := s.CreatePlan(PlanOptions{Design: plan.Active, N: 10, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range dr.Units {
+			if u.Probability != 0.25 || !strings.HasPrefix(u.Why, "uniform: ") {
+				t.Fatalf("%s: %s λ %v, why %q", c.name, u.ItemID, u.Probability, u.Why)
+			}
+		}
+		if len(dr.Notes) != 1 || !strings.Contains(dr.Notes[0], c.note) {
+			t.Errorf("%s: notes %v", c.name, dr.Notes)
+		}
+	}
+}
