@@ -418,7 +418,7 @@ func TestActivePlanFallsBackToUniform(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, u := range dr.Units {
-			if u.Probability != 0.25 || !strings.HasPrefix(u.Why, "uniform: ") {
+			if math.Abs(u.Probability-0.25) > 1e-12 || !strings.HasPrefix(u.Why, "uniform: ") {
 				t.Fatalf("%s: %s λ %v, why %q", c.name, u.ItemID, u.Probability, u.Why)
 			}
 		}
