@@ -118,7 +118,7 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 	if w.cur == w.load.start {
 		// The person has not moved: resume at the first unreviewed
 		// item of the whole dataset, as a fully read session does.
-		w.cur = w.firstUnreviewed(0)
+		w.cur = w.startItem()
 	}
 	var sel tea.Cmd
 	if w.growsWithPages() {

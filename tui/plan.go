@@ -147,6 +147,7 @@ func (w *workspace) openPlan(p *Plan, history []sessions.Action) {
 	if len(items) > 0 {
 		w.cur = items[w.sel.pos]
 	}
+	w.load.start = w.cur // not moved once every item is read: startItem
 	what := p.Design + " plan"
 	if p.Judge != "" {
 		what += " drawn from " + SanitizeLine(Clip(p.Judge, 64)) + "'s verdicts"
@@ -162,6 +163,21 @@ func (w *workspace) openPlan(p *Plan, history []sessions.Action) {
 		w.warn(fmt.Sprintf("Plan %d estimates %q, which the judge on screen does not rate: label with the plan's judge (J switches judges).",
 			ps.id, SanitizeLine(Clip(ps.dimension, 64))))
 	}
+}
+
+// startItem is where the review starts once every item is read (a large
+// session's, Options.MoreItems) when the person has not moved: the plan's
+// first item not done on it while the plan is followed, else the first
+// unreviewed item.
+func (w *workspace) startItem() int {
+	if w.following() {
+		for _, i := range w.planItems() {
+			if i >= 0 && !w.planDone(i) {
+				return i
+			}
+		}
+	}
+	return w.firstUnreviewed(0)
 }
 
 // pick is one or many by n.
@@ -314,12 +330,13 @@ func (w *workspace) planCheck() tea.Cmd {
 		w.tell(msg)
 		return nil
 	}
-	w.tell(msg + " The review goes on in the usual order (every item); labels from here record via " +
-		viaOf(w.sel.order) + ", not " + ps.via + ". f and F choose a filter.")
 	cmd := w.selectAs(staticFilters[0], w.sel.order)
 	if w.sel.filter.id == "all" && w.sel.order == orderDataset {
 		w.show(w.firstUnreviewed(0)) // where a session opens
 	}
+	// Said after the selection, whose own line it replaces.
+	w.tell(msg + " The review goes on in the usual order (every item); labels from here record via " +
+		viaOf(w.sel.order) + ", not " + ps.via + ". f and F choose a filter.")
 	return cmd
 }
 

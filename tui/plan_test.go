@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -328,5 +329,67 @@ func TestPlanRealSession(t *testing.T) {
 	}
 	if logHas(m, "Plan 1 is done") != 1 {
 		t.Errorf("log: %v", m.log.entries)
+	}
+}
+
+// A large session's items are read after the first frame: the plan is
+// followed among the items read so far, and once every item is in, in
+// the plan's order from its first item not done.
+func TestPlanWhileItemsLoad(t *testing.T) {
+	items := testItems(10)
+	pages := [][]judge.Item{items[:6], items}
+	calls := 0
+	more := func() ([]judge.Item, bool, error) {
+		p := pages[min(calls, len(pages)-1)]
+		calls++
+		return p, len(p) == len(items), nil
+	}
+	run := Run{Info: matchInfo, Load: func() (Loaded, error) { return Loaded{Verdicts: verdictsFor(items)}, nil }}
+	m := New(Options{Store: &fakeStore{}, Annotator: "tester", Dataset: "big.jsonl", Items: items[:3], Runs: []Run{run},
+		MoreItems: more, ItemCount: len(items), Plan: &Plan{ID: 2, Items: []string{"q9", "q2", "q7"}, Design: "uniform"}})
+	m = update(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	if got := m.items[m.cur].ID; got != "q2" || !m.following() {
+		t.Fatalf("while loading: on %s (following %v), want q2, the only planned item read", got, m.following())
+	}
+	if l := lines(m)[0]; !strings.Contains(l, "plan 2 · 0/3") {
+		t.Errorf("header while loading %q", l)
+	}
+	m = runCmd(t, m, m.Init(), 0)
+	var order []string
+	for _, i := range m.sel.items {
+		order = append(order, m.items[i].ID)
+	}
+	if m.loading() || strings.Join(order, " ") != "q9 q2 q7" || m.items[m.cur].ID != "q9" {
+		t.Errorf("after loading: %v on %s (loading %v), want q9 q2 q7 on q9", order, m.items[m.cur].ID, m.loading())
+	}
+	m = press(t, m, "y")
+	if m.items[m.cur].ID != "q2" || m.provenance() != "plan:2" {
+		t.Errorf("after a label: on %s via %s", m.items[m.cur].ID, m.provenance())
+	}
+}
+
+// On a large dataset the plan's filter is chosen by a selection job (see
+// asyncSelectionFrom): its matches come out in the plan's order too, and
+// done switches to every item the same way.
+func TestPlanSelectionJob(t *testing.T) {
+	saved := asyncSelectionFrom
+	asyncSelectionFrom = 1
+	defer func() { asyncSelectionFrom = saved }()
+	st := &fakeStore{}
+	m := planModel(t, st, nil, nil, 100, 30)
+	m = press(t, m, "F", "f")
+	var order []string
+	for _, i := range m.sel.items {
+		order = append(order, m.items[i].ID)
+	}
+	if !m.following() || strings.Join(order, " ") != strings.Join(plannedIDs, " ") {
+		t.Fatalf("after the job: filter %q, items %v", m.sel.filter.id, order)
+	}
+	m = press(t, m, "y", "y", "y", "y")
+	if m.following() || m.sel.filter.id != "all" || logHas(m, "Plan 1 is done") != 1 {
+		t.Errorf("after the plan: filter %q, log %v", m.sel.filter.id, m.log.entries)
+	}
+	if got := strings.Join(st.vias(), " "); got != "q7=plan:1 q2=plan:1 q9=plan:1 q4=plan:1" {
+		t.Errorf("vias %q", got)
 	}
 }
