@@ -507,6 +507,10 @@ func finishDraw(p Plan, units []PlanUnit, verdicts map[string]planVerdict) PlanD
 				why = fmt.Sprintf("uncertainty %s, the mean (no ok verdict)", short2(mean))
 			}
 			switch {
+			case p.N >= N && (allUnknown || total == 0):
+				why = "certain: the plan takes every item"
+			case p.N >= N:
+				why = "certain (the plan takes every item): " + why
 			case units[i].Probability >= 1:
 				why = "certain: " + why
 			case !(allUnknown || total == 0) && p.Floor/float64(N) >= (1-p.Floor)*u.Size/total:
