@@ -115,6 +115,11 @@ type Options struct {
 	// its items open first, in its order, and Stats is computed every
 	// few labels on it for its estimate (Stats should estimate from it).
 	Plan *Plan
+	// ReadPlan, when set (and Plan nil), reads the plan to follow after
+	// the first frame, off the screen's goroutine (a plan covers every
+	// item: seconds at a million); nil, nil for none. The screen follows
+	// it once read if the person has not moved or decided meanwhile.
+	ReadPlan func() (*Plan, error)
 }
 
 // Guidelines is the version of the annotation guidelines on screen.
@@ -231,6 +236,7 @@ func New(o Options) *Model {
 	w.load.start = w.cur
 	w.reselect()
 	w.openPlan(o.Plan, o.History)
+	w.waitPlan(o)
 	w.readDetails(w.cur)
 	m := &Model{
 		workspace: w,
@@ -271,9 +277,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.waitStore != nil {
 		cmds = append(cmds, awaitStore(m.waitStore))
 	}
-	if m.plan != nil {
-		cmds = append(cmds, m.computeStats()) // the plan's estimate, for the header
-	}
+	cmds = append(cmds, m.planInit()) // the plan's estimate, or reading the plan
 	return tea.Batch(cmds...)
 }
 

@@ -180,6 +180,73 @@ func (w *workspace) startItem() int {
 	return w.firstUnreviewed(0)
 }
 
+// planWait is a plan read after the first frame (Options.ReadPlan): the
+// history its state is derived from is kept until then, and where the
+// screen opened, to tell whether the person has moved since.
+type planWait struct {
+	read      func() (*Plan, error)
+	history   []sessions.Action
+	cur       int
+	labelsGen int
+}
+
+// waitPlan keeps what reading the plan after the first frame needs.
+func (w *workspace) waitPlan(o Options) {
+	if o.Plan == nil && o.ReadPlan != nil {
+		w.planWait = &planWait{read: o.ReadPlan, history: o.History, cur: w.cur, labelsGen: w.labelsGen}
+	}
+}
+
+// planReadMsg is the plan read after the first frame.
+type planReadMsg struct {
+	plan *Plan
+	err  error
+}
+
+// planInit starts what a plan needs after the first frame: reading it,
+// or its estimate.
+func (m *Model) planInit() tea.Cmd {
+	if pw := m.planWait; pw != nil {
+		read := pw.read
+		return func() tea.Msg {
+			p, err := read()
+			return planReadMsg{plan: p, err: err}
+		}
+	}
+	if m.plan != nil {
+		return m.computeStats() // the plan's estimate, for the header
+	}
+	return nil
+}
+
+// gotPlan follows the plan read after the first frame: at once when the
+// person has neither moved nor decided since the screen opened (and no
+// filter job or search runs), else it is only offered (f reaches it).
+func (m *Model) gotPlan(msg planReadMsg) tea.Cmd {
+	pw := m.planWait
+	m.planWait = nil
+	if pw == nil {
+		return nil
+	}
+	if msg.err != nil {
+		m.fail("The labelling plan could not be read: " + SanitizeLine(msg.err.Error()) + " — the review goes on without it.")
+		return nil
+	}
+	if msg.plan == nil || len(msg.plan.Items) == 0 {
+		return nil
+	}
+	still := m.cur == pw.cur && m.labelsGen == pw.labelsGen && m.sel.filter.id == "all" && !m.sel.job.running && !m.sel.searching && m.top() == nil
+	if still {
+		m.openPlan(msg.plan, pw.history)
+		m.review.cache.clear()
+	} else {
+		m.plan = newPlanState(msg.plan, pw.history)
+		m.tell(fmt.Sprintf("Plan %d is read: f reaches its %s (after \"all items\"); labels made there record via %s.",
+			m.plan.id, itemCount(len(m.plan.ids)), m.plan.via))
+	}
+	return m.computeStats()
+}
+
 // pick is one or many by n.
 func pick(n int, one, many string) string {
 	if n == 1 {

@@ -393,3 +393,35 @@ func TestPlanSelectionJob(t *testing.T) {
 		t.Errorf("vias %q", got)
 	}
 }
+
+// The plan read after the first frame (Options.ReadPlan) is followed
+// when the person has not moved meanwhile; otherwise it is offered (f),
+// and the review stays where the person is.
+func TestPlanReadAfterFirstFrame(t *testing.T) {
+	for _, moved := range []bool{false, true} {
+		items := testItems(10)
+		m := New(Options{Store: &fakeStore{}, Annotator: "tester", Dataset: "t.jsonl", Items: items,
+			Runs:     []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}},
+			ReadPlan: func() (*Plan, error) { return &Plan{ID: 3, Items: []string{"q5", "q1"}, Design: "uniform"}, nil }})
+		m = update(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
+		if m.plan != nil || m.following() {
+			t.Fatalf("plan followed before it was read")
+		}
+		if moved {
+			m = press(t, m, "right")
+		}
+		m = runCmd(t, m, m.Init(), 0)
+		switch {
+		case !moved && (!m.following() || m.items[m.cur].ID != "q5"):
+			t.Errorf("not moved: following %v, on %s; want the plan from q5", m.following(), m.items[m.cur].ID)
+		case moved && (m.following() || m.items[m.cur].ID != "q2" || logHas(m, "Plan 3 is read: f reaches its 2 items") != 1):
+			t.Errorf("moved: following %v, on %s, log %v; want q2 and the plan offered", m.following(), m.items[m.cur].ID, m.log.entries)
+		}
+		if moved {
+			m = press(t, m, "f")
+			if !m.following() || m.items[m.cur].ID != "q5" || m.provenance() != "plan:3" {
+				t.Errorf("f after the plan was read: filter %q on %s", m.sel.filter.id, m.items[m.cur].ID)
+			}
+		}
+	}
+}

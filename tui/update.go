@@ -59,6 +59,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.gotHealth(msg)
 	case statsMsg:
 		return m.gotStats(msg)
+	case planReadMsg:
+		return m.gotPlan(msg)
 	case reportMsg:
 		return m.gotReport(msg)
 	case cancelledMsg:

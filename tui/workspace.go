@@ -46,8 +46,10 @@ type workspace struct {
 	blind bool      // hide verdicts until the item is labelled
 	swap  bool      // judge pairwise items in both orders (--swap)
 
-	// plan is the labelling plan followed (plan.go), nil for none.
-	plan *planState
+	// plan is the labelling plan followed (plan.go), nil for none;
+	// planWait the plan being read after the first frame.
+	plan     *planState
+	planWait *planWait
 
 	// guidelines is the version of the annotation guidelines on screen
 	// (nil: none); every action is stamped with its id. tags is the

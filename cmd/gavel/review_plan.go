@@ -76,21 +76,37 @@ func (p reviewPlanFlags) options(s *sessions.Store, opts *tui.Options) error {
 	if id == sessions.PlanNone {
 		return nil
 	}
-	if id == sessions.PlanNewest {
-		plans, err := s.Plans()
-		if err != nil || len(plans) == 0 {
-			return err
-		}
-		id = plans[len(plans)-1].ID
-	}
-	dr, err := s.Plan(id)
-	if errors.Is(err, sessions.ErrPlan) {
-		return usageError{err}
-	}
+	// Which plan is known now (an unknown id is refused before the
+	// screen opens); its rows, one per item of the session, are read
+	// after the first frame.
+	plans, err := s.Plans()
 	if err != nil {
 		return err
 	}
-	opts.Plan = &tui.Plan{ID: dr.Plan.ID, Items: dr.SelectedIDs(), Design: string(dr.Plan.Design), Judge: dr.Plan.Judge, Dimension: dr.Plan.Dimension}
+	found := false
+	for _, p := range plans {
+		found = found || p.ID == id
+	}
+	switch {
+	case id == sessions.PlanNewest && len(plans) == 0:
+		return nil
+	case id == sessions.PlanNewest:
+		id = plans[len(plans)-1].ID
+	case !found:
+		if _, err := s.Plan(id); err != nil { // the session's words, listing its plans
+			if errors.Is(err, sessions.ErrPlan) {
+				return usageError{err}
+			}
+			return err
+		}
+	}
+	opts.ReadPlan = func() (*tui.Plan, error) {
+		dr, err := s.Plan(id)
+		if err != nil {
+			return nil, err
+		}
+		return &tui.Plan{ID: dr.Plan.ID, Items: dr.SelectedIDs(), Design: string(dr.Plan.Design), Judge: dr.Plan.Judge, Dimension: dr.Plan.Dimension}, nil
+	}
 	return nil
 }
 
