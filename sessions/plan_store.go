@@ -204,6 +204,7 @@ func (s *Store) CreatePlan(o PlanOptions) (PlanDraw, error) {
 		return dr, newError(ErrPlan, nil, "--stratify %s is for --design stratified, not %s", strconv.Quote(o.Stratify), o.Design)
 	}
 	err := s.write("drawing a labelling plan", func(tx *sql.Tx) error {
+		created := now()
 		run, err := s.pickPlanRun(tx, o)
 		if err != nil {
 			return err
@@ -240,6 +241,11 @@ func (s *Store) CreatePlan(o PlanOptions) (PlanDraw, error) {
 				LEFT JOIN verdict_values vv ON vv.verdict_id = v.id AND vv.dimension = ?`, run.id, run.dimension); err != nil {
 				return err
 			}
+			if o.Design == plan.Active {
+				if err := addOtherJudges(tx, *run, verdicts, created); err != nil {
+					return err
+				}
+			}
 		}
 		units := make([]PlanUnit, N)
 		for i, id := range ids {
@@ -251,7 +257,7 @@ func (s *Store) CreatePlan(o PlanOptions) (PlanDraw, error) {
 				units[i].VerdictID = v.id
 			}
 		}
-		p := Plan{Design: o.Design, N: o.N, Seed: o.Seed, Stratify: o.Stratify, Floor: plan.DefaultFloor, Created: now(), Items: N}
+		p := Plan{Design: o.Design, N: o.N, Seed: o.Seed, Stratify: o.Stratify, Floor: plan.DefaultFloor, Created: created, Items: N}
 		if run != nil {
 			p.RunID, p.Judge, p.Dimension = run.id, run.name, run.dimension
 		}
@@ -394,6 +400,65 @@ func readPlanVerdicts(tx *sql.Tx, run planRun, query string, args ...any) (map[s
 		out[v.item] = v
 	}
 	return out, rows.Err()
+}
+
+// addOtherJudges gives each verdict of run, in its evidence, the values
+// the other judges that rate the same dimension on the same scale gave
+// the item: each one's latest verdict made by the time the plan was
+// drawn (created), when it is ok. A score is read by its cut instead
+// (plan.Uncertainty), so ordinal runs are left as they are. Reading by
+// the plan's time keeps a plan's reasons as they were when it was drawn,
+// whatever was judged since.
+func addOtherJudges(tx *sql.Tx, run planRun, verdicts map[string]planVerdict, created time.Time) error {
+	if run.scale.Ordinal() {
+		return nil
+	}
+	cands, err := planCandidates(tx)
+	if err != nil {
+		return err
+	}
+	codec, err := loadCodec(tx)
+	if err != nil {
+		return err
+	}
+	for _, c := range cands {
+		if c.id == run.id || c.dimension != run.dimension || c.scale != run.scale {
+			continue
+		}
+		err := func() error {
+			rows, err := tx.Query(`WITH cur AS (
+					SELECT max(id) AS id FROM verdicts
+					WHERE run_id = ? AND criterion = 0 AND swapped = 0 AND created_at <= ? GROUP BY item_id)
+				SELECT v.item_id, v.status, vv.value
+				FROM cur JOIN verdicts v ON v.id = cur.id
+				LEFT JOIN verdict_values vv ON vv.verdict_id = v.id AND vv.dimension = ?`, c.id, stamp(created), c.dimension)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var (
+					item, status string
+					raw          any
+				)
+				if err := rows.Scan(&item, &status, &raw); err != nil {
+					return err
+				}
+				x, ok := codec.decode(c.dimension, raw)
+				pv, has := verdicts[item]
+				if !ok || !has || judge.Status(status) != judge.StatusOK || math.IsNaN(x) {
+					continue
+				}
+				pv.evidence.Others = append(pv.evidence.Others, x)
+				verdicts[item] = pv
+			}
+			return rows.Err()
+		}()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // scaleEnds is the lowest and highest value of a scale.
@@ -629,6 +694,11 @@ func (s *Store) readPlan(tx *sql.Tx, id int64) (PlanDraw, error) {
 					LEFT JOIN verdict_values vv ON vv.verdict_id = v.id AND vv.dimension = ?
 					WHERE u.plan_id = ?`, run.dimension, id); err != nil {
 					return PlanDraw{}, err
+				}
+				if p.Design == plan.Active {
+					if err := addOtherJudges(tx, run, verdicts, p.Created); err != nil {
+						return PlanDraw{}, err
+					}
 				}
 			}
 		}

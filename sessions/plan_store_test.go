@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/plan"
@@ -426,4 +427,64 @@ func TestActivePlanFallsBackToUniform(t *testing.T) {
 			t.Errorf("%s: notes %v", c.name, dr.Notes)
 		}
 	}
+}
+
+// TestActivePlanFromJudgesAgreement: verdicts without a confidence take
+// their uncertainty from the other judges of the same dimension and
+// scale: √(1 − c), c the share of the judges that agree. A re-judge made
+// after the plan changes neither its sizes nor its reasons.
+func TestActivePlanFromJudgesAgreement(t *testing.T) {
+	s := openStore(t, sessionPath(t), "ann")
+	if err := s.InitDataset(DatasetInfo{Path: "plan.jsonl", SHA256: "abc", Format: "jsonl"}, planItems40()); err != nil {
+		t.Fatal(err)
+	}
+	// Item i: judge a says 1; b says 1 when i%2 == 0; c says 1 when i%4 == 0.
+	var runs []Run
+	for k, name := range []string{"a", "b", "c"} {
+		run, err := s.EnsureRun(binaryInfo(name, "m"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run)
+		var vs []judge.Verdict
+		for i := range 40 {
+			v := 0.0
+			if k == 0 || k == 1 && i%2 == 0 || k == 2 && i%4 == 0 {
+				v = 1
+			}
+			vs = append(vs, judge.Verdict{ItemID: fmt.Sprintf("p%02d", i), Status: judge.StatusOK, Values: map[string]float64{"correct": v}})
+		}
+		if err := s.SaveVerdicts(run.ID, vs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dr, err := s.CreatePlan(PlanOptions{Design: plan.Active, N: 10, Seed: 1, Judge: "a · m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(dr PlanDraw) {
+		t.Helper()
+		for _, u := range dr.Units {
+			var i int
+			fmt.Sscanf(u.ItemID, "p%d", &i)
+			agree := 1 + map[bool]int{true: 1}[i%2 == 0] + map[bool]int{true: 1}[i%4 == 0]
+			if want := math.Sqrt(1 - float64(agree)/3); math.Abs(u.Size-want) > 1e-12 || !strings.Contains(u.Why, fmt.Sprintf("(%d of 3 judges agree)", agree)) {
+				t.Fatalf("%s: size %v, why %q; want %v with %d of 3", u.ItemID, u.Size, u.Why, want, agree)
+			}
+		}
+	}
+	check(dr)
+	// c now agrees with a everywhere, later than the plan.
+	var vs []judge.Verdict
+	for i := range 40 {
+		vs = append(vs, judge.Verdict{ItemID: fmt.Sprintf("p%02d", i), Status: judge.StatusOK, Values: map[string]float64{"correct": 1}, At: dr.Plan.Created.Add(time.Hour)})
+	}
+	if err := s.SaveVerdicts(runs[2].ID, vs); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.Plan(dr.Plan.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(again)
 }

@@ -56,9 +56,11 @@ unbiased whatever the design.
                        its uncertainty, capped at 1. Uncertainty: √(1−c) for a
                        verdict given with probability c (its logprob
                        confidence, or the share of its samples that agree),
-                       or for an ordinal score its closeness to the scale's
-                       midpoint; the mean of those for a verdict that says
-                       neither
+                       for an ordinal score its closeness to the scale's
+                       midpoint, else √(1−c) with c the share of the
+                       session's judges of the same dimension that agree
+                       with it; the mean of those for a verdict that says
+                       none of these
   --design uniform     every item alike: a simple random sample
   --design stratified  N shared among the values of --stratify FIELD in
                        proportion to their size, at least one each

@@ -18,6 +18,9 @@ type Evidence struct {
 	// sampled several times.
 	Value   float64
 	Samples []float64
+	// Others are the values other judges gave the item on the same
+	// dimension and scale (their ok verdicts), when any did.
+	Others []float64
 	// Ordinal is set for a score on an ordinal scale from Lo to Hi with
 	// the pass cut Cut (an item passes at a score ≥ Cut).
 	Ordinal     bool
@@ -34,7 +37,10 @@ type Evidence struct {
 //     agree with the verdict's value;
 //   - an ordinal score s with a pass cut k on a scale from lo to hi:
 //     1 − |s − k| / max(k − lo, hi − k), clamped to [0, 1], so a score at
-//     the cut is the most uncertain and the scale's ends the least.
+//     the cut is the most uncertain and the scale's ends the least;
+//   - other judges' verdicts on the item (binary, nominal, pairwise: a
+//     score is read by its cut above): √(1 − c) with c the share of the
+//     judges, this one included, that agree with its value.
 //
 // ok is false when the verdict says none of these; how says in a few
 // words what the uncertainty came from ("confidence 0.50", "3 of 4
@@ -60,6 +66,16 @@ func Uncertainty(e Evidence) (u float64, how string, ok bool) {
 			u := clamp01(1 - math.Abs(e.Value-e.Cut)/span)
 			return u, "score " + short(e.Value) + ", cut " + short(e.Cut), true
 		}
+	}
+	if len(e.Others) > 0 {
+		agree := 1
+		for _, o := range e.Others {
+			if o == e.Value {
+				agree++
+			}
+		}
+		c := float64(agree) / float64(len(e.Others)+1)
+		return math.Sqrt(1 - c), fmt.Sprintf("%d of %d judges agree", agree, len(e.Others)+1), true
 	}
 	return 0, "", false
 }
