@@ -132,8 +132,16 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 	// The server's context, where it tells it: items that cannot fit are
 	// not sent, and named at the end.
 	serverNote(ctx, e.stderr, client, cmp.Or(cfg.Wait, llm.DefaultWait))
+	prices, err := configPrices(e)
+	if err != nil {
+		return err
+	}
 	var failed []string
 	for _, j := range judges {
+		// What it will cost, before its first request (run_cost.go).
+		if err := announceCost(ctx, e, rv, j, prices, o.batch); err != nil {
+			return err
+		}
 		st, err := startRun(ctx, rv, j, cfg)
 		if err != nil {
 			return err

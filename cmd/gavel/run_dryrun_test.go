@@ -64,6 +64,8 @@ func (s *countingServer) requests() int {
 	return s.log
 }
 
+var announcedRE = regexp.MustCompile(`(?m)^[^:\n]+ · gpt-4o-mini: ([0-9,]+) requests? · .*; retries come on top\.$`)
+
 var requestsRE = regexp.MustCompile(`(?m)^  requests: ([0-9,]+)`)
 
 // dryRunRequests adds up the requests a dry run's output names.
@@ -166,6 +168,15 @@ func TestDryRunCountsWhatTheRunSends(t *testing.T) {
 		}
 		if sent := srv.requests() - before; sent != want {
 			t.Errorf("%s: the dry run counted %d requests, the run sent %d\n%s", r.name, want, sent, dry)
+		}
+		// The run itself said so before its first request.
+		said := 0
+		for _, m := range announcedRE.FindAllStringSubmatch(errb.String(), -1) {
+			k, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+			said += k
+		}
+		if said != want {
+			t.Errorf("%s: the run announced %d requests, want %d:\n%s", r.name, said, want, errb)
 		}
 		t.Logf("%s:\n%s", r.name, dry)
 		if want > 0 && !strings.Contains(dry, "price: $") {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -242,5 +243,20 @@ func TestCountSamplesTheTokensOfALargeRun(t *testing.T) {
 	}
 	if d := float64(s.PromptTokens-a.PromptTokens) / float64(a.PromptTokens); d < -0.02 || d > 0.02 {
 		t.Errorf("sampled %d tokens, all %d", s.PromptTokens, a.PromptTokens)
+	}
+	// Counted on some of the tasks (a run about to start): scaled to all.
+	few, err := cost.Count(context.Background(), j, tasks, cost.Options{SampleTasks: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := few.Models[0]
+	if few.Tasks != 300 || few.Sampled < 20 || few.Sampled > 80 || few.Requests != 600 || f.Exact {
+		t.Errorf("sampled tasks: %+v", few)
+	}
+	if d := float64(f.PromptTokens-a.PromptTokens) / float64(a.PromptTokens); d < -0.05 || d > 0.05 {
+		t.Errorf("tasks sampled: %d tokens, all %d", f.PromptTokens, a.PromptTokens)
+	}
+	if l := (cost.Render{}).Lines(few)[0]; !strings.HasPrefix(l, fmt.Sprintf("requests: about 600 for 300 tasks (counted on %d of them)", few.Sampled)) {
+		t.Errorf("line %q", l)
 	}
 }

@@ -2,6 +2,7 @@ package cost
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -53,6 +54,10 @@ type Estimate struct {
 	// Unread counts requests not read as chat requests (their tokens are
 	// not counted).
 	Unread int
+	// Sampled, when above 0, is how many of the Tasks were counted
+	// (Options.SampleTasks): every other figure is scaled from them, an
+	// estimate.
+	Sampled int
 }
 
 // Options tune Count.
@@ -68,6 +73,16 @@ type Options struct {
 	// and the others' tokens are scaled from theirs by length (an
 	// estimate, labelled). 0 means DefaultExact; below 0, every one.
 	Exact int
+	// SampleTasks, when above 0 and below the number of tasks, counts
+	// about that many of them, chosen by a hash of each task (its item's
+	// id, criterion and order, whatever the dataset's order), and scales
+	// the figures to all: an estimate, for a run about to start, where
+	// counting a million tasks would hold it up for minutes.
+	SampleTasks int
+	// Item, when set, is applied to each counted task's item before its
+	// prompt is made (the session's stored rows made whole): only to the
+	// tasks counted, so a sample of a million stays small.
+	Item func(judge.Item) judge.Item
 	// Progress, when set, hears how many tasks are counted, from Count's
 	// goroutine.
 	Progress func(done, total int)
@@ -83,12 +98,36 @@ const DefaultExact = 50_000
 // doc); any other judge calls no model. The error is ctx's when it ends
 // first.
 func Count(ctx context.Context, j judge.Judge, tasks []judge.Task, o Options) (Estimate, error) {
+	if n := len(tasks); o.SampleTasks > 0 && n > o.SampleTasks {
+		k := uint64((n + o.SampleTasks - 1) / o.SampleTasks)
+		var some []judge.Task
+		for _, t := range tasks {
+			if fnv64(fmt.Appendf(nil, "%s\x00%d\x00%t", t.Item.ID, t.Criterion, t.Swapped))%k == 0 {
+				some = append(some, t)
+			}
+		}
+		o.SampleTasks = 0
+		e, err := Count(ctx, j, some, o)
+		if err != nil || len(some) == 0 {
+			e.Tasks = n
+			return e, err
+		}
+		return e.scaled(n), nil
+	}
 	info := j.Info()
 	e := Estimate{Judge: info.Name, Tasks: len(tasks), Samples: samplesOf(info)}
 	lj, ok := j.(*llm.Judge)
 	if !ok || info.Model == "" {
 		e.Offline, e.Samples = true, 0
 		return e, nil
+	}
+	if o.Item != nil {
+		made := make([]judge.Task, len(tasks))
+		for i, t := range tasks {
+			t.Item = o.Item(t.Item)
+			made[i] = t
+		}
+		tasks = made
 	}
 	t := NewTally()
 	exact := o.Exact
@@ -128,6 +167,24 @@ func Count(ctx context.Context, j judge.Judge, tasks []judge.Task, o Options) (E
 	e.Unread = t.Unread()
 	e.Cached = max((e.Tasks-e.Skipped-e.Unbuilt)*e.Samples-e.Requests, 0)
 	return e, nil
+}
+
+// scaled is e, counted on a sample of its tasks, scaled to n tasks.
+func (e Estimate) scaled(n int) Estimate {
+	f := float64(n) / float64(e.Tasks)
+	up := func(x int) int { return int(float64(x)*f + 0.5) }
+	up64 := func(x int64) int64 { return int64(float64(x)*f + 0.5) }
+	s := e
+	s.Sampled, s.Tasks = e.Tasks, n
+	s.Requests, s.Cached, s.Skipped, s.Unbuilt, s.Unread = up(e.Requests), up(e.Cached), up(e.Skipped), up(e.Unbuilt), up(e.Unread)
+	s.Models = make([]ModelCost, len(e.Models))
+	for i, m := range e.Models {
+		m.Requests, m.Counted, m.Unbounded = up(m.Requests), up(m.Counted), up(m.Unbounded)
+		m.PromptTokens, m.MaxOutput = up64(m.PromptTokens), up64(m.MaxOutput)
+		m.Exact = false
+		s.Models[i] = m
+	}
+	return s
 }
 
 // samplesOf is the samples each task is judged with (Info.Params).

@@ -53,6 +53,9 @@ func (r Render) Short(e Estimate) string {
 		return "no model call"
 	}
 	parts := []string{plural(e.Requests, "request")}
+	if e.Sampled > 0 {
+		parts[0] = "about " + parts[0]
+	}
 	if e.Requests > 0 {
 		tokens, exact := e.PromptTokens()
 		p := Group(tokens) + " prompt tokens"
@@ -75,6 +78,9 @@ func requestsLine(e Estimate) string {
 		return "requests: 0 — nothing is left to do"
 	}
 	s := fmt.Sprintf("requests: %s for %s", Group(int64(e.Requests)), plural(e.Tasks, "task"))
+	if e.Sampled > 0 {
+		s = fmt.Sprintf("requests: about %s for %s (counted on %s of them)", Group(int64(e.Requests)), plural(e.Tasks, "task"), Group(int64(e.Sampled)))
+	}
 	var why []string
 	if e.Samples > 1 {
 		why = append(why, fmt.Sprintf("%d samples each", e.Samples))
