@@ -280,7 +280,10 @@ func runTune(ctx context.Context, e env, path string, o tuneFlags) error {
 	}
 
 	if o.dryRun {
-		return tuneDryRun(ctx, e, o, origRun, cache, parts)
+		return tuneDryRun(ctx, e, e.stdout, o, origRun, cache, parts, false)
+	}
+	if err := tuneDryRun(ctx, e, e.stderr, o, origRun, cache, parts, true); err != nil {
+		return err
 	}
 	out := o.out
 	if out == "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -17,7 +18,10 @@ import (
 // proposals and validation, the winner on the evaluation part — the most
 // requests, their prompt tokens estimated from the original's (the
 // candidates' instructions are not written yet). --budget caps it all.
-func tuneDryRun(ctx context.Context, e env, o tuneFlags, orig judge.Judge, cache llm.Cache, parts labelledParts) error {
+//
+// With brief set (a tuning about to start) it writes only the total, on
+// w: the tuning's phases then say their own requests as they start.
+func tuneDryRun(ctx context.Context, e env, w io.Writer, o tuneFlags, orig judge.Judge, cache llm.Cache, parts labelledParts, brief bool) error {
 	prices, err := configPrices(e)
 	if err != nil {
 		return err
@@ -52,7 +56,13 @@ func tuneDryRun(ctx context.Context, e env, o tuneFlags, orig judge.Judge, cache
 		return err
 	}
 	r := cost.Render{Prices: prices}
-	w := e.stdout
+	perRound, newBest, winner := asCandidate(val), asCandidate(calFresh), asCandidate(evalFresh)
+	all := cost.Sum([]cost.Estimate{calVal, eval, scale(perRound, o.rounds), scale(newBest, o.rounds-1), winner})
+	all.Requests += o.rounds // the proposals
+	if brief {
+		fmt.Fprintf(w, "Tuning may send at most %s (the proposals' prompts not counted); --budget %d caps it, retries included.\n", r.Short(all), o.budget)
+		return nil
+	}
 	fmt.Fprintln(w, "Dry run: nothing is sent to any server and no candidate is written.")
 	fmt.Fprintf(w, "\nThe original on the calibration and validation parts (%d items):\n", len(parts.cal)+len(parts.val))
 	for _, l := range r.Lines(calVal) {
@@ -62,14 +72,11 @@ func tuneDryRun(ctx context.Context, e env, o tuneFlags, orig judge.Judge, cache
 	for _, l := range r.Lines(eval) {
 		fmt.Fprintln(w, "  "+l)
 	}
-	perRound, newBest, winner := asCandidate(val), asCandidate(calFresh), asCandidate(evalFresh)
 	fmt.Fprintf(w, "\nEach of the %d rounds, at most: a proposal (1 request), the candidate on the validation part (%s)", o.rounds, r.Short(perRound))
 	if o.rounds > 1 {
 		fmt.Fprintf(w, " and, from round 2 on when the last candidate won, the new best on the calibration part (%s)", r.Short(newBest))
 	}
 	fmt.Fprintf(w, ".\nThe winner on the evaluation part, at most: %s.\n", r.Short(winner))
-	all := cost.Sum([]cost.Estimate{calVal, eval, scale(perRound, o.rounds), scale(newBest, o.rounds-1), winner})
-	all.Requests += o.rounds // the proposals
 	fmt.Fprintf(w, "\nIn all, at most: %s; the proposals' prompts are not counted (they show the disagreements found on the way).\n", r.Short(all))
 	if o.budget > 0 && o.budget < all.Requests {
 		fmt.Fprintf(w, "--budget %d stops it sooner; retries count within it.\n", o.budget)

@@ -49,6 +49,9 @@ func TestTuneDryRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("tune: exit %d\n%s", code, stderr)
 	}
+	if !strings.Contains(stderr, "Tuning may send at most ") || !strings.Contains(stderr, "--budget 400 caps it") {
+		t.Errorf("the tuning does not say what it may send before it starts:\n%s", stderr)
+	}
 	m := regexp.MustCompile(`original · calibration and validation: (\d+) items \((\d+) requests\)`).FindStringSubmatch(stderr)
 	if m == nil || m[2] != fmt.Sprint(calVal) {
 		t.Errorf("the tuning's first phase: %q, want %d requests\n%s", m, calVal, stderr)
