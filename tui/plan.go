@@ -125,6 +125,11 @@ func (w *workspace) openPlan(p *Plan, history []sessions.Action) {
 	w.plan = newPlanState(p, history)
 	ps := w.plan
 	done, total := w.planProgress()
+	if !w.loading() && total == 0 {
+		w.warn(fmt.Sprintf("Plan %d chose %s, none of which is in the dataset now: the review is in the usual order.", ps.id, itemCount(len(ps.ids))))
+		w.plan = nil
+		return
+	}
 	if !w.loading() && done == total {
 		ps.done = true
 		w.tell(fmt.Sprintf("Plan %d is done: its %s are labelled on the plan. The review is in the usual order; gavel stats shows the plan's estimates.",
@@ -385,7 +390,7 @@ func (w *workspace) planCheck() tea.Cmd {
 	}
 	done, total := w.planProgress()
 	switch {
-	case done < total:
+	case done < total || total == 0:
 		ps.done = false
 		return nil
 	case ps.done:

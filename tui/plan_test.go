@@ -425,3 +425,20 @@ func TestPlanReadAfterFirstFrame(t *testing.T) {
 		}
 	}
 }
+
+// A plan none of whose items is in the dataset any more (the dataset
+// changed) is not followed, and the log says why.
+func TestPlanOfItemsGone(t *testing.T) {
+	saved := plannedIDs
+	plannedIDs = []string{"gone-1", "gone-2"}
+	defer func() { plannedIDs = saved }()
+	st := &fakeStore{}
+	m := planModel(t, st, nil, nil, 80, 24)
+	if m.following() || m.plan != nil || logHas(m, "Plan 1 chose 2 items, none of which is in the dataset now") != 1 {
+		t.Errorf("following %v, log %v", m.following(), m.log.entries)
+	}
+	m = press(t, m, "y")
+	if v := st.vias(); len(v) != 1 || v[0] != "q1=order" {
+		t.Errorf("recorded %v", v)
+	}
+}
