@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -218,14 +219,56 @@ type planRow struct {
 // writePlanJSONL writes the chosen items in the plan's order, one JSON
 // object a line.
 func writePlanJSONL(w io.Writer, dr sessions.PlanDraw) error {
-	enc := json.NewEncoder(w)
 	for _, k := range dr.Selected {
 		u := dr.Units[k]
-		if err := enc.Encode(planRow{ID: u.ItemID, Rank: u.Rank, Probability: roundProb(u.Probability), Why: u.Why, Stratum: u.Stratum}); err != nil {
+		b, err := json.Marshal(planRow{ID: u.ItemID, Rank: u.Rank, Probability: roundProb(u.Probability), Why: u.Why, Stratum: u.Stratum})
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(append(escapeJSONControls(b), '\n')); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// escapeJSONControls writes, as \uXXXX escapes, the characters of encoded
+// JSON that encoding/json leaves as they are and a terminal acts on: DEL,
+// the C1 controls (U+009B starts an escape sequence on some terminals)
+// and the bidirectional controls that reorder what is shown. The JSON
+// means the same; ids and strata come from the dataset.
+func escapeJSONControls(b []byte) []byte {
+	if !hasJSONControls(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for _, r := range string(b) {
+		if jsonControl(r) {
+			out = fmt.Appendf(out, "\\u%04x", r)
+			continue
+		}
+		out = utf8.AppendRune(out, r)
+	}
+	return out
+}
+
+func hasJSONControls(b []byte) bool {
+	for _, r := range string(b) {
+		if jsonControl(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonControl reports whether escapeJSONControls escapes r.
+func jsonControl(r rune) bool {
+	switch {
+	case r >= 0x7f && r <= 0x9f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069,
+		r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	}
+	return false
 }
 
 // roundProb keeps 6 significant digits of a probability: enough to

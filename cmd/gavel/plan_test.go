@@ -367,3 +367,51 @@ func TestStatsPlanUnderSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanHostileText: ids and strata from the dataset reach the terminal
+// escaped: the JSON lines hold no DEL, C1 or bidi control (as \uXXXX,
+// decoding to the original text), the table none at all.
+func TestPlanHostileText(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hostile.gavel")
+	s, err := sessions.Open(path, sessions.Options{Annotator: "builder"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"a\u009b31m", "b\u202eevil", "c\x7f", "d\u2066x\u2069", "e\u200f", "plain"}
+	var items []judge.Item
+	for i, id := range ids {
+		items = append(items, judge.Item{Index: i, ID: id, Prediction: "p",
+			Segments: map[string]string{"category": []string{"\u202eq", "\u009bz"}[i%2]}})
+	}
+	if err := s.InitDataset(sessions.DatasetInfo{Path: "h.jsonl", SHA256: "x", Format: "jsonl", Items: len(items)}, items); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	code, out, errs := run(t, "plan", path, "--design", "stratified", "--stratify", "category", "-n", "6", "--seed", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	bad := func(r rune) bool { return jsonControl(r) || r < 0x20 && r != '\n' }
+	if strings.IndexFunc(out, bad) >= 0 {
+		t.Errorf("JSON lines hold a control: %q", out)
+	}
+	got := map[string]bool{}
+	for _, r := range planRows(t, out) {
+		got[r.ID] = true
+		if !strings.Contains(r.Why, r.Stratum) || (r.Stratum != "\u202eq" && r.Stratum != "\u009bz") {
+			t.Errorf("row %+v", r)
+		}
+	}
+	for _, id := range ids {
+		if !got[id] {
+			t.Errorf("id %q lost in the JSON", id)
+		}
+	}
+	code, text, errs := run(t, "plan", path, "--show", "1", "--format", "text")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.IndexFunc(text, bad) >= 0 || strings.IndexFunc(errs, bad) >= 0 {
+		t.Errorf("the table or the summary holds a control:\n%q\n%q", text, errs)
+	}
+}
