@@ -148,6 +148,10 @@ func TestPlanFilterKeys(t *testing.T) {
 	if l := lines(m)[0]; !strings.Contains(l, "plan 1 · 0/4") {
 		t.Errorf("header %q: q7's label is off the plan, want 0/4", l)
 	}
+	m = press(t, m, ">", "g")
+	if got := m.items[m.cur].ID; got != "q7" {
+		t.Errorf("g on the plan went to %s, want q7 (labelled off the plan)", got)
+	}
 	m = press(t, m, "o")
 	if m.log.flash == "" || !strings.Contains(m.log.flash, "keeps its own order") || !m.following() {
 		t.Errorf("o on the plan: %q, filter %q", m.log.flash, m.sel.filter.id)

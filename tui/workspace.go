@@ -255,7 +255,8 @@ func (w *workspace) nextUnreviewed(from int) int {
 	n := len(w.sel.items)
 	for k := range n {
 		p := (from + k) % n
-		if i := w.sel.items[p]; w.applicable[i] && !w.reviewed[i] {
+		// On a plan, an item labelled off it still needs its label.
+		if i := w.sel.items[p]; w.applicable[i] && (!w.reviewed[i] || (w.following() && !w.planDone(i))) {
 			return p
 		}
 	}
