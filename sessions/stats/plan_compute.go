@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -47,7 +48,9 @@ func planReport(in *Input) *PlanReport {
 		iv := undefinedInterval(reason)
 		r.HumanMean, r.HumanMeanHajek, r.Score, r.Agreement = iv, iv, iv, iv
 		r.JudgeScore, r.DesignEffect, r.UniformEquivalent = undefined(reason), undefined(reason), undefined(reason)
-		r.OffPlan.Mean = undefined("no label off the plan")
+		if r.OffPlan.Labels == 0 {
+			r.OffPlan.Mean = undefined("no label off the plan")
+		}
 		r.Stop.HalfWidth, r.Stop.More, r.Stop.PlanSize = undefined(reason), undefined(reason), undefined(reason)
 		return r
 	}
@@ -80,11 +83,13 @@ func planReport(in *Input) *PlanReport {
 		}
 	}
 	prov := planProvenance(pl.ID)
-	s := &planSample{}
-	// Per group (a stratum; one group unless stratified): selected items
-	// and responders, for the nonresponse adjustment.
-	groupOf := map[string]int{}
-	var selected, responded []int
+	s := &planSample{span: hi - lo}
+	// Response groups (plan.go): a stratum (one unless stratified), split
+	// into the items taken with certainty and the others. Each selected
+	// item's stratum and certainty, and each responder's item, are kept
+	// until the groups are known.
+	strata := map[string]int{}
+	var picked []planPick
 	var verdictSum float64
 	var offItems int
 	var offSum float64
@@ -129,7 +134,7 @@ func planReport(in *Input) *PlanReport {
 			continue // an item the plan did not pick: nothing to count
 		}
 		clear(counts)
-		planLabels, offLabels := 0, 0
+		planLabels, offLabels, corrected := 0, 0, 0
 		for i, l := range u.Labels {
 			if laterLabelBy(u.Labels[i+1:], l.Annotator) {
 				continue
@@ -142,12 +147,22 @@ func planReport(in *Input) *PlanReport {
 			if c < 0 {
 				continue // humans.go notes values off the scale
 			}
-			if l.Provenance == prov && pu.Selected {
+			onPlan := l.Provenance == prov
+			if pu.Selected && !onPlan && slices.Contains(planAnnotators(&pu), l.Annotator) {
+				// A correction of a plan label made another way (finding
+				// 10): the item was drawn by the plan and this annotator
+				// labelled it following the plan, so the current label is
+				// still the plan's response; leaving it out would drop
+				// exactly the items where the first label was doubted.
+				onPlan = true
+				corrected++
+			}
+			if onPlan && pu.Selected {
 				counts[c]++
 				planLabels++
 				continue
 			}
-			if l.Provenance == prov {
+			if onPlan {
 				nt.add(fmt.Sprintf("labels made following plan %d on items outside it are counted off the plan", pl.ID))
 			}
 			offLabels++
@@ -160,24 +175,22 @@ func planReport(in *Input) *PlanReport {
 		if !pu.Selected {
 			continue
 		}
-		g := 0
+		st := 0
 		if pl.Design == "stratified" {
-			k, ok := groupOf[pu.Stratum]
+			k, ok := strata[pu.Stratum]
 			if !ok {
-				k = len(groupOf)
-				groupOf[pu.Stratum] = k
-				selected, responded = append(selected, 0), append(responded, 0)
+				k = len(strata)
+				strata[pu.Stratum] = k
 			}
-			g = k
-		} else if len(selected) == 0 {
-			selected, responded = []int{0}, []int{0}
+			st = k
 		}
-		selected[g]++
+		it := planPick{stratum: st, certain: pu.Probability >= 1, responder: -1}
 		r.Selected++
 		ref := majority(counts)
 		switch {
 		case ref >= 0:
-			responded[g]++
+			r.Corrections += corrected
+			it.responder = len(s.y)
 			y := cats[ref]
 			a := 0.0
 			if hasF && y == f {
@@ -187,7 +200,7 @@ func planReport(in *Input) *PlanReport {
 			s.f = append(s.f, f)
 			s.a = append(s.a, a)
 			s.p = append(s.p, pu.Probability)
-			s.group = append(s.group, g)
+			s.group = append(s.group, 0)
 		case ref == refTie:
 			r.Nonresponse++
 			nt.add("planned items whose plan labels tie are taken as nonresponse")
@@ -196,56 +209,93 @@ func planReport(in *Input) *PlanReport {
 		default:
 			r.Pending++
 		}
+		picked = append(picked, it)
 	}
 	r.Items = s.n
 	r.Labelled = len(s.y)
 	r.OffPlan.Items = offItems
 	r.OffPlan.Mean = ratio(offSum, float64(r.OffPlan.Labels), "no label off the plan")
 	r.JudgeScore = ratio(verdictSum, float64(r.Verdicts), "the plan has no verdicts")
-	s.groups = max(len(selected), 1)
-	for i, g := range s.group {
-		s.p[i] *= float64(responded[g]) / float64(selected[g])
+	if r.Corrections > 0 {
+		nt.add(fmt.Sprintf("%s of plan %d corrected later by the same annotator another way (not following the plan) %s counted as the plan's: the item was drawn by the plan, and only the label changed",
+			labelsWord(r.Corrections), pl.ID, isAre(r.Corrections)))
+	}
+
+	nStrata := max(len(strata), 1)
+	sel, resp, merged := s.responseGroups(picked, nStrata)
+	if merged > 0 {
+		nt.add(fmt.Sprintf("%s the plan takes with certainty %s no label yet: the labelled items below certainty stand for them, which assumes they are alike; label them first",
+			itemsWord(merged), hasHave(merged)))
 	}
 	if missing := r.Nonresponse + r.Pending; missing > 0 && r.Labelled > 0 {
 		r.Assumption = fmt.Sprintf("%s of the %d planned are not labelled (%d can't judge or tied, %d not yet): the estimates assume they are missing at random within the design, and weight the labelled ones up to stand for them",
 			itemsWord(missing), r.Selected, r.Nonresponse, r.Pending)
 	}
 
-	empty := 0 // strata with planned items and no label: their share of the items would count as nothing
-	for g := range selected {
-		if selected[g] > 0 && responded[g] == 0 {
-			empty++
+	// Groups with planned items and no label: their share of the items
+	// would count as nothing. Certain groups were merged above when they
+	// could be; one left empty has an empty uncertain partner too, or
+	// the labels are all on certain items.
+	emptyStrata, onlyCertain := 0, 0
+	for st := range nStrata {
+		u, c := 2*st, 2*st+1
+		switch {
+		case sel[u] > 0 && resp[u] == 0 && resp[c] > 0:
+			onlyCertain++
+		case sel[u]+sel[c] > 0 && resp[u]+resp[c] == 0:
+			emptyStrata++
 		}
 	}
 	switch {
 	case r.Selected == 0:
 		return undefAll("the plan selects no item")
+	case r.Labelled == 0 && r.Nonresponse == r.Selected:
+		return undefAll(fmt.Sprintf("every planned item is marked can't judge or its plan labels tie (%d of %d): there is no label to estimate from", r.Nonresponse, r.Selected))
+	case r.Labelled == 0 && r.Nonresponse > 0:
+		return undefAll(fmt.Sprintf("no planned item is labelled yet (0 of %d; %d can't judge or tied)", r.Selected, r.Nonresponse))
 	case r.Labelled == 0:
 		return undefAll(fmt.Sprintf("no planned item is labelled yet (0 of %d)", r.Selected))
-	case empty > 0:
+	case emptyStrata > 0 && pl.Design == "stratified":
 		verb := "have"
-		if empty == 1 {
+		if emptyStrata == 1 {
 			verb = "has"
 		}
-		return undefAll(fmt.Sprintf("every stratum needs a label, and %d %s none yet", empty, verb))
+		return undefAll(fmt.Sprintf("every stratum needs a label, and %d %s none yet", emptyStrata, verb))
+	case onlyCertain > 0:
+		return undefAll("the labels so far are all on items the plan takes with certainty, which cannot stand for the others: label the plan further")
 	}
 	fig := s.estimate(planPowerTuning)
-	interval := func(f planFigure, lo, hi float64) Interval {
+	interval := func(name string, f planFigure, lo, hi float64) Interval {
+		// The point is clamped to the scale like its bounds, so that it
+		// never prints outside its own interval; the unclamped point,
+		// the (approximately) unbiased one, is kept in Unclamped.
+		v := min(max(f.value, lo), hi)
+		if v != f.value {
+			if r.Unclamped == nil {
+				r.Unclamped = map[string]float64{}
+			}
+			r.Unclamped[name] = f.value
+			nt.add("an estimate beyond the scale's range is shown at its end (its unclamped value, the unbiased one, is in the JSON's unclamped): a few labels at large weights can carry a weighted estimate past the range")
+		}
 		h := f.halfWidth()
 		if math.IsNaN(h) {
 			// A value without bounds carries no reason (the Interval
 			// convention); the notes say why.
-			nt.add("the plan's intervals " + planNoVariance)
-			return Interval{Value: f.value, Low: math.NaN(), High: math.NaN()}
+			nt.add(planNoVarianceNote)
+			return Interval{Value: v, Low: math.NaN(), High: math.NaN()}
 		}
-		return Interval{Value: f.value, Low: min(max(f.value-h, lo), hi), High: max(min(f.value+h, hi), lo)}
+		return Interval{Value: v, Low: min(max(f.value-h, lo), hi), High: max(min(f.value+h, hi), lo)}
 	}
-	r.HumanMean = interval(fig.ht, lo, hi)
-	r.HumanMeanHajek = interval(fig.hajek, lo, hi)
-	r.Score = interval(fig.ppi, lo, hi)
-	r.Agreement = interval(fig.agree, 0, 1)
+	r.HumanMean = interval("human_mean", fig.ht, lo, hi)
+	r.HumanMeanHajek = interval("human_mean_hajek", fig.hajek, lo, hi)
+	r.Score = interval("score", fig.ppi, lo, hi)
+	r.Agreement = interval("agreement", fig.agree, 0, 1)
 	if r.Verdicts == 0 {
 		r.Agreement = undefinedInterval("the plan has no verdicts")
+		delete(r.Unclamped, "agreement")
+	}
+	if fig.collapsed {
+		nt.add("a stratum with a single label below certainty has its variance estimated together with the stratum nearest in inclusion probability (collapsed strata, Cochran 1977, sec. 5A.12): its intervals are wider than they will be once it has two")
 	}
 
 	r.DesignEffect, r.UniformEquivalent = undefined(planNoVariance), undefined(planNoVariance)
@@ -262,10 +312,60 @@ func planReport(in *Input) *PlanReport {
 		r.UniformEquivalent = r.DesignEffect
 	}
 	r.Stop = stopRule(r.Stop.TargetWidth, fig.ppi, r.Labelled, r.Nonresponse, s.n)
-	if fig.ppi.se == 0 {
-		nt.add("every plan label so far agrees with the corrected score's prediction, so its interval has no width: few labels can show that by chance")
+	if fig.ppi.se == 0 && fig.ppi.rule3 > 0 {
+		nt.add("every plan label so far agrees with the corrected score's prediction: its interval is the rule-of-three bound (no difference in m labels leaves up to about 3 in m possible), not a variance, and the stop rule waits for it")
 	}
 	return r
+}
+
+// planPick is one selected item as responseGroups reads it.
+type planPick struct {
+	stratum   int  // 0..strata-1 (0 unless stratified)
+	certain   bool // taken with certainty (π = 1)
+	responder int  // index into planSample's slices, −1 for nonresponse
+}
+
+// responseGroups sets each responder's response group and adjusted
+// probability p_i = π_i·m_g/n_g (plan.go): group 2·stratum for the items
+// below certainty, 2·stratum + 1 for the certain ones. A certain group
+// without a label is merged into its stratum's other group, when that has
+// labels; merged counts its items. sel and resp give each group's
+// selected items and responders (a merged group's are moved to its
+// partner's sel).
+func (s *planSample) responseGroups(picked []planPick, strata int) (sel, resp []int, merged int) {
+	sel, resp = make([]int, 2*strata), make([]int, 2*strata)
+	key := func(it planPick) int {
+		k := 2 * it.stratum
+		if it.certain {
+			k++
+		}
+		return k
+	}
+	for _, it := range picked {
+		sel[key(it)]++
+		if it.responder >= 0 {
+			resp[key(it)]++
+		}
+	}
+	for st := range strata {
+		if c := 2*st + 1; sel[c] > 0 && resp[c] == 0 && resp[c-1] > 0 {
+			merged += sel[c]
+			sel[c-1] += sel[c]
+			sel[c] = 0
+		}
+	}
+	for _, it := range picked {
+		k := key(it)
+		if sel[k] == 0 { // merged into its stratum's uncertain group
+			k--
+		}
+		if it.responder >= 0 {
+			s.group[it.responder] = k
+			s.p[it.responder] *= float64(resp[k]) / float64(sel[k])
+		}
+	}
+	s.groups = 2 * strata
+	return sel, resp, merged
 }
 
 // hasPlanLabel reports whether a unit carries a label made following the
@@ -279,7 +379,35 @@ func hasPlanLabel(u *Unit, prov string) bool {
 	return false
 }
 
-const planNoVariance = "needs at least 2 labels (in each stratum) to estimate a variance"
+// planNoVariance is the reason a figure has no variance; planNoVarianceNote
+// the note saying so.
+const (
+	planNoVariance     = "needs at least 2 labels on items the plan does not take with certainty to estimate a variance"
+	planNoVarianceNote = "the plan's intervals need at least 2 labels on items the plan does not take with certainty, to estimate a variance"
+)
+
+// labelsWord is "1 label", "2 labels".
+func labelsWord(n int) string {
+	if n == 1 {
+		return "1 label"
+	}
+	return fmt.Sprintf("%d labels", n)
+}
+
+// isAre and hasHave agree a verb with a count.
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+func hasHave(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
+}
 
 // planScale finds the scale of the plan's dimension: the plan judge's,
 // else a labelled-only dimension's, else any judge's of that name.
@@ -328,7 +456,12 @@ func designEffectNote(design string, deff float64, labelled int) string {
 // stopRule compares the corrected score's half-width with the width asked
 // for and, when it is not reached, says how many more labels the same
 // design needs (labelsFor), and the plan size expected to give them at
-// the response rate so far (labels over labels plus can't-judge).
+// the response rate so far (labels over labels plus can't-judge). Until
+// the labels show some spread around the verdicts (se 0) the half-width is
+// the rule-of-three bound (planFigure.halfWidth), so two labels that
+// agree with their verdicts do not stop the plan: at 100 labels of 2,000
+// items it is 0.03 for a pass rate, and it falls as 1/m. Fewer than 2
+// labels below certainty give no half-width and never stop it.
 func stopRule(width float64, ppi planFigure, labelled, nonresponse, items int) StopRule {
 	st := StopRule{Figure: "score", TargetWidth: width}
 	h := ppi.halfWidth()
@@ -345,6 +478,10 @@ func stopRule(width float64, ppi planFigure, labelled, nonresponse, items int) S
 		return st
 	}
 	need := labelsFor(labelled, items, h, width)
+	if ppi.se == 0 && !math.IsNaN(need) {
+		// The rule-of-three bound shrinks as 1/m, not 1/√m.
+		need = min(float64(labelled)*h/width, float64(items))
+	}
 	if math.IsNaN(need) {
 		st.More = undefined("every item is labelled: no more labels to add")
 		st.PlanSize = st.More

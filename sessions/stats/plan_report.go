@@ -34,6 +34,11 @@ type PlanReport struct {
 	// Verdicts counts items with a plan verdict (the judge's ok verdict
 	// at plan time); the others enter PPI with a prediction of 0.
 	Verdicts int `json:"verdicts"`
+	// Corrections counts the labels counted as the plan's though made
+	// another way: a selected item's current label by an annotator who
+	// had labelled it following the plan (a later correction by script,
+	// filter or another screen). The notes say so when there are any.
+	Corrections int `json:"corrections,omitempty"`
 	// Assumption states what the estimates assume about nonresponse
 	// (missing at random within the design); empty when there is none.
 	Assumption string `json:"assumption,omitempty"`
@@ -68,6 +73,12 @@ type PlanReport struct {
 	// UniformEquivalent is Labelled / DesignEffect: how many labels of a
 	// uniform plan would give Score's interval.
 	UniformEquivalent Estimate `json:"uniform_equivalent"`
+	// Unclamped holds, by JSON name ("human_mean", "score", …), the
+	// point estimates that fell outside the scale's range: the intervals
+	// show the point clamped to the range, with their bounds, and these
+	// are the unclamped, approximately unbiased values (to average over
+	// plans, say). Absent when nothing was clamped.
+	Unclamped map[string]float64 `json:"unclamped,omitempty"`
 	// Stop is the stop rule for Score.
 	Stop StopRule `json:"stop"`
 	// Notes lists problems with the plan's input, one sentence each.

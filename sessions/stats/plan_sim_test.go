@@ -66,32 +66,33 @@ func newSimDataset(r *rand.Rand, j simJudge) simDataset {
 }
 
 // simSample builds the estimators' input from a dataset and a drawn plan
-// where every selected item is labelled, except those for which
-// respond returns false (nonresponse, reweighted as missing at random).
-func simSample(d simDataset, sel []int, lam []float64, respond func(int) bool) *planSample {
-	s := &planSample{n: simItems, groups: 1}
+// (sel in the plan's rank order) where every selected item is labelled,
+// except those for which respond returns false (nonresponse, reweighted
+// as missing at random within the response groups, by the code
+// planReport uses).
+func simSample(d simDataset, sel []int, lam []float64, respond func(rank, item int) bool) *planSample {
+	s := &planSample{n: len(d.y), span: 1}
 	for _, f := range d.f {
 		s.fSum += f
 	}
-	m := 0
-	for _, i := range sel {
-		if respond != nil && !respond(i) {
-			continue
+	picks := make([]planPick, 0, len(sel))
+	for rank, i := range sel {
+		pk := planPick{certain: lam[i] >= 1, responder: -1}
+		if respond == nil || respond(rank, i) {
+			pk.responder = len(s.y)
+			a := 0.0
+			if d.y[i] == d.f[i] {
+				a = 1
+			}
+			s.y = append(s.y, d.y[i])
+			s.f = append(s.f, d.f[i])
+			s.a = append(s.a, a)
+			s.p = append(s.p, lam[i])
+			s.group = append(s.group, 0)
 		}
-		m++
-		a := 0.0
-		if d.y[i] == d.f[i] {
-			a = 1
-		}
-		s.y = append(s.y, d.y[i])
-		s.f = append(s.f, d.f[i])
-		s.a = append(s.a, a)
-		s.p = append(s.p, lam[i])
-		s.group = append(s.group, 0)
+		picks = append(picks, pk)
 	}
-	for i := range s.p {
-		s.p[i] *= float64(m) / float64(len(sel))
-	}
+	s.responseGroups(picks, 1)
 	return s
 }
 
@@ -127,9 +128,9 @@ func simulate(seed uint64, datasets int, j simJudge, tune bool, nonresponse floa
 		for i := range units {
 			units[i] = plan.Unit{Size: math.Sqrt(1 - d.conf[i]), PRN: r.Float64()}
 		}
-		respond := func(int) bool { return true }
+		respond := func(int, int) bool { return true }
 		if nonresponse > 0 {
-			respond = func(int) bool { return r.Float64() >= nonresponse }
+			respond = func(int, int) bool { return r.Float64() >= nonresponse }
 		}
 		actSel, lam := plan.Select(plan.Active, units, simLabels, simFloor)
 		uniSel, uniform := plan.Select(plan.Uniform, units, simLabels, simFloor)
