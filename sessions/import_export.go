@@ -367,7 +367,7 @@ func exportedAnnotator(name string, rows []exportedRow, dimScale map[string]judg
 		groups[itemID] = append(groups[itemID], act)
 	}
 	for _, row := range rows {
-		via := row.cells[exportColumn{kind: prefixVia, owner: name}].at(0)
+		via := foreignPlanVia(row.cells[exportColumn{kind: prefixVia, owner: name}].at(0))
 		if via == "" {
 			via = ViaImported
 		}

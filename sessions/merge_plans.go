@@ -184,15 +184,16 @@ func mergePlans(dst *Store, ins []*mergeInput, runs mergedRuns, sum *MergeSummar
 }
 
 // remapPlanVias rewrites the "plan:ID" provenance of actions to the
-// merged plan's id; a plan:ID naming no plan of the input stays as it is.
+// merged plan's id; a plan:ID naming no plan of the input (a label
+// imported without its plan by an older Gavel) becomes
+// "imported-plan:ID", which the merged session's plan ID never claims.
 func remapPlanVias(acts []Action, ids map[int64]int64) {
-	if len(ids) == 0 {
-		return
-	}
 	for k := range acts {
 		if old, ok := ParsePlanVia(acts[k].Via); ok {
-			if id, ok := ids[old]; ok && id != old {
+			if id, ok := ids[old]; ok {
 				acts[k].Via = PlanVia(id)
+			} else {
+				acts[k].Via = foreignPlanVia(acts[k].Via)
 			}
 		}
 	}

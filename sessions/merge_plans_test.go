@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -123,5 +124,56 @@ func TestMergePlans(t *testing.T) {
 	rows = dumpRows(t, m.w, `SELECT annotator, via, count(*) AS n FROM actions GROUP BY annotator, via ORDER BY annotator`)
 	if fmt.Sprint(rows) != "[annotator=ann via=plan:1 n=3 annotator=bob via=plan:2 n=3]" {
 		t.Errorf("labels: %v", rows)
+	}
+}
+
+// TestForeignPlanLabels: a plan:ID label brought from another session
+// without its plan — by gavel import of an export, or merged from a
+// session that holds no plan ID — becomes imported-plan:ID, so this
+// session's plan ID never claims it.
+func TestForeignPlanLabels(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.gavel")
+	chosen := planSessionAt(t, a, "ann", 1, false)
+	s := openStore(t, a, "ann")
+	var buf bytes.Buffer
+	if _, err := Export(s, &buf, ExportOptions{Format: "jsonl", Only: OnlyAll}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	back, _ := importWith(t, filepath.Join(dir, "back.gavel"), "export.jsonl", buf.String(), ImportOptions{})
+	rows := dumpRows(t, back.w, `SELECT via, count(*) AS n FROM actions GROUP BY via`)
+	if fmt.Sprint(rows) != "[via=imported-plan:1 n=3]" {
+		t.Errorf("imported labels: %v", rows)
+	}
+	// The imported session draws its own plan 1: the labels stay apart.
+	if _, err := back.CreatePlan(PlanOptions{Design: plan.Uniform, N: 8, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := back.StatsInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range in.Units {
+		for _, l := range u.Labels {
+			if l.Provenance != "imported-plan:1" || !slices.Contains(chosen, u.ItemID) {
+				t.Errorf("%s: label %+v", u.ItemID, l)
+			}
+		}
+	}
+	back.Close()
+	// Merged: back's labels name no plan of back (its plan 1 is another),
+	// a's keep a's plan.
+	out := filepath.Join(dir, "merged.gavel")
+	if _, err := Merge(out, []string{a, filepath.Join(dir, "back.gavel")}); err != nil {
+		t.Fatal(err)
+	}
+	m := openStore(t, out, "ann")
+	rows = dumpRows(t, m.w, `SELECT via, count(*) AS n FROM actions GROUP BY via ORDER BY via`)
+	if fmt.Sprint(rows) != "[via=imported-plan:1 n=3 via=plan:1 n=3]" {
+		t.Errorf("merged labels: %v", rows)
+	}
+	if got := foreignPlanVia("script"); got != "script" {
+		t.Errorf("foreignPlanVia(script) = %q", got)
 	}
 }

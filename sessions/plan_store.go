@@ -31,6 +31,22 @@ var ErrPlan = errors.New("plan cannot be drawn")
 // plan: "plan:ID".
 const PlanViaPrefix = "plan:"
 
+// ImportedPlanViaPrefix starts the provenance a label made following a
+// plan of another session takes when it is imported or merged without
+// that plan: "imported-plan:ID". Its plan's probabilities are not known
+// here, so the statistics set it apart (an unknown provenance), and it
+// can never be read as this session's plan ID.
+const ImportedPlanViaPrefix = "imported-" + PlanViaPrefix
+
+// foreignPlanVia is via as a label brought from another session keeps
+// it: "plan:ID" becomes "imported-plan:ID" (see ImportedPlanViaPrefix).
+func foreignPlanVia(via string) string {
+	if _, ok := ParsePlanVia(via); ok {
+		return "imported-" + via
+	}
+	return via
+}
+
 // PlanVia is the provenance of labels made following plan id.
 func PlanVia(id int64) string { return PlanViaPrefix + strconv.FormatInt(id, 10) }
 
