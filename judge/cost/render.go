@@ -67,7 +67,7 @@ func (r Render) Short(e Estimate) string {
 			parts = append(parts, "≤ "+Group(out)+" output tokens")
 		}
 		if in, out, ok := e.Price(r.Prices, r.Batch); ok {
-			parts = append(parts, priceText(in, out, e, r.Batch))
+			parts = append(parts, shortPrice(in, out, e, r.Batch))
 		}
 	}
 	return strings.Join(parts, " · ")
@@ -141,6 +141,25 @@ func (r Render) priceLine(e Estimate) string {
 		return fmt.Sprintf("price: unknown — the config gives no %sprice for %s (prices in config.yaml: see gavel config --help)", kind, strings.Join(missing, ", "))
 	}
 	return "price: " + priceText(in, out, e, r.Batch)
+}
+
+// shortPrice is the price on a confirmation's line: "$0.18 in + ≤ $0.14
+// out", "about" before an estimate.
+func shortPrice(in, out float64, e Estimate, batch bool) string {
+	_, exact := e.PromptTokens()
+	s := Money(in) + " in"
+	if !exact || e.Sampled > 0 {
+		s = "about " + s
+	}
+	if _, bounded := e.MaxOutput(); bounded {
+		s += " + ≤ " + Money(out) + " out"
+	} else {
+		s += " + output not bounded"
+	}
+	if batch {
+		s += " (batch)"
+	}
+	return s
 }
 
 func priceText(in, out float64, e Estimate, batch bool) string {

@@ -66,13 +66,13 @@ func TestRenderLines(t *testing.T) {
 			"prompt tokens: 1,200,000 (gpt-4o-mini's tokenizer, o200k_base; chat format included)",
 			"output tokens: at most 240,000 (each request's max tokens; the model may stop sooner)",
 			"price: $0.18 for the prompts + at most $0.14 for the answers",
-		}, "2,400 requests · 1,200,000 prompt tokens · ≤ 240,000 output tokens · $0.18 for the prompts + at most $0.14 for the answers"},
+		}, "2,400 requests · 1,200,000 prompt tokens · ≤ 240,000 output tokens · $0.18 in + ≤ $0.14 out"},
 		{"batch", Render{Prices: prices, Batch: true}, exact, []string{
 			"requests: 2,400 for 1,000 tasks (3 samples each; 600 answers from the session's cache, not sent); retries of failed requests come on top",
 			"prompt tokens: 1,200,000 (gpt-4o-mini's tokenizer, o200k_base; chat format included)",
 			"output tokens: at most 240,000 (each request's max tokens; the model may stop sooner)",
 			"price: $0.09 for the prompts + at most $0.07 for the answers, at batch prices",
-		}, ""},
+		}, "2,400 requests · 1,200,000 prompt tokens · ≤ 240,000 output tokens · $0.09 in + ≤ $0.07 out (batch)"},
 		{"estimate, no price", Render{Prices: prices}, guess, []string{
 			"requests: 8 for 10 tasks (2 tasks skipped: the item lacks what the prompt needs); retries of failed requests come on top",
 			"prompt tokens: about 4,000, an estimate (qwen2.5-7b's tokenizer is not known to Gavel: counted with cl100k_base; chat format included)",
