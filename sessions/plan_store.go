@@ -313,9 +313,17 @@ func (s *Store) CreatePlan(o PlanOptions) (PlanDraw, error) {
 // session has no candidate and o names none (a uniform or stratified
 // plan without a judge).
 func (s *Store) pickPlanRun(tx *sql.Tx, o PlanOptions) (*planRun, error) {
-	cands, err := planCandidates(tx)
+	all, err := planCandidates(tx)
 	if err != nil {
 		return nil, err
+	}
+	// A plan's estimates are a pass rate or a mean score: a judge on a
+	// nominal or pairwise scale has neither.
+	var cands []planRun
+	for _, c := range all {
+		if k := c.scale.Kind(); k == judge.KindBinary || k == judge.KindOrdinal {
+			cands = append(cands, c)
+		}
 	}
 	names := make([]string, len(cands))
 	for i, c := range cands {
@@ -325,6 +333,12 @@ func (s *Store) pickPlanRun(tx *sql.Tx, o PlanOptions) (*planRun, error) {
 		for i := range cands {
 			if cands[i].name == want {
 				return &cands[i], nil
+			}
+		}
+		for _, c := range all {
+			if c.name == want {
+				return nil, newError(ErrPlan, nil, "judge %q rates %s on a %s scale (%s): a plan estimates a pass rate or a mean score, so it needs a binary or ordinal judge%s",
+					want, c.dimension, c.scale.Kind(), c.scale, otherJudges(names))
 			}
 		}
 		if len(cands) == 0 {
@@ -339,6 +353,15 @@ func (s *Store) pickPlanRun(tx *sql.Tx, o PlanOptions) (*planRun, error) {
 		return &cands[0], nil
 	}
 	return nil, newError(ErrPlan, nil, "session %s has verdicts of %d judges (%s): say which one the plan reads with --judge NAME", s.path, len(cands), strings.Join(names, ", "))
+}
+
+// otherJudges points at the judges a plan may read instead, for a
+// message; "" when there is none.
+func otherJudges(names []string) string {
+	if len(names) == 0 {
+		return " (draw --design uniform without --judge when the session has none)"
+	}
+	return ": " + strings.Join(names, ", ")
 }
 
 // planItems reads the items' ids in dataset order and, with field, each

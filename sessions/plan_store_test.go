@@ -212,6 +212,13 @@ func TestCreatePlanDesigns(t *testing.T) {
 
 func TestCreatePlanRefusals(t *testing.T) {
 	s, _ := planSession(t, true)
+	nominal, err := s.EnsureRun(judge.Info{Name: "kind", Model: "m", Dimensions: []judge.Dimension{{Name: "grade", Scale: "nominal:CORRECT,INCORRECT"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveVerdicts(nominal.ID, []judge.Verdict{{ItemID: "p00", Status: judge.StatusOK, Values: map[string]float64{"grade": 1}}}); err != nil {
+		t.Fatal(err)
+	}
 	empty := openStore(t, sessionPath(t), "ann")
 	if err := empty.InitDataset(DatasetInfo{Path: "plan.jsonl", SHA256: "abc", Format: "jsonl"}, planItems40()); err != nil {
 		t.Fatal(err)
@@ -231,6 +238,7 @@ func TestCreatePlanRefusals(t *testing.T) {
 		{"stratify without stratified", s, PlanOptions{Design: plan.Uniform, N: 5, Judge: "conf · m", Stratify: "category"}, "is for --design stratified"},
 		{"unknown field", s, PlanOptions{Design: plan.Stratified, N: 5, Judge: "conf · m", Stratify: "colour"}, `no row has a field "colour"`},
 		{"unknown design", s, PlanOptions{Design: "clever", N: 5}, `unknown design "clever"`},
+		{"nominal judge", s, PlanOptions{Design: plan.Active, N: 5, Judge: "kind · m"}, `judge "kind · m" rates grade on a nominal scale (nominal:CORRECT,INCORRECT): a plan estimates a pass rate or a mean score, so it needs a binary or ordinal judge: "conf · m", "score · m"`},
 		{"fewer than the strata", s, PlanOptions{Design: plan.Stratified, N: 2, Judge: "conf · m", Stratify: "category"}, `-n 2 is fewer than the 3 values of "category"`},
 	} {
 		_, err := c.s.CreatePlan(c.o)
