@@ -10,6 +10,12 @@ import (
 	"github.com/gavel-dev/gavel/tui"
 )
 
+// screenCostSample is how many tasks a confirmation on the review screen
+// counts: all up to this many, else about this many, scaled and said to
+// be an estimate — an R over a million items would otherwise keep the
+// question waiting for its cost for minutes.
+const screenCostSample = 20_000
+
 // withRejudgeCost gives each run the screen can re-judge (Rejudge set)
 // with an LLM judge a Cost: what R would send and cost, counted with
 // judge/cost and told in R's confirmation. A re-judge asks the model
@@ -30,7 +36,7 @@ func withRejudgeCost(e env, runs []tui.Run, judges []judge.Judge) []tui.Run {
 			continue
 		}
 		runs[i].Cost = func(ctx context.Context, tasks []judge.Task) (string, error) {
-			est, err := cost.Count(ctx, j, tasks, cost.Options{Concurrency: runtime.NumCPU()})
+			est, err := cost.Count(ctx, j, tasks, cost.Options{Concurrency: runtime.NumCPU(), SampleTasks: screenCostSample})
 			if err != nil {
 				return "", err
 			}

@@ -118,7 +118,7 @@ func (vs *variants) variant(req tui.VariantRequest) (tui.Variant, error) {
 		v.Cost = func(ctx context.Context) (string, error) {
 			// The variant's run asks through the session's cache, as
 			// Start does: what it answers costs nothing.
-			est, err := cost.Count(ctx, j, tasks, cost.Options{Cache: rv.Store.ResponseCache(), Concurrency: runtime.NumCPU()})
+			est, err := cost.Count(ctx, j, tasks, cost.Options{Cache: rv.Store.ResponseCache(), Concurrency: runtime.NumCPU(), SampleTasks: screenCostSample})
 			if err != nil {
 				return "", err
 			}
