@@ -73,8 +73,13 @@ type Counter struct {
 // memoMax bounds the memo.
 const memoMax = 1024
 
-// memoMin is the shortest text worth remembering.
-const memoMin = 64
+// memoMin is the shortest text worth remembering, memoMaxLen the longest
+// (a judge's paragraphs are short; a document pasted in an item is not,
+// and a thousand of them would hold gigabytes).
+const (
+	memoMin    = 64
+	memoMaxLen = 16 << 10
+)
 
 var codecs sync.Map // encoding name → tokenizer.Codec
 
@@ -131,7 +136,7 @@ func isAlnum(b byte) bool {
 // be worth it. A full memo is emptied: the texts that repeat come back at
 // once, the items' paragraphs do not.
 func (c *Counter) piece(s string) int {
-	if len(s) < memoMin {
+	if len(s) < memoMin || len(s) > memoMaxLen {
 		return c.count(s)
 	}
 	c.mu.Lock()
