@@ -67,7 +67,7 @@ func (d *Data) planView() *planView {
 		{"Corrected score's half-width now (95%)", half},
 		{"More planned labels for the width asked", numE("plan.stop.more", p.Stop.More, 0)},
 	}
-	for _, s := range []string{p.Assumption, p.DesignEffectNote} {
+	for _, s := range []string{p.Assumption, p.HumanMeanCaution, p.DesignEffectNote} {
 		if s != "" {
 			v.Sentences = append(v.Sentences, line(s)+".")
 		}

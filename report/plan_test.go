@@ -59,6 +59,9 @@ func TestPlanSection(t *testing.T) {
 	if strings.Contains(page, "<b>atch") || strings.Contains(page, "\u202e") {
 		t.Error("the judge's name reached the page as it is")
 	}
+	if !strings.Contains(page, "human-only means (Horvitz–Thompson, Hájek) are less reliable than the corrected score") {
+		t.Error("an active plan's page lacks the human means' caution")
+	}
 	js, _ := json.Marshal(rep)
 	var doc map[string]any
 	if err := json.Unmarshal(js, &doc); err != nil {

@@ -76,18 +76,21 @@ func provenanceClass(p string) uint8 {
 }
 
 // planClasses returns the selection class of a label's provenance, given
-// the session's plans: "plan:ID" of a uniform or stratified plan is a
-// fair random sample (equal probabilities within strata, as a seeded
-// random order); of an active plan, or of a plan whose design the input
-// does not give, it is selPlanned — drawn with unequal probabilities, so
-// only the plan's weighted estimates may use it (Input.PlanDesigns).
+// the session's plans: "plan:ID" of a uniform plan, or of a stratified
+// plan whose strata are sampled at rates within 10 % of each other, is a
+// fair random sample (as a seeded random order); of an active plan, a
+// stratified plan with unequal rates (DesignStratifiedUnequal, or read
+// from Input.Plan's units: plan_fair.go), or a plan whose design the
+// input does not give, it is selPlanned — drawn with unequal
+// probabilities, so only the plan's weighted estimates may use it
+// (Input.PlanDesigns).
 func planClasses(in *Input) func(string) uint8 {
 	designs := map[string]string{}
 	for id, d := range in.PlanDesigns {
 		designs[planProvenance(id)] = d
 	}
 	if pl := in.Plan; pl != nil {
-		designs[planProvenance(pl.ID)] = pl.Design
+		designs[planProvenance(pl.ID)] = planDesignForClasses(pl)
 	}
 	return func(p string) uint8 {
 		if len(p) < 6 || p[:5] != "plan:" {

@@ -307,3 +307,65 @@ func TestPlanUndefinedKeepsOffPlan(t *testing.T) {
 		t.Errorf("one can't judge: %q", r.Score.Reason)
 	}
 }
+
+// TestPlanActiveHumanCaution (review finding 12): on an active plan the
+// human-only means under-cover (about 90–92 % for 95 %), so the report
+// flags them; a uniform plan's are plain simple random sampling and get
+// no flag.
+func TestPlanActiveHumanCaution(t *testing.T) {
+	pc := planCase{design: "active", verdicts: repeat(1, 10), probs: repeat(0.4, 10), selected: []int{0, 1, 2, 3},
+		labels: map[int][]Label{0: planLabel(1), 1: planLabel(0), 2: planLabel(0), 3: planLabel(1)}}
+	if r := planReport(planPtr(pc.input())); !strings.Contains(r.HumanMeanCaution, "less reliable than the corrected score") {
+		t.Errorf("active: caution %q", r.HumanMeanCaution)
+	}
+	pc.design = "uniform"
+	if r := planReport(planPtr(pc.input())); r.HumanMeanCaution != "" {
+		t.Errorf("uniform: caution %q", r.HumanMeanCaution)
+	}
+}
+
+// TestPlanStratifiedUnequalRates (review finding 19): a stratified
+// plan's labels are fair for the unweighted figures only when its strata
+// are sampled at rates within 10 % of each other; otherwise (the
+// at-least-one allocation gives a small stratum a higher rate) they are
+// set apart like an active plan's. Read from Input.Plan's units, or from
+// PlanDesigns' DesignStratifiedUnequal for the session's other plans.
+func TestPlanStratifiedUnequalRates(t *testing.T) {
+	mk := func(probs []float64, designs map[int]string) Selection {
+		pc := planCase{design: "stratified", verdicts: repeat(1, 6), probs: probs,
+			strata: []string{"a", "a", "a", "b", "b", "b"}, selected: []int{0, 3},
+			labels: map[int][]Label{0: planLabel(1), 3: planLabel(0)}}
+		in := pc.input()
+		if designs != nil {
+			in.Plan = nil
+		}
+		in.PlanDesigns = designs
+		return Compute(in, Options{Resamples: -1}).Judges[0].Dimensions[0].Overall.Selection
+	}
+	for _, tc := range []struct {
+		name              string
+		probs             []float64
+		designs           map[int]string
+		unbiased, planned int
+	}{
+		{"equal rates", repeat(1.0/3, 6), nil, 2, 0},
+		{"within 10%", []float64{0.3, 0.3, 0.3, 0.32, 0.32, 0.32}, nil, 2, 0},
+		{"unequal rates", []float64{0.2, 0.2, 0.2, 0.5, 0.5, 0.5}, nil, 0, 2},
+		{"another plan, unequal", nil, map[int]string{1: DesignStratifiedUnequal}, 0, 2},
+		{"another plan, stratified", nil, map[int]string{1: "stratified"}, 2, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			probs := tc.probs
+			if probs == nil {
+				probs = repeat(0.5, 6)
+			}
+			sel := mk(probs, tc.designs)
+			if sel.Unbiased != tc.unbiased || sel.Planned != tc.planned {
+				t.Errorf("unbiased %d planned %d, want %d %d", sel.Unbiased, sel.Planned, tc.unbiased, tc.planned)
+			}
+		})
+	}
+	if !StrataRatesEqual([]float64{0.1, 0.11}) || StrataRatesEqual([]float64{0.1, 0.111}) || !StrataRatesEqual(nil) {
+		t.Error("StrataRatesEqual's 10 % bound")
+	}
+}

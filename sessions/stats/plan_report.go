@@ -51,6 +51,10 @@ type PlanReport struct {
 	// estimate of the same, which divides by the estimated N.
 	HumanMean      Interval `json:"human_mean"`
 	HumanMeanHajek Interval `json:"human_mean_hajek"`
+	// HumanMeanCaution is set on an active plan: a sentence saying the
+	// human-only means are less reliable than Score (their intervals
+	// under-cover in the coverage simulation). Empty otherwise.
+	HumanMeanCaution string `json:"human_mean_caution,omitempty"`
 	// JudgeScore is the mean of the plan's verdicts over the items that
 	// have one: the benchmark score by the judge alone.
 	JudgeScore Estimate `json:"judge_score"`

@@ -169,8 +169,10 @@ func planLines(p *stats.PlanReport) []Line {
 	}
 	add(statRow("design effect", plain(PlanWorthText(p))))
 	add(statRow("stop rule", plain(PlanStopText(p))))
-	if p.Assumption != "" {
-		add(Line{{Text: "⚠ ", Role: RoleWarning}, {Text: safetext.SanitizeLine(sentence(p.Assumption)), Role: RoleWarning}})
+	for _, w := range []string{p.Assumption, p.HumanMeanCaution} {
+		if w != "" {
+			add(Line{{Text: "⚠ ", Role: RoleWarning}, {Text: safetext.SanitizeLine(sentence(w)), Role: RoleWarning}})
+		}
 	}
 	if p.DesignEffectNote != "" {
 		if p.DesignEffect.Value > 1 { // the design cost precision: a warning
@@ -236,8 +238,10 @@ func markdownPlan(b *strings.Builder, p *stats.PlanReport) {
 		[]string{"Stop rule", MarkdownText(PlanStopText(p)), "", "corrected score's half-width"},
 	)
 	mdTable(b, statHead, rows)
-	if p.Assumption != "" {
-		w("\n⚠ %s\n", MarkdownText(sentence(p.Assumption)))
+	for _, s := range []string{p.Assumption, p.HumanMeanCaution} {
+		if s != "" {
+			w("\n⚠ %s\n", MarkdownText(sentence(s)))
+		}
 	}
 	if p.DesignEffectNote != "" {
 		mark := ""

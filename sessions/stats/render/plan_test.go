@@ -72,6 +72,7 @@ func TestPlanText(t *testing.T) {
 		"  stop rule               ",
 		" now, asked ±5.0 pts: about ",
 		"⚠ 2 items of the 10 planned are not labelled (1 can't judge or tied, 1 not yet): the estimates assume they are missing at random",
+		"⚠ On an active plan the human-only means (Horvitz–Thompson, Hájek) are less reliable than the corrected score",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
@@ -96,6 +97,7 @@ func TestPlanMarkdown(t *testing.T) {
 		"| Design effect | ",
 		"| Stop rule | ",
 		"\n⚠ 2 items of the 10 planned are not labelled",
+		"\n⚠ On an active plan the human-only means (Horvitz–Thompson, Hájek) are less reliable than the corrected score",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
