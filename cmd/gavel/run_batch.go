@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -11,8 +12,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/judge/cost"
 	"github.com/gavel-dev/gavel/judge/llm"
 	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/safetext"
 )
 
 // batchPollMin and batchPollMax, when set (tests), replace the waits
@@ -32,6 +35,10 @@ func addBatchFlag(f *pflag.FlagSet, on *bool) {
 // requests; those left by a batch that ended during it wait for the next
 // run. A judge that calls no model runs as gavel run runs it.
 func runBatch(ctx context.Context, e env, rv *sessions.Review, judges []judge.Judge, client *llm.Client, cfg llm.Config, o runFlags) error {
+	prices, err := configPrices(e)
+	if err != nil {
+		return err
+	}
 	var left []string
 	for _, j := range judges {
 		lj, ok := j.(*llm.Judge)
@@ -41,7 +48,7 @@ func runBatch(ctx context.Context, e env, rv *sessions.Review, judges []judge.Ju
 			}
 			continue
 		}
-		msg, err := runJudgeBatch(ctx, e, rv, lj, client, cfg, o)
+		msg, err := runJudgeBatch(ctx, e, rv, lj, client, cfg, prices, o)
 		if err != nil {
 			return err
 		}
@@ -57,7 +64,7 @@ func runBatch(ctx context.Context, e env, rv *sessions.Review, judges []judge.Ju
 
 // runJudgeBatch runs one LLM judge through the Batch API; msg says what
 // work is left, if any.
-func runJudgeBatch(ctx context.Context, e env, rv *sessions.Review, j *llm.Judge, client *llm.Client, cfg llm.Config, o runFlags) (msg string, err error) {
+func runJudgeBatch(ctx context.Context, e env, rv *sessions.Review, j *llm.Judge, client *llm.Client, cfg llm.Config, prices cost.Prices, o runFlags) (msg string, err error) {
 	run, err := rv.Store.EnsureRun(j.Info())
 	if err != nil {
 		return "", err
@@ -82,7 +89,31 @@ func runJudgeBatch(ctx context.Context, e env, rv *sessions.Review, j *llm.Judge
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(e.stderr, "%s: %s to judge through the Batch API.\n", name, count(len(tasks), "task"))
+	fmt.Fprintf(e.stderr, "%s: %s left to judge.\n", name, count(len(tasks), "task"))
+	// What it will cost, before anything is sent: the requests that go
+	// in new batches at the batch price, and those a batch that ended
+	// left, sent as ordinary requests (those in batches still running
+	// were paid for when sent).
+	toBatch, online, err := j.BatchSpend(tasks, batchStore{store})
+	if err != nil {
+		return "", err
+	}
+	for _, part := range []struct {
+		tasks []judge.Task
+		batch bool
+		how   string
+	}{{toBatch, true, "in new batches"}, {online, false, "as ordinary requests"}} {
+		if len(part.tasks) == 0 {
+			continue
+		}
+		est, err := cost.Count(ctx, j, part.tasks, cost.Options{Cache: rv.Store.ResponseCache(), Concurrency: runtime.NumCPU(),
+			SampleTasks: runCostSample, Item: sessions.WholeFields})
+		if err != nil {
+			return "", err
+		}
+		line := fmt.Sprintf("%s: %s %s; retries come on top.", name, cost.Render{Prices: prices, Batch: part.batch}.Short(est), part.how)
+		fmt.Fprintln(e.stderr, safetext.SanitizeLine(line))
+	}
 	rep, err := j.RunBatch(ctx, tasks, llm.BatchOptions{
 		Store:   batchStore{store},
 		Session: marker,

@@ -822,3 +822,47 @@ func FuzzReadLines(f *testing.F) {
 		}
 	})
 }
+
+// TestBatchSpend: what a batch run will pay for, before it runs, matches
+// what it then does.
+func TestBatchSpend(t *testing.T) {
+	r := newBatchRig(t)
+	r.srv.ending, r.srv.answered = "expired", 0.5
+	j := r.judge("docqa", nil)
+	tasks := batchTasks(j, 8)
+	toBatch, online, err := j.BatchSpend(tasks, r.store)
+	if err != nil || len(toBatch) != 8 || len(online) != 0 {
+		t.Fatalf("first: %v, %d to batch, %d online", err, len(toBatch), len(online))
+	}
+	if _, err := j.RunBatch(context.Background(), tasks, r.options()); err != nil {
+		t.Fatal(err)
+	}
+	// Half answered, half left by the expired batch: those go online.
+	more := batchTasks(j, 10)[8:]
+	all := append(slices.Clone(tasks), more...)
+	toBatch, online, err = j.BatchSpend(all, r.store)
+	if err != nil || len(toBatch) != 2 || len(online) != 4 {
+		t.Fatalf("second: %v, %d to batch, %d online; want 2 and 4", err, len(toBatch), len(online))
+	}
+	rep, err := r.judge("docqa", nil).RunBatch(context.Background(), all, r.options())
+	if err != nil || len(rep.Online) != len(online) || rep.Created != 1 {
+		t.Fatalf("run: %v, %d online, %d created", err, len(rep.Online), rep.Created)
+	}
+	// A batch still running costs nothing more.
+	r2 := newBatchRig(t)
+	j2 := r2.judge("docqa", nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	o := r2.options()
+	o.crash = func(p string) error {
+		if p == "polled" {
+			cancel()
+		}
+		return nil
+	}
+	if _, err := j2.RunBatch(ctx, tasks, o); err == nil {
+		t.Fatal("not interrupted")
+	}
+	if toBatch, online, err := j2.BatchSpend(tasks, r2.store); err != nil || len(toBatch)+len(online) != 0 {
+		t.Errorf("running batch: %v, %d to batch, %d online", err, len(toBatch), len(online))
+	}
+}

@@ -1,0 +1,71 @@
+package llm
+
+import "github.com/gavel-dev/gavel/judge"
+
+// BatchSpend sorts tasks by what RunBatch will pay for them, before it
+// runs, for the cost announced first: toBatch are the tasks with a
+// request that no answer and no batch covers yet (they go in new batches,
+// at the batch price); online those RunBatch sends as ordinary requests
+// (a batch that ended before left them unanswered, or no batch can carry
+// them). The rest cost nothing more: answered already, or in a batch
+// still running, paid when it was sent.
+func (j *Judge) BatchSpend(tasks []judge.Task, store BatchStore) (toBatch, online []judge.Task, err error) {
+	plan, err := j.batchPlan(tasks)
+	if err != nil {
+		return nil, nil, err
+	}
+	chunks, err := store.BatchChunks()
+	if err != nil {
+		return nil, nil, err
+	}
+	ended := map[string]bool{}
+	for _, ch := range chunks {
+		ended[ch.Key] = ch.Finished
+	}
+	var uncached []string
+	for _, keys := range plan.keys {
+		for _, k := range keys {
+			if _, ok := j.client.cacheGet(k); !ok {
+				uncached = append(uncached, k)
+			}
+		}
+	}
+	in, err := store.BatchChunkOf(uncached)
+	if err != nil {
+		return nil, nil, err
+	}
+	open := make(map[string]bool, len(uncached))
+	for _, k := range uncached {
+		open[k] = true
+	}
+	for i, t := range plan.tasks {
+		if plan.online[i] {
+			online = append(online, t)
+			continue
+		}
+		fresh, running, left := false, false, false
+		for _, k := range plan.keys[i] {
+			if !open[k] {
+				continue
+			}
+			ch, ok := in[k]
+			switch {
+			case !ok:
+				fresh = true
+			case ended[ch]:
+				left = true
+			default:
+				// In a chunk of this run still running, or another
+				// run's (whose answer this one shares).
+				running = true
+			}
+		}
+		switch {
+		case fresh:
+			toBatch = append(toBatch, t)
+		case left && !running:
+			online = append(online, t)
+		}
+	}
+	return toBatch, online, nil
+}
