@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gavel-dev/gavel/sessions"
 )
 
 // planReviewSession writes a dataset of 12 items, opens it once (the
@@ -150,4 +153,32 @@ func TestStatsTargetWidth(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzReviewPlanID: --plan never panics, and gives the newest plan, none,
+// a plan's id (1 or more) or a usage error.
+func FuzzReviewPlanID(f *testing.F) {
+	for _, s := range []string{"", "none", " NONE ", "1", "42", "0", "-3", "x", "1e3", "９", "9223372036854775808"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		id, err := reviewPlanFlags{plan: s}.planID()
+		switch {
+		case err != nil:
+			var u usageError
+			if !errors.As(err, &u) {
+				t.Errorf("%q: %v is not a usage error", s, err)
+			}
+		case id == sessions.PlanNewest:
+			if strings.TrimSpace(s) != "" {
+				t.Errorf("%q read as the newest plan", s)
+			}
+		case id == sessions.PlanNone:
+			if !strings.EqualFold(strings.TrimSpace(s), planNone) {
+				t.Errorf("%q read as none", s)
+			}
+		case id < 1:
+			t.Errorf("%q read as plan %d", s, id)
+		}
+	})
 }
