@@ -269,6 +269,63 @@ func TestPlanCoverageLong(t *testing.T) {
 	}
 }
 
+// simulateOrdinal is the review's ordinal case: N items on a 1–5 scale
+// (humans 1 2 3 4 5 5 4 equally likely), a judge off by one a fifth of
+// the time each way, an active plan of n sized by closeness to the cut 3;
+// it returns the coverage of the HT, Hájek and corrected-score intervals.
+func simulateOrdinal(seed uint64, reps, N, n int) (ht, hajek, ppi float64) {
+	r := rand.New(rand.NewPCG(seed, 8))
+	units := make([]plan.Unit, N)
+	covers := func(f planFigure, target float64) float64 {
+		if h := f.halfWidth(); !math.IsNaN(h) && math.Abs(f.value-target) <= h {
+			return 1
+		}
+		return 0
+	}
+	for range reps {
+		d := simDataset{y: make([]float64, N), f: make([]float64, N)}
+		for i := range N {
+			h := []float64{1, 2, 3, 4, 5, 5, 4}[r.IntN(7)]
+			s := math.Min(5, math.Max(1, h+[]float64{-1, 0, 0, 0, 1}[r.IntN(5)]))
+			d.y[i], d.f[i] = h, s
+			d.target += h
+			units[i] = plan.Unit{Size: math.Max(0, 1-math.Abs(s-3)/2), PRN: r.Float64()}
+		}
+		d.target /= float64(N)
+		sel, lam := plan.Select(plan.Active, units, n, simFloor)
+		s := simSample(d, sel, lam, nil)
+		s.span = 4
+		fig := s.estimate(planPowerTuning)
+		ht += covers(fig.ht, d.target)
+		hajek += covers(fig.hajek, d.target)
+		ppi += covers(fig.ppi, d.target)
+	}
+	R := float64(reps)
+	return ht / R, hajek / R, ppi / R
+}
+
+// TestPlanCoverageLongExtra logs, with GAVEL_COVERAGE_LONG=1, the two
+// cases of the review: labelling half of an active plan in its rank order
+// (N 2,000, n 300, 150 labelled, a judge sure of most items, so the plan
+// takes many with certainty: review finding 1), and the ordinal case
+// where the human-only means under-cover (N 300, 40 labels: finding 12).
+func TestPlanCoverageLongExtra(t *testing.T) {
+	if os.Getenv("GAVEL_COVERAGE_LONG") != "1" {
+		t.Skip("set GAVEL_COVERAGE_LONG=1 to run the long plan simulations")
+	}
+	peaked := func(r *rand.Rand) float64 { return 1 - 0.5*math.Pow(r.Float64(), 20) }
+	ro := rankOrder(12, 2000, 300, 150, 2000, peaked)
+	t.Logf("rank order, half of an active plan labelled: 2000 datasets; %.1f certain items per plan; target %.4f, mean HT %.4f (coverage %.4f), mean corrected score %.4f (coverage %.4f)",
+		ro.certain, ro.target, ro.ht, ro.htCover, ro.ppi, ro.ppiCover)
+	if math.Abs(ro.ht-ro.target) > 0.01 || math.Abs(ro.ppi-ro.target) > 0.005 {
+		t.Errorf("rank order: biased (target %.4f, HT %.4f, corrected %.4f)", ro.target, ro.ht, ro.ppi)
+	}
+	for _, n := range []int{40, 100} {
+		ht, hj, ppi := simulateOrdinal(9, 4000, 300, n)
+		t.Logf("ordinal 1–5, N 300, %d labels, 4000 datasets: coverage HT %.4f, Hájek %.4f, corrected score %.4f", n, ht, hj, ppi)
+	}
+}
+
 // BenchmarkPlanCoverage runs the informative scenario over 2,000 datasets
 // per iteration and reports its coverage and how much narrower the active
 // interval is than the uniform one.

@@ -189,7 +189,7 @@ func planLines(p *stats.PlanReport) []Line {
 }
 
 // PlanIntervalsNote says how the plan's intervals are made.
-const PlanIntervalsNote = "Plan intervals are 95% and design-based: each label weighted by 1/π, the Hájek–Rosén variance, a t quantile with Satterthwaite's degrees of freedom."
+const PlanIntervalsNote = "Plan intervals are 95% and design-based: each label weighted by 1/π, the Hájek–Rosén variance (a stratum with one label estimated with its nearest neighbour), a t quantile with Satterthwaite's degrees of freedom; while the labels show no spread, the rule of three (about 3 in m may differ)."
 
 // withPlan appends the plan section and a blank line to out; out as it
 // is when the report has no plan.
