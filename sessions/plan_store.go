@@ -286,6 +286,16 @@ func (s *Store) CreatePlan(o PlanOptions) (PlanDraw, error) {
 				units[i].Size = sizes[i]
 			}
 		}
+		var same int64
+		err = tx.QueryRow(`SELECT coalesce(max(id), 0) FROM plans WHERE design = ? AND n = ? AND seed = ? AND coalesce(run_id, 0) = ? AND stratify = ?`,
+			string(p.Design), p.N, int64(p.Seed), p.RunID, p.Stratify).Scan(&same)
+		if err != nil {
+			return err
+		}
+		if same != 0 && samePlanRows(tx, same, units) {
+			return newError(ErrPlan, nil, "session %s already has this plan: plan %d (the same design, size, seed, judge and strata chooses the same items); gavel plan %s --show %d prints it, another --seed draws another",
+				s.path, same, s.path, same)
+		}
 		res, err := tx.Exec(`INSERT INTO plans (design, n, seed, judge, run_id, stratify, floor, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			string(p.Design), p.N, int64(p.Seed), p.Judge, nullID(p.RunID), p.Stratify, p.Floor, stamp(p.Created))
 		if err != nil {
@@ -353,6 +363,23 @@ func (s *Store) pickPlanRun(tx *sql.Tx, o PlanOptions) (*planRun, error) {
 		return &cands[0], nil
 	}
 	return nil, newError(ErrPlan, nil, "session %s has verdicts of %d judges (%s): say which one the plan reads with --judge NAME", s.path, len(cands), strings.Join(names, ", "))
+}
+
+// samePlanRows reports whether plan id's rows are units: the same items
+// with the same verdicts and sizes, so a plan of the same design, size
+// and seed would choose the same items with the same probabilities. A
+// re-judge since makes another plan. An error reads as not the same.
+func samePlanRows(tx *sql.Tx, id int64, units []PlanUnit) bool {
+	old, err := readPlanUnits(tx, id)
+	if err != nil || len(old) != len(units) {
+		return false
+	}
+	for i, u := range old {
+		if u.ItemID != units[i].ItemID || u.VerdictID != units[i].VerdictID || u.Size != units[i].Size || u.Stratum != units[i].Stratum {
+			return false
+		}
+	}
+	return true
 }
 
 // otherJudges points at the judges a plan may read instead, for a

@@ -496,3 +496,32 @@ func TestActivePlanFromJudgesAgreement(t *testing.T) {
 	}
 	check(again)
 }
+
+// TestPlanChoiceForStats: a plan identical to one the session has is
+// refused; by default the statistics read the newest plan with labels
+// made on it, not a newer one nobody labelled.
+func TestPlanChoiceForStats(t *testing.T) {
+	s, _ := planSession(t, false)
+	first, err := s.CreatePlan(PlanOptions{Design: plan.Active, N: 6, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreatePlan(PlanOptions{Design: plan.Active, N: 6, Seed: 2}); !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), "already has this plan: plan 1") {
+		t.Errorf("identical plan: %v", err)
+	}
+	if _, err := s.Record([]Action{{Kind: KindLabel, ItemID: first.SelectedIDs()[0], Dimension: "correct", Value: 1, Via: "plan:1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreatePlan(PlanOptions{Design: plan.Uniform, N: 6, Seed: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id   int64
+		want int
+	}{{PlanNewest, 1}, {2, 2}, {1, 1}} {
+		in, err := s.StatsInputWith(StatsOptions{PlanID: c.id})
+		if err != nil || in.Plan == nil || in.Plan.ID != c.want {
+			t.Errorf("PlanID %d: %+v %v, want plan %d", c.id, in.Plan, err, c.want)
+		}
+	}
+}

@@ -17,8 +17,9 @@ const (
 )
 
 // readStatsPlan fills in.PlanDesigns with every plan's design, and
-// in.Plan with the plan the statistics estimate from: planID's, or the
-// newest (PlanNewest), or none (PlanNone or a session without plans).
+// in.Plan with the plan the statistics estimate from: planID's, or by
+// default (PlanNewest) the newest plan that has labels made on it, else
+// the newest, or none (PlanNone or a session without plans).
 // in.Units must be read: each plan row points at its item's Criterion-0
 // unit. The plan's verdicts are those it recorded when it was drawn, read
 // on the run's first dimension; a plan without a judge estimates the
@@ -41,7 +42,7 @@ func readStatsPlan(tx *sql.Tx, path string, in *stats.Input, planID int64) error
 	case PlanNone:
 		return nil
 	case PlanNewest:
-		p = &plans[len(plans)-1]
+		p = newestLabelledPlan(in, plans)
 	default:
 		for i := range plans {
 			if plans[i].ID == planID {
@@ -125,4 +126,24 @@ func planVerdictValues(tx *sql.Tx, id int64, dim string) (map[int64]float64, err
 		}
 	}
 	return out, rows.Err()
+}
+
+// newestLabelledPlan is the newest of plans (oldest first, not empty)
+// whose "plan:ID" some current label of in names, else the newest: a plan
+// drawn after labelling began on another must not hide that one's labels.
+func newestLabelledPlan(in *stats.Input, plans []Plan) *Plan {
+	labelled := map[int64]bool{}
+	for _, u := range in.Units {
+		for _, l := range u.Labels {
+			if id, ok := ParsePlanVia(l.Provenance); ok {
+				labelled[id] = true
+			}
+		}
+	}
+	for i := len(plans) - 1; i >= 0; i-- {
+		if labelled[plans[i].ID] {
+			return &plans[i]
+		}
+	}
+	return &plans[len(plans)-1]
 }

@@ -30,6 +30,9 @@ type figureFlags struct {
 	// targetWidth is the half-width a labelling plan's stop rule aims
 	// for (stats.PlanInput.TargetWidth).
 	targetWidth float64
+	// plan is the labelling plan whose weighted estimates are reported:
+	// its id, none, or "" for the default (sessions.PlanNewest).
+	plan string
 }
 
 // The words --guidelines takes besides a version's number.
@@ -54,6 +57,7 @@ func (o *figureFlags) add(f *pflag.FlagSet) {
 	f.Float64Var(&o.bandAgreement, "band-agreement", stats.DefaultBandAgreement, "the `SHARE` (0-1) of agreement with the humans a graded judge's \"ask a human\" band must leave on the items it keeps")
 	f.StringVar(&o.guidelines, "guidelines", guidelinesAll, "count only the labels made under `VERSION` of the guidelines: all (every label), current (the newest version) or a version's number (the statistics list them)")
 	addTargetWidth(f, &o.targetWidth)
+	f.StringVar(&o.plan, "plan", "", "the labelling `PLAN` whose weighted estimates to report: its id (gavel plan lists them) or none (default: the newest plan with labels made on it, else the newest)")
 	f.BoolVar(&o.swapTies, "swap-ties", false, "count a pair the judge answered differently in its two orders (--swap) as a tie when comparing it with the humans: a winner forced there is noise")
 }
 
@@ -102,6 +106,16 @@ func (o figureFlags) options() (stats.Options, error) {
 // made under one version. Whether the session has that version is the
 // session's to say (sessions.ErrGuidelinesVersion).
 func (o figureFlags) readOptions() (sessions.StatsOptions, error) {
+	ro, err := o.guidelinesOption()
+	if err != nil {
+		return ro, err
+	}
+	ro.PlanID, err = planOption(o.plan)
+	return ro, err
+}
+
+// guidelinesOption reads --guidelines.
+func (o figureFlags) guidelinesOption() (sessions.StatsOptions, error) {
 	g := strings.ToLower(strings.TrimSpace(o.guidelines))
 	switch g {
 	case "", guidelinesAll:
@@ -114,6 +128,23 @@ func (o figureFlags) readOptions() (sessions.StatsOptions, error) {
 		return sessions.StatsOptions{}, usagef("unknown --guidelines %q: use all, current or a version's number (1, 2…: gavel stats lists them under Labelling)", o.guidelines)
 	}
 	return sessions.StatsOptions{Guidelines: n}, nil
+}
+
+// planOption reads --plan: "" the default plan (sessions.PlanNewest),
+// none, or a plan's id. Whether the session has that plan is the
+// session's to say (sessions.ErrPlan).
+func planOption(p string) (int64, error) {
+	switch p = strings.ToLower(strings.TrimSpace(p)); p {
+	case "":
+		return sessions.PlanNewest, nil
+	case "none":
+		return sessions.PlanNone, nil
+	}
+	n, err := strconv.ParseInt(p, 10, 64)
+	if err != nil || n < 1 {
+		return 0, usagef("unknown --plan %q: use a plan's id (1, 2…: gavel plan SESSION lists them) or none", p)
+	}
+	return n, nil
 }
 
 // addTargetWidth defines --target-width (gavel stats, report and review):

@@ -89,7 +89,11 @@ func TestPlanCommand(t *testing.T) {
 		}
 	}
 	// The same seed draws the same items; the text table lists them.
-	code, text, errs := run(t, "plan", path, "-n", "6", "--seed", "3", "--format", "text")
+	code, _, errs = run(t, "plan", path, "-n", "6", "--seed", "3")
+	if code != 2 || !strings.Contains(errs, "already has this plan: plan 1") {
+		t.Errorf("the same plan again: exit %d, %s", code, errs)
+	}
+	code, text, errs := run(t, "plan", path, "--show", "1", "--format", "text")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -117,11 +121,11 @@ func TestPlanCommand(t *testing.T) {
 		}
 	}
 	code, out, _ = run(t, "plan", path)
-	if code != 0 || !strings.Contains(out, "1     active  12") || !strings.Contains(out, "2     active  6") {
+	if code != 0 || !strings.Contains(out, "1     active  12") {
 		t.Errorf("list: exit %d:\n%s", code, out)
 	}
-	code, out, _ = run(t, "plan", path, "--show", "2")
-	if code != 0 || len(planRows(t, out)) != 6 {
+	code, out, _ = run(t, "plan", path, "--show", "1")
+	if code != 0 || len(planRows(t, out)) != 12 {
 		t.Errorf("show: exit %d:\n%s", code, out)
 	}
 	// Stratified and uniform.
@@ -413,5 +417,50 @@ func TestPlanHostileText(t *testing.T) {
 	}
 	if strings.IndexFunc(text, bad) >= 0 || strings.IndexFunc(errs, bad) >= 0 {
 		t.Errorf("the table or the summary holds a control:\n%q\n%q", text, errs)
+	}
+}
+
+// TestStatsPlanFlag: gavel stats --plan picks the plan estimated from,
+// none leaves it out, an unknown one is a usage error.
+func TestStatsPlanFlag(t *testing.T) {
+	path := planTestSession(t, t.TempDir(), false)
+	for _, args := range [][]string{{"-n", "4", "--seed", "1"}, {"--design", "uniform", "-n", "5", "--seed", "1"}} {
+		if code, _, errs := run(t, append([]string{"plan", path}, args...)...); code != 0 {
+			t.Fatalf("plan: exit %d: %s", code, errs)
+		}
+	}
+	planOf := func(args ...string) (int, string) {
+		code, out, errs := run(t, append([]string{"stats", path, "--format", "json"}, args...)...)
+		if code != 0 {
+			return code, errs
+		}
+		var rep struct {
+			Plan *struct {
+				ID int `json:"id"`
+			} `json:"plan"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Plan == nil {
+			return 0, "none"
+		}
+		return 0, fmt.Sprint(rep.Plan.ID)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 0, "2"},
+		{[]string{"--plan", "1"}, 0, "1"},
+		{[]string{"--plan", "none"}, 0, "none"},
+		{[]string{"--plan", "3"}, 2, "has no labelling plan 3: its plans are 1, 2"},
+		{[]string{"--plan", "x"}, 2, `unknown --plan "x"`},
+	} {
+		code, got := planOf(c.args...)
+		if code != c.code || !strings.Contains(got, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d, %q", c.args, code, got, c.code, c.want)
+		}
 	}
 }

@@ -27,7 +27,7 @@ func readFiguresInput(e env, path, which string, f figureFlags) (*sessions.Store
 		fmt.Fprintln(e.stderr, n)
 	}
 	in, err := s.StatsInputWith(ro)
-	if errors.Is(err, sessions.ErrGuidelinesVersion) {
+	if errors.Is(err, sessions.ErrGuidelinesVersion) || errors.Is(err, sessions.ErrPlan) {
 		err = usageError{err}
 	}
 	if err == nil {
