@@ -38,8 +38,10 @@ type batchAPI struct {
 	noBatches bool
 	// half leaves the second half of each batch unanswered (expired).
 	half bool
-	// onRetrieve is called before each GET /batches/ID.
+	// onRetrieve is called before each GET /batches/ID; onCreate once a
+	// batch is made, before the answer is written.
 	onRetrieve func()
+	onCreate   func()
 }
 
 // answerFor is the fake model: YES or NO by the prompt, so the online and
@@ -125,6 +127,9 @@ func (b *batchAPI) serve(w http.ResponseWriter, r *http.Request) {
 			"request_counts": map[string]any{"total": 0, "completed": 0, "failed": 0}}
 		b.batches = append(b.batches, batch)
 		b.creates[req.Metadata[llm.BatchMetaChunk]]++
+		if b.onCreate != nil {
+			b.onCreate()
+		}
 		json.NewEncoder(w).Encode(batch)
 	case r.Method == http.MethodGet && p == "/v1/batches":
 		data := []any{}
