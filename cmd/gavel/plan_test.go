@@ -9,6 +9,7 @@ import (
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
 // planTestSession writes a session of 30 items judged by "conf" (binary,
@@ -319,9 +320,10 @@ func TestPlanCompletion(t *testing.T) {
 	}
 }
 
-// TestStatsPlanUnderSplit: figures read from one part of a split leave
-// the plan's estimates out, saying so (a plan's population is every
-// item); --split all shows them.
+// TestStatsPlanUnderSplit: figures read from one part of a split give
+// the plan's estimates on that part's items (a domain of the plan), with
+// a note; the plan's rows point at the part's units, every label on a
+// planned item of the part is counted.
 func TestStatsPlanUnderSplit(t *testing.T) {
 	path := planTestSession(t, t.TempDir(), false)
 	if code, _, errs := run(t, "split", path, "--seed", "4"); code != 0 {
@@ -341,8 +343,8 @@ func TestStatsPlanUnderSplit(t *testing.T) {
 		plan     bool
 		stderrIn string
 	}{
-		{[]string{"stats", path, "--format", "json", "--split", "evaluation"}, false, "labelling plan 1 covers every item, not the evaluation part these figures read"},
-		{[]string{"stats", path, "--format", "json", "--split", "calibration"}, false, "not the calibration part"},
+		{[]string{"stats", path, "--format", "json", "--split", "evaluation"}, true, "its estimates here cover the evaluation part's"},
+		{[]string{"stats", path, "--format", "json", "--split", "calibration"}, true, "cover the calibration part's"},
 		{[]string{"stats", path, "--format", "json"}, true, ""},
 		{[]string{"stats", path, "--format", "json", "--split", "all"}, true, ""},
 		{[]string{"compare", path, "--format", "json"}, false, ""},
@@ -366,7 +368,7 @@ func TestStatsPlanUnderSplit(t *testing.T) {
 		if _, has := rep["plan"]; has != c.plan {
 			t.Errorf("%v: plan in the report %v, want %v", c.args, has, c.plan)
 		}
-		if c.stderrIn != "" && !strings.Contains(errs, c.stderrIn) || c.stderrIn == "" && strings.Contains(errs, "covers every item") {
+		if c.stderrIn != "" && !strings.Contains(errs, c.stderrIn) || c.stderrIn == "" && strings.Contains(errs, "drawn over every item") {
 			t.Errorf("%v: stderr %q", c.args, errs)
 		}
 	}
@@ -462,5 +464,26 @@ func TestStatsPlanFlag(t *testing.T) {
 		if code != c.code || !strings.Contains(got, c.want) {
 			t.Errorf("%v: exit %d, %q; want %d, %q", c.args, code, got, c.code, c.want)
 		}
+	}
+}
+
+// TestPlanDomain: a split part keeps the plan rows of its items, each
+// pointing at the item's Criterion-0 unit in the part.
+func TestPlanDomain(t *testing.T) {
+	all := []stats.Unit{{ItemID: "a"}, {ItemID: "b"}, {ItemID: "r"}, {ItemID: "r", Criterion: 1}, {ItemID: "c"}}
+	kept := []stats.Unit{{ItemID: "b"}, {ItemID: "r"}, {ItemID: "r", Criterion: 1}}
+	p := &stats.PlanInput{ID: 1, Target: 2, Units: []stats.PlanUnit{
+		{Unit: 0, ItemID: "a", Probability: 0.5, Selected: true},
+		{Unit: 1, ItemID: "b", Probability: 0.25},
+		{Unit: 2, Probability: 0.75, Selected: true}, // no ItemID: read from the unit
+		{Unit: 4, ItemID: "c", Probability: 0.5},
+	}}
+	d := planDomain(p, all, kept)
+	want := []stats.PlanUnit{{Unit: 0, ItemID: "b", Probability: 0.25}, {Unit: 1, ItemID: "r", Probability: 0.75, Selected: true}}
+	if fmt.Sprint(d.Units) != fmt.Sprint(want) || d.Target != 2 || len(p.Units) != 4 {
+		t.Errorf("domain %+v, want %+v (the plan itself unchanged: %d rows)", d.Units, want, len(p.Units))
+	}
+	if planDomain(nil, all, kept) != nil {
+		t.Error("no plan gave one")
 	}
 }

@@ -318,12 +318,8 @@ func selectSplit(s *sessions.Store, in stats.Input, which string) (stats.Input, 
 				units = append(units, u)
 			}
 		}
+		in.Plan = planDomain(in.Plan, in.Units, units)
 		in.Units = units
-		// A plan's population is every item, its probabilities drawn over
-		// all of them: its estimates are not figures of one part (and its
-		// rows index the units dropped above). They are left out here,
-		// and planLeftOut says so.
-		in.Plan = nil
 	}
 	for _, u := range in.Units {
 		if u.Criterion == 0 {
@@ -333,14 +329,46 @@ func selectSplit(s *sessions.Store, in stats.Input, which string) (stats.Input, 
 	return in, used, nil
 }
 
+// planDomain keeps the rows of a plan (drawn over every item) whose item
+// is among kept, the units of one part of the split, pointing at their
+// place there. The plan's estimates then describe the part: a domain of
+// the plan's population, estimated with the plan's own probabilities
+// (Horvitz–Thompson and PPI stay unbiased for a domain whose size is
+// known; the number of planned items in it is random).
+func planDomain(p *stats.PlanInput, all, kept []stats.Unit) *stats.PlanInput {
+	if p == nil {
+		return nil
+	}
+	at := make(map[string]int, len(kept))
+	for i, u := range kept {
+		if u.Criterion == 0 {
+			at[u.ItemID] = i
+		}
+	}
+	d := *p
+	d.Units = make([]stats.PlanUnit, 0, len(kept))
+	for _, pu := range p.Units {
+		id := pu.ItemID
+		if id == "" && pu.Unit >= 0 && pu.Unit < len(all) {
+			id = all[pu.Unit].ItemID
+		}
+		if k, ok := at[id]; ok {
+			pu.Unit, pu.ItemID = k, id
+			d.Units = append(d.Units, pu)
+		}
+	}
+	return &d
+}
+
 // planLeftOut is the note for figures read from one part of a split of a
-// session whose plan (id) selectSplit left out; "" when none was.
+// session with a plan (id): the plan's estimates describe that part only;
+// "" when none is needed.
 func planLeftOut(path string, id int, used stats.SplitUsed) string {
 	if id == 0 || used.Part == splitAll {
 		return ""
 	}
-	return fmt.Sprintf("gavel: labelling plan %d covers every item, not the %s part these figures read: its weighted estimates are left out (--split all shows them, e.g. gavel stats %s --split all)",
-		id, used.Part, shellWordArg(path))
+	return fmt.Sprintf("gavel: labelling plan %d was drawn over every item; its estimates here cover the %s part's %d items only, with the plan's probabilities (--split all estimates over every item, e.g. gavel stats %s --split all)",
+		id, used.Part, used.Items, shellWordArg(path))
 }
 
 // splitLine says which items a report covers, for text and Markdown; empty
