@@ -608,6 +608,24 @@ func finishDraw(p Plan, units []PlanUnit, verdicts map[string]planVerdict) PlanD
 			}
 			units[i].Why = fmt.Sprintf("stratum %s=%s: %d of %d", p.Stratify, value, drawn[u.Stratum], size[u.Stratum])
 		}
+		var single []string
+		for v, d := range drawn {
+			if d == 1 && size[v] > 1 {
+				if v == "" {
+					v = "(none)"
+				}
+				single = append(single, strconv.Quote(v))
+			}
+		}
+		if len(single) > 0 {
+			slices.Sort(single)
+			verb := "have"
+			if len(single) == 1 {
+				verb = "has"
+			}
+			dr.Notes = append(dr.Notes, fmt.Sprintf("%s of %s %s %s 1 planned item: a stratum needs two labels for its variance, so the estimates will have no interval (-n %d or more gives every stratum two).",
+				plural(len(single), "stratum", "strata"), p.Stratify, strings.Join(single, ", "), verb, twoEach(size)))
+		}
 	case plan.Active:
 		_, mean, allUnknown := activeSizes(units, verdicts)
 		total := 0.0
@@ -658,6 +676,16 @@ func finishDraw(p Plan, units []PlanUnit, verdicts map[string]planVerdict) PlanD
 		}
 	}
 	return dr
+}
+
+// twoEach is the smallest plan size that gives every stratum of these
+// sizes two items (or all of a smaller one).
+func twoEach(size map[string]int) int {
+	n := 0
+	for _, s := range size {
+		n += min(s, 2)
+	}
+	return n
 }
 
 // short2 writes a number with two decimals.

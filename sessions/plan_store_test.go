@@ -192,8 +192,16 @@ func TestCreatePlanDesigns(t *testing.T) {
 	for _, i := range dr.Selected {
 		per[dr.Units[i].Stratum]++
 	}
-	if per["a"] != 2 || per["b"] != 2 || per["c"] != 4 || dr.Units[dr.Selected[0]].Why == "" || !strings.HasPrefix(dr.Units[0].Why, "stratum category=a: 2 of 10") {
-		t.Errorf("stratified: %v, why %q", per, dr.Units[0].Why)
+	if per["a"] != 2 || per["b"] != 2 || per["c"] != 4 || dr.Units[dr.Selected[0]].Why == "" || !strings.HasPrefix(dr.Units[0].Why, "stratum category=a: 2 of 10") || len(dr.Notes) != 0 {
+		t.Errorf("stratified: %v, why %q, notes %v", per, dr.Units[0].Why, dr.Notes)
+	}
+	// Below two per stratum: a note says which strata have one.
+	dr, err = s.CreatePlan(PlanOptions{Design: plan.Stratified, N: 4, Seed: 3, Judge: "score · m", Stratify: "category"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dr.Notes) != 1 || !strings.HasPrefix(dr.Notes[0], `2 strata of category "a", "b" have 1 planned item`) || !strings.Contains(dr.Notes[0], "-n 6 or more") {
+		t.Errorf("notes %v", dr.Notes)
 	}
 	// Active on a Likert score: a 3 is the most uncertain, 1 and 5 the least.
 	dr, err = s.CreatePlan(PlanOptions{Design: plan.Active, N: 8, Seed: 3, Judge: "score · m"})
@@ -365,12 +373,14 @@ func TestStatsInputPlan(t *testing.T) {
 }
 
 // TestPlanAllocateIsSamples: a stratified plan shares n among strata as
-// gavel sample --stratify does.
+// gavel sample --stratify does when n is below twice the number of
+// strata or every stratum's share is two or more anyway (above that, a
+// plan gives each stratum two, for its variance).
 func TestPlanAllocateIsSamples(t *testing.T) {
 	for _, c := range []struct {
 		sizes []int
 		n     int
-	}{{[]int{10, 20, 30}, 12}, {[]int{1, 1, 98}, 10}, {[]int{1, 1, 98}, 2}, {[]int{5, 5, 5}, 4}, {[]int{7, 3, 9, 1}, 11}, {[]int{3}, 5}} {
+	}{{[]int{10, 20, 30}, 12}, {[]int{1, 1, 98}, 10}, {[]int{1, 1, 98}, 2}, {[]int{5, 5, 5}, 4}, {[]int{3}, 5}, {[]int{9, 9, 9, 9}, 7}, {[]int{10, 10, 10}, 9}} {
 		if a, b := allocate(c.sizes, c.n), plan.Allocate(c.sizes, c.n); !slices.Equal(a, b) {
 			t.Errorf("%v, %d: sessions %v, plan %v", c.sizes, c.n, a, b)
 		}

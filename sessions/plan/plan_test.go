@@ -160,8 +160,8 @@ func TestProbabilities(t *testing.T) {
 	}
 }
 
-// TestAllocate: the shares add up to n, at least one per group when n
-// allows, never more than a group holds.
+// TestAllocate: the shares add up to n, at least two per group (or one)
+// when n allows, never more than a group holds.
 func TestAllocate(t *testing.T) {
 	for _, c := range []struct {
 		sizes []int
@@ -173,6 +173,10 @@ func TestAllocate(t *testing.T) {
 		{[]int{1, 1, 98}, 2, []int{0, 0, 2}},
 		{[]int{3, 4}, 100, []int{3, 4}},
 		{[]int{5, 5, 5}, 4, []int{2, 1, 1}},
+		{[]int{5, 5, 5}, 6, []int{2, 2, 2}},
+		{[]int{4, 4, 92}, 10, []int{2, 2, 6}},
+		{[]int{4, 4, 92}, 5, []int{1, 1, 3}},
+		{[]int{7, 3, 9, 1}, 11, []int{3, 2, 5, 1}}, // gavel sample: 4, 1, 5, 1
 	} {
 		if got := Allocate(c.sizes, c.n); !slices.Equal(got, c.want) {
 			t.Errorf("Allocate(%v, %d) = %v, want %v", c.sizes, c.n, got, c.want)

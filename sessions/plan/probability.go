@@ -150,9 +150,11 @@ func groups(units []Unit) ([]string, [][]int) {
 
 // Allocate shares n draws among groups of the given sizes in proportion
 // to their size, by largest remainders, never more than a group holds,
-// and at least one per group when n is at least the number of groups:
-// the allocation of `gavel sample --stratify` (sessions.allocate), so a
-// stratified plan and a stratified sample of the same n agree.
+// and at least two per group (or all of a smaller group) when n allows,
+// else at least one when n is at least the number of groups: a stratum
+// with one planned item gives no variance, so its estimate would have no
+// interval. With n below twice the number of groups this is the
+// allocation of `gavel sample --stratify` (sessions.allocate).
 func Allocate(sizes []int, n int) []int {
 	total := 0
 	for _, s := range sizes {
@@ -166,15 +168,22 @@ func Allocate(sizes []int, n int) []int {
 	if n <= 0 {
 		return alloc
 	}
-	floor := 0
-	if n >= len(sizes) {
-		floor = 1
+	least, two := 0, 0
+	for _, s := range sizes {
+		two += min(s, 2)
 	}
+	switch {
+	case n >= two:
+		least = 2
+	case n >= len(sizes):
+		least = 1
+	}
+	floor := func(i int) int { return min(sizes[i], least) }
 	quota := make([]float64, len(sizes))
 	sum := 0
 	for i, s := range sizes {
 		quota[i] = float64(n) * float64(s) / float64(total)
-		alloc[i] = min(s, max(floor, int(quota[i])))
+		alloc[i] = min(s, max(floor(i), int(quota[i])))
 		sum += alloc[i]
 	}
 	for sum < n {
@@ -190,7 +199,7 @@ func Allocate(sizes []int, n int) []int {
 	for sum > n {
 		best := -1
 		for i := range sizes {
-			if alloc[i] > floor && (best < 0 || float64(alloc[i])-quota[i] > float64(alloc[best])-quota[best]) {
+			if alloc[i] > floor(i) && (best < 0 || float64(alloc[i])-quota[i] > float64(alloc[best])-quota[best]) {
 				best = i
 			}
 		}
