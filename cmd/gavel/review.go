@@ -247,6 +247,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 		return err
 	}
 	vs := &variants{ctx: ctx, open: func() (*sessions.Review, error) { return rv, nil }, cfg: cfg, running: &running, client: client}
+	vs.prices, _ = configPrices(e) // read once already: a bad file has stopped the command before
 	vs.options(&opts)
 	final, err := e.runTUI(ctx, tui.New(opts))
 	if err != nil && !errors.Is(err, context.Canceled) {
