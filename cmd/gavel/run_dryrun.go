@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"syscall"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -21,6 +23,30 @@ import (
 // dryRunNote says, on stderr, that counting a large run's prompts takes a
 // while (each is tokenised).
 const dryRunNote = 20_000
+
+// syncedItems are the items a session holds once SyncDataset has taken a
+// changed file in: the file's, then the held items the file no longer
+// has. A file that shares no id with the session is another dataset,
+// which the run refuses.
+func syncedItems(file, held []judge.Item) ([]judge.Item, error) {
+	in := make(map[string]bool, len(file))
+	for _, it := range file {
+		in[it.ID] = true
+	}
+	out := slices.Clip(file)
+	shared := false
+	for _, it := range held {
+		if in[it.ID] {
+			shared = true
+			continue
+		}
+		out = append(out, it)
+	}
+	if !shared && len(held) > 0 && len(file) > 0 {
+		return nil, errors.New("the dataset file shares no item id with the session: it is another dataset, which gavel run refuses (give --session a new file)")
+	}
+	return out, nil
+}
 
 // dryRun tells what `gavel run` would send and cost, sending nothing and
 // writing nothing: an existing session is opened read-only (its response
@@ -61,13 +87,25 @@ func dryRun(ctx context.Context, e env, ds *dataset.Dataset, js judgeSet, o runF
 		if err != nil {
 			return err
 		}
-		if ok && info.SHA256 != ds.SHA256 {
+		switch {
+		case ok && info.SHA256 != ds.SHA256:
 			// The run first takes the file's changes in (SyncDataset):
-			// counted on the session's items as they stand.
+			// the file's items, new text included, then the items the
+			// file no longer has, which the session keeps.
+			held, err := store.Items()
+			if err != nil {
+				return err
+			}
+			if items, err = syncedItems(items, held); err != nil {
+				return fmt.Errorf("%s: %w", o.session, err)
+			}
+			notes = append(notes, fmt.Sprintf("The dataset file changed since %s was made: counted on the items the run will hold once it takes the change in (%s).", o.session, count(len(items), "item")))
+		case ok && !(info.Items == len(ds.Items) && maps.Equal(info.Mapping, ds.Mapping)):
+			// The session keeps its own items (another mapping, or
+			// items kept from an earlier file), as OpenReview does.
 			if items, err = store.Items(); err != nil {
 				return err
 			}
-			notes = append(notes, fmt.Sprintf("The dataset file differs from the items %s holds: counted on the session's %s; the run takes the file's changes in first (new items add to the count).", o.session, count(len(items), "item")))
 		}
 		cache = store.ResponseCache()
 		all, err := store.Runs()

@@ -229,3 +229,51 @@ func TestDryRunBatchPrices(t *testing.T) {
 		}
 	}
 }
+
+// When the dataset file changed since the session was made, the dry run
+// counts the items the run will hold once it takes the change in: the
+// new ones to do, the edited ones keeping their verdicts.
+func TestDryRunOnAChangedFile(t *testing.T) {
+	srv := newCountingServer(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data.jsonl")
+	write := func(ids ...int) {
+		var b strings.Builder
+		for _, i := range ids {
+			fmt.Fprintf(&b, `{"id":"q%d","question":"What is %d+%d?","answer":"%d","prediction":"It is %d."}`+"\n", i, i, i, 2*i, 2*i)
+		}
+		if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, out, errb, _ := testEnv(t)
+	e.getenv = func(k string) string {
+		if k == "OPENAI_API_KEY" {
+			return testKey
+		}
+		return ""
+	}
+	argv := []string{"run", data, "--judge", "docqa", "--base-url", srv.URL + "/v1", "--model", "gpt-4o-mini", "--session", filepath.Join(dir, "data.gavel")}
+	write(1, 2, 3, 4)
+	if code := execute(context.Background(), e, argv); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	write(2, 3, 4, 5, 6, 7) // q1 gone (kept, judged), three new
+	before := srv.requests()
+	if code := execute(context.Background(), e, append(argv, "--dry-run")); code != 0 {
+		t.Fatalf("dry run exit %d: %s", code, errb)
+	}
+	want := dryRunRequests(t, out.String())
+	if code := execute(context.Background(), e, argv); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if sent := srv.requests() - before; sent != want || want != 3 {
+		t.Errorf("the dry run counted %d requests, the run sent %d, want 3\n%s", want, sent, out)
+	}
+	// Another dataset altogether is refused, as the run refuses it.
+	write(100, 101)
+	out.Reset()
+	if code := execute(context.Background(), e, append(argv, "--dry-run")); code == 0 {
+		t.Errorf("a dataset sharing no id was counted:\n%s", out)
+	}
+}
