@@ -457,7 +457,7 @@ func readPlanVerdicts(tx *sql.Tx, run planRun, query string, args ...any) (map[s
 		withheld := false
 		if extra.Valid {
 			withheld = strings.Contains(extra.String, `"`+ExtraConfidenceWithheld+`"`)
-			v.evidence.Samples = sampleValues(extra.String, run.dimension)
+			v.evidence.Samples, v.evidence.SampleConfidences = sampleValues(extra.String, run.dimension)
 		}
 		if conf.Valid && !withheld && !math.IsNaN(conf.Float64) {
 			c := conf.Float64
@@ -538,27 +538,38 @@ func scaleEnds(s judge.Scale) (lo, hi float64) {
 
 // sampleValues reads the values on dim of the readable samples a verdict's
 // extra fields keep (judge/llm's "samples": [{"status": "ok", "values":
-// {dim: x}}, …]); nil when there are none.
-func sampleValues(extra, dim string) []float64 {
+// {dim: x}, "confidence": c}, …]), with each one's confidence beside it
+// (NaN for none; confs is nil when no sample has one); nil when there
+// are no samples.
+func sampleValues(extra, dim string) (values, confs []float64) {
 	if !strings.Contains(extra, `"`+ExtraSamples+`"`) {
-		return nil
+		return nil, nil
 	}
 	var doc struct {
 		Samples []struct {
-			Status string             `json:"status"`
-			Values map[string]float64 `json:"values"`
+			Status     string             `json:"status"`
+			Values     map[string]float64 `json:"values"`
+			Confidence *float64           `json:"confidence"`
 		} `json:"samples"`
 	}
 	if err := json.Unmarshal([]byte(extra), &doc); err != nil {
-		return nil
+		return nil, nil
 	}
-	var out []float64
+	any := false
 	for _, smp := range doc.Samples {
 		if x, ok := smp.Values[dim]; ok && smp.Status == string(judge.StatusOK) {
-			out = append(out, x)
+			values = append(values, x)
+			c := math.NaN()
+			if smp.Confidence != nil {
+				c, any = *smp.Confidence, true
+			}
+			confs = append(confs, c)
 		}
 	}
-	return out
+	if !any {
+		confs = nil
+	}
+	return values, confs
 }
 
 // activeSizes gives each unit its uncertainty, the mean of the known ones

@@ -535,3 +535,20 @@ func TestPlanChoiceForStats(t *testing.T) {
 		}
 	}
 }
+
+func TestSampleValues(t *testing.T) {
+	for _, c := range []struct {
+		extra         string
+		values, confs string
+	}{
+		{`{"samples":[{"status":"ok","values":{"correct":1},"confidence":0.9},{"status":"ok","values":{"correct":0}},{"status":"parse_error"}]}`, "[1 0]", "[0.9 NaN]"},
+		{`{"samples":[{"status":"ok","values":{"correct":1}},{"status":"ok","values":{"other":0}}]}`, "[1]", "[]"},
+		{`{"agreement":1}`, "[]", "[]"},
+		{`{"samples":"broken"}`, "[]", "[]"},
+	} {
+		v, cf := sampleValues(c.extra, "correct")
+		if fmt.Sprint(v) != c.values || fmt.Sprint(cf) != c.confs {
+			t.Errorf("%s: %v %v, want %s %s", c.extra, v, cf, c.values, c.confs)
+		}
+	}
+}

@@ -55,8 +55,8 @@ unbiased whatever the design.
                        to be chosen: each item's probability is a floor
                        0.2·N/ITEMS plus a share of the rest in proportion to
                        its uncertainty, capped at 1. Uncertainty: √(1−c) for a
-                       verdict given with probability c (its logprob
-                       confidence, or the share of its samples that agree),
+                       verdict given with probability c (the probability its
+                       samples give it, or its logprob confidence),
                        for an ordinal score its closeness to the scale's
                        midpoint, else √(1−c) with c the share of the
                        session's judges of the same dimension that agree

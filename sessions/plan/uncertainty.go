@@ -18,6 +18,9 @@ type Evidence struct {
 	// sampled several times.
 	Value   float64
 	Samples []float64
+	// SampleConfidences holds each sample's own confidence, beside
+	// Samples (NaN where a sample has none); nil when none has one.
+	SampleConfidences []float64
 	// Others are the values other judges gave the item on the same
 	// dimension and scale (their ok verdicts), when any did.
 	Others []float64
@@ -30,11 +33,16 @@ type Evidence struct {
 // Uncertainty reads how unsure a verdict is, in [0, 1], from the first of
 // these it has:
 //
+//   - two or more samples: √(1 − c) with c the probability the samples
+//     give the verdict's value — the mean over the samples of each one's
+//     confidence when it agrees and one minus it when it does not, when
+//     every sample has a confidence; else the share of the samples that
+//     agree. (A sampled verdict's own confidence is the mean over the
+//     agreeing samples only, judge/llm's combineSamples: three of five
+//     samples at 0.99 would read as sure.)
 //   - a confidence c, the probability the judge gave its own verdict:
 //     √(1 − c) (Zrnic & Candès 2024 sample in proportion to √(1−c) for a
 //     binary judge: the root of the chance that the verdict is wrong);
-//   - two or more samples: the same with c the share of samples that
-//     agree with the verdict's value;
 //   - an ordinal score s with a pass cut k on a scale from lo to hi:
 //     1 − |s − k| / max(k − lo, hi − k), clamped to [0, 1], so a score at
 //     the cut is the most uncertain and the scale's ends the least;
@@ -46,19 +54,22 @@ type Evidence struct {
 // words what the uncertainty came from ("confidence 0.50", "3 of 4
 // samples agree", "score 3, cut 3.5").
 func Uncertainty(e Evidence) (u float64, how string, ok bool) {
-	if e.Confidence != nil && !math.IsNaN(*e.Confidence) {
-		c := clamp01(*e.Confidence)
-		return math.Sqrt(1 - c), "confidence " + short(c), true
-	}
 	if len(e.Samples) >= 2 {
 		agree := 0
-		for _, s := range e.Samples {
-			if s == e.Value {
+		for _, x := range e.Samples {
+			if x == e.Value {
 				agree++
 			}
 		}
+		if c, ok := sampleProbability(e); ok {
+			return math.Sqrt(1 - c), fmt.Sprintf("%d of %d samples agree, P %s", agree, len(e.Samples), short(c)), true
+		}
 		c := float64(agree) / float64(len(e.Samples))
 		return math.Sqrt(1 - c), fmt.Sprintf("%d of %d samples agree", agree, len(e.Samples)), true
+	}
+	if e.Confidence != nil && !math.IsNaN(*e.Confidence) {
+		c := clamp01(*e.Confidence)
+		return math.Sqrt(1 - c), "confidence " + short(c), true
 	}
 	if e.Ordinal && e.Hi > e.Lo && !math.IsNaN(e.Value) {
 		span := max(e.Cut-e.Lo, e.Hi-e.Cut)
@@ -114,6 +125,28 @@ func Sizes(u []float64, known []bool) (sizes []float64, mean float64, allUnknown
 		}
 	}
 	return sizes, mean, false
+}
+
+// sampleProbability is the mean over e's samples of the probability each
+// gives the verdict's value: its confidence when it agrees, one minus it
+// when it does not; ok is false unless every sample has a confidence.
+func sampleProbability(e Evidence) (float64, bool) {
+	if len(e.SampleConfidences) != len(e.Samples) {
+		return 0, false
+	}
+	sum := 0.0
+	for i, x := range e.Samples {
+		c := e.SampleConfidences[i]
+		if math.IsNaN(c) {
+			return 0, false
+		}
+		c = clamp01(c)
+		if x != e.Value {
+			c = 1 - c
+		}
+		sum += c
+	}
+	return sum / float64(len(e.Samples)), true
 }
 
 func clamp01(x float64) float64 { return min(1, max(0, x)) }
