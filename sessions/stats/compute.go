@@ -593,9 +593,10 @@ func reasonNoRandomLabels(sel *Selection, picked string) string {
 	return "no item is labelled"
 }
 
-// reasonPlanned says why labels made following an active plan give no
+// reasonPlanned says why labels made following an active plan (or a
+// stratified one whose strata are sampled at unequal rates) give no
 // unweighted estimate.
-const reasonPlanned = "the labels were drawn by an active labelling plan, which picks the items the judge is least sure of more often: they are weighted in the plan's estimates (the plan section), not here"
+const reasonPlanned = "the labels were drawn by a labelling plan with unequal probabilities (an active plan, which picks the items the judge is least sure of more often, or a stratified one whose strata are sampled at different rates): they are weighted in the plan's estimates (the plan section), not here"
 
 // selectionWarning is the sentence shown when the labels are not a fair
 // sample; empty when they are (picked: pickedBy).
@@ -614,7 +615,7 @@ func selectionWarning(sel *Selection, filteredShareWarn float64, picked string) 
 		return fmt.Sprintf("%s of the labelled items %s, so they are not a fair sample of the dataset: the %s reached at random give the fair figures",
 			FormatPercent(sel.FilteredShare.Value, 0), how, itemsWord(sel.Unbiased))
 	case sel.Planned > 0 && sel.Order == 0:
-		s := fmt.Sprintf("%s were labelled following an active plan, which picks the items the judge is least sure of more often: unweighted, the figures here lean towards those items; the plan's weighted estimates are in the plan section",
+		s := fmt.Sprintf("%s were labelled following a plan with unequal probabilities (an active plan, which picks the items the judge is least sure of more often, or a stratified one whose strata are sampled at different rates): unweighted, the figures here lean towards the items drawn more often; the plan's weighted estimates are in the plan section",
 			itemsWord(sel.Planned))
 		if sel.Unbiased > 0 {
 			s += fmt.Sprintf(", and the %s reached at random give the corrected score", itemsWord(sel.Unbiased))

@@ -20,8 +20,9 @@ type dimKey struct {
 const (
 	selNone uint8 = iota
 	selUnbiased
-	// selPlanned: drawn by an active labelling plan (or a plan whose
-	// design is not known), at random but with unequal probabilities:
+	// selPlanned: drawn by an active labelling plan, a stratified one
+	// whose strata are sampled at unequal rates, or a plan whose design is
+	// not known: at random but with unequal probabilities:
 	// fair only once weighted, so it feeds Report.Plan alone.
 	selPlanned
 	selOrder

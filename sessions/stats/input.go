@@ -224,6 +224,13 @@ type PlanUnit struct {
 	// the variance is summed over strata, and nonresponse is reweighted
 	// within each.
 	Stratum string `json:"stratum,omitempty"`
+	// PlanAnnotators lists the annotators who labelled the item on
+	// Dimension following this plan (via "plan:ID") at some time, also
+	// when a later label of theirs made another way replaced it; undone
+	// labels do not count. Their current label on a selected item is the
+	// plan's response whatever its via (a correction); nil reads only the
+	// current "plan:ID" labels.
+	PlanAnnotators []string `json:"plan_annotators,omitempty"`
 }
 
 // DefaultTargetWidth is the stop rule's half-width when

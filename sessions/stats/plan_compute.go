@@ -148,7 +148,7 @@ func planReport(in *Input) *PlanReport {
 				continue // humans.go notes values off the scale
 			}
 			onPlan := l.Provenance == prov
-			if pu.Selected && !onPlan && slices.Contains(planAnnotators(&pu), l.Annotator) {
+			if pu.Selected && !onPlan && slices.Contains(pu.PlanAnnotators, l.Annotator) {
 				// A correction of a plan label made another way (finding
 				// 10): the item was drawn by the plan and this annotator
 				// labelled it following the plan, so the current label is
@@ -217,8 +217,8 @@ func planReport(in *Input) *PlanReport {
 	r.OffPlan.Mean = ratio(offSum, float64(r.OffPlan.Labels), "no label off the plan")
 	r.JudgeScore = ratio(verdictSum, float64(r.Verdicts), "the plan has no verdicts")
 	if r.Corrections > 0 {
-		nt.add(fmt.Sprintf("%s of plan %d corrected later by the same annotator another way (not following the plan) %s counted as the plan's: the item was drawn by the plan, and only the label changed",
-			labelsWord(r.Corrections), pl.ID, isAre(r.Corrections)))
+		nt.add(fmt.Sprintf("%s on plan %d's items %s corrected later, another way than following the plan, by the annotator who had labelled the item on the plan: the corrections count as the plan's labels (the plan drew the item; only the label changed)",
+			labelsWord(r.Corrections), pl.ID, wasWere(r.Corrections)))
 	}
 
 	nStrata := max(len(strata), 1)
@@ -411,12 +411,12 @@ func labelsWord(n int) string {
 	return fmt.Sprintf("%d labels", n)
 }
 
-// isAre and hasHave agree a verb with a count.
-func isAre(n int) string {
+// wasWere and hasHave agree a verb with a count.
+func wasWere(n int) string {
 	if n == 1 {
-		return "is"
+		return "was"
 	}
-	return "are"
+	return "were"
 }
 
 func hasHave(n int) string {

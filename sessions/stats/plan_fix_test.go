@@ -369,3 +369,40 @@ func TestPlanStratifiedUnequalRates(t *testing.T) {
 		t.Error("StrataRatesEqual's 10 % bound")
 	}
 }
+
+// TestPlanCorrections (review finding 10): an annotator who labelled a
+// planned item following the plan and corrected it later another way (by
+// script, say) left the item without a plan label: pending, i.e. missing
+// at random, though corrections gather where the first label was in
+// doubt. The current label now counts as the plan's response, and the
+// report counts and says so. A label by someone who never labelled the
+// item on the plan stays off the plan.
+func TestPlanCorrections(t *testing.T) {
+	script := func(who string, v float64) Label {
+		return Label{Annotator: who, Values: map[string]float64{"ok": v}, Provenance: ProvenanceScript}
+	}
+	pc := planCase{design: "uniform", verdicts: repeat(1, 8), probs: repeat(0.5, 8), selected: []int{0, 1, 2, 3},
+		labels: map[int][]Label{
+			0: planLabel(1),
+			1: planLabel(1),
+			2: {script("ann", 0)}, // corrected: ann labelled it on the plan before
+			3: {script("bo", 0)},  // bo never labelled it on the plan: off the plan
+			4: {script("ann", 1)}, // not selected: not the plan's, whatever came before
+		}}
+	in := pc.input()
+	r := planReport(&in)
+	if r.Labelled != 2 || r.Pending != 2 || r.Corrections != 0 {
+		t.Fatalf("without the history: labelled %d pending %d corrections %d", r.Labelled, r.Pending, r.Corrections)
+	}
+	in.Plan.Units[2].PlanAnnotators = []string{"ann"}
+	in.Plan.Units[4].PlanAnnotators = []string{"ann"}
+	r = planReport(&in)
+	if r.Labelled != 3 || r.Pending != 1 || r.Corrections != 1 || r.OffPlan.Labels != 1 {
+		t.Errorf("labelled %d pending %d corrections %d off plan %d", r.Labelled, r.Pending, r.Corrections, r.OffPlan.Labels)
+	}
+	// y = 1 1 0 at p = 0.5·3/4: HT (2/0.375)/8.
+	planNear(t, "HT", r.HumanMean.Value, 2/0.375/8)
+	if !strings.Contains(strings.Join(r.Notes, " "), "1 label on plan 1's items was corrected later") {
+		t.Errorf("notes %q", r.Notes)
+	}
+}
