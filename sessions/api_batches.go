@@ -125,32 +125,62 @@ const keysAtOnce = 500
 func (b *APIBatches) ChunkOf(keys []string) (map[string]string, error) {
 	out := map[string]string{}
 	err := b.s.read("reading the batches' requests", func(tx *sql.Tx) error {
-		for start := 0; start < len(keys); start += keysAtOnce {
-			part := keys[start:min(start+keysAtOnce, len(keys))]
-			args := make([]any, len(part))
-			for i, k := range part {
-				args[i] = k
-			}
-			rows, err := tx.Query(`SELECT key, chunk FROM api_batch_requests WHERE key IN (?`+strings.Repeat(", ?", len(part)-1)+`)`, args...)
-			if err != nil {
+		return inKeys(tx, `SELECT key, chunk FROM api_batch_requests WHERE key IN `, keys, func(rows *sql.Rows) error {
+			var k, c string
+			if err := rows.Scan(&k, &c); err != nil {
 				return err
 			}
-			for rows.Next() {
-				var k, c string
-				if err := rows.Scan(&k, &c); err != nil {
-					rows.Close()
-					return err
-				}
-				out[k] = c
+			out[k] = c
+			return nil
+		})
+	})
+	return out, err
+}
+
+// Answered returns which of keys have an answer in the response cache
+// (the responses table): one query per 500 keys, where the cache's Get
+// is a transaction per key. Answers still in the cache's write buffer
+// are not seen.
+func (b *APIBatches) Answered(keys []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := b.s.read("reading the response cache", func(tx *sql.Tx) error {
+		return inKeys(tx, `SELECT key FROM responses WHERE response != '' AND key IN `, keys, func(rows *sql.Rows) error {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				return err
 			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
+			out[k] = true
+			return nil
+		})
+	})
+	return out, err
+}
+
+// inKeys runs query (ending in "IN ") on keys, keysAtOnce at a time,
+// calling row on each row.
+func inKeys(tx *sql.Tx, query string, keys []string, row func(*sql.Rows) error) error {
+	for start := 0; start < len(keys); start += keysAtOnce {
+		part := keys[start:min(start+keysAtOnce, len(keys))]
+		args := make([]any, len(part))
+		for i, k := range part {
+			args[i] = k
+		}
+		rows, err := tx.Query(query+`(?`+strings.Repeat(", ?", len(part)-1)+`)`, args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			if err := row(rows); err != nil {
+				rows.Close()
 				return err
 			}
 		}
-		return nil
-	})
-	return out, err
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ChunkKeys returns the keys of a chunk's requests, in key order.

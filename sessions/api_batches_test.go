@@ -91,6 +91,9 @@ func TestAPIBatches(t *testing.T) {
 	if _, ok := s.ResponseCache().Get("k2"); ok {
 		t.Error("an empty answer was kept")
 	}
+	if have, err := b1.Answered(append(many, "k2")); err != nil || len(have) != 1 || !have["k1"] {
+		t.Errorf("answered %v %v, want k1 only", have, err)
+	}
 	if n, err := b1.Running(); n != 1 || err != nil {
 		t.Errorf("running %d %v, want 1 (c2)", n, err)
 	}

@@ -256,6 +256,7 @@ func (s batchStore) BatchChunkOf(keys []string) (map[string]string, error) { ret
 func (s batchStore) BatchChunkKeys(chunk string) ([]string, error)         { return s.b.ChunkKeys(chunk) }
 func (s batchStore) UpdateBatchChunk(c llm.BatchChunk) error               { return s.b.Update(apiBatch(c)) }
 func (s batchStore) ReleaseBatchChunk(chunk string) error                  { return s.b.Release(chunk) }
+func (s batchStore) BatchAnswered(keys []string) (map[string]bool, error)  { return s.b.Answered(keys) }
 func (s batchStore) SaveBatchAnswers(answers map[string]string) error {
 	return s.b.SaveAnswers(answers)
 }

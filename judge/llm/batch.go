@@ -22,7 +22,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -115,6 +114,11 @@ type BatchStore interface {
 	// ReleaseBatchChunk forgets a chunk's requests (its batch failed
 	// before answering: they may be sent again); the chunk stays.
 	ReleaseBatchChunk(chunk string) error
+	// BatchAnswered returns which of keys have their answer in the
+	// response cache, on disk: one look for many keys (answers still in
+	// the cache's write buffer, made online a moment ago, count as
+	// missing).
+	BatchAnswered(keys []string) (map[string]bool, error)
 	// SaveBatchAnswers writes answers into the response cache (key →
 	// cached response) before returning: they cost money, and the chunk
 	// is marked finished only once they are on disk.
@@ -248,29 +252,26 @@ func (j *Judge) RunBatch(ctx context.Context, tasks []judge.Task, o BatchOptions
 			endedBefore[ch.Key] = true
 		}
 	}
-	fresh, err := j.planChunks(plan, o)
-	if err != nil {
-		return rep, err
-	}
-	chunks = append(chunks, fresh...)
-	isFresh := map[string]bool{}
-	for _, ch := range fresh {
-		isFresh[ch.Key] = true
-	}
-	if err := o.at("planned"); err != nil {
-		return rep, err
-	}
+	// The chunks an earlier run left unsent first (it may have died
+	// between creating a batch and saving its id), then the new ones.
 	for i := range chunks {
 		if chunks[i].Finished || chunks[i].BatchID != "" {
 			continue
 		}
-		created, err := j.submit(ctx, api, plan, &chunks[i], !isFresh[chunks[i].Key], o)
+		created, err := j.submit(ctx, api, plan, &chunks[i], true, o)
 		if err != nil {
 			return rep, err
 		}
 		if created {
 			rep.Created++
 		}
+	}
+	fresh, created, err := j.sendFresh(ctx, api, plan, o)
+	chunks = append(chunks, fresh...)
+	rep.Created += created
+	if err != nil {
+		rep.Chunks = chunks
+		return rep, err
 	}
 	if err := j.pollBatches(ctx, api, chunks, &rep, o); err != nil {
 		rep.Chunks = chunks
@@ -282,22 +283,20 @@ func (j *Judge) RunBatch(ctx context.Context, tasks []judge.Task, o BatchOptions
 
 // sortTasks puts each task in Ready, Online or Left (see BatchReport).
 func (j *Judge) sortTasks(plan *batchPlan, rep *BatchReport, endedBefore map[string]bool, o BatchOptions) error {
-	var uncached []string
+	var all []string
 	for _, keys := range plan.keys {
-		for _, k := range keys {
-			if _, ok := j.client.cacheGet(k); !ok {
-				uncached = append(uncached, k)
-			}
-		}
+		all = append(all, keys...)
 	}
-	slices.Sort(uncached)
-	uncached = slices.Compact(uncached)
-	in, err := o.Store.BatchChunkOf(uncached)
+	missing, err := uncached(o.Store, all)
 	if err != nil {
 		return err
 	}
-	open := make(map[string]bool, len(uncached))
-	for _, k := range uncached {
+	in, err := o.Store.BatchChunkOf(missing)
+	if err != nil {
+		return err
+	}
+	open := make(map[string]bool, len(missing))
+	for _, k := range missing {
 		open[k] = true
 	}
 	for i, t := range plan.tasks {
@@ -305,18 +304,18 @@ func (j *Judge) sortTasks(plan *batchPlan, rep *BatchReport, endedBefore map[str
 			rep.Online = append(rep.Online, t)
 			continue
 		}
-		var missing []string
+		var unanswered []string
 		for _, k := range plan.keys[i] {
 			if open[k] {
-				missing = append(missing, k)
+				unanswered = append(unanswered, k)
 			}
 		}
-		if len(missing) == 0 {
+		if len(unanswered) == 0 {
 			rep.Ready = append(rep.Ready, t)
 			continue
 		}
 		before := true
-		for _, k := range missing {
+		for _, k := range unanswered {
 			if ch, ok := in[k]; !ok || !endedBefore[ch] {
 				before = false
 			}
@@ -328,11 +327,7 @@ func (j *Judge) sortTasks(plan *batchPlan, rep *BatchReport, endedBefore map[str
 		}
 	}
 	// The Ready tasks a batch answered: their keys are in a chunk.
-	var readyKeys []string
-	for i := range plan.tasks {
-		readyKeys = append(readyKeys, plan.keys[i]...)
-	}
-	batched, err := o.Store.BatchChunkOf(readyKeys)
+	batched, err := o.Store.BatchChunkOf(all)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -89,17 +90,25 @@ func (j *Judge) batchLine(p *batchPlan, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	line, err := json.Marshal(struct {
-		CustomID string          `json:"custom_id"`
-		Method   string          `json:"method"`
-		URL      string          `json:"url"`
-		Body     json.RawMessage `json:"body"`
-	}{key, http.MethodPost, string(openai.BatchEndpointChatCompletions), body})
-	if err != nil {
-		return nil, err
-	}
-	return append(line, '\n'), nil
+	return batchLineOf(key, body), nil
 }
+
+// batchLineOf writes an input file's line: custom_id, method, url and body
+// (written as it is: json.Marshal would scan a RawMessage again).
+func batchLineOf(key string, body []byte) []byte {
+	id, _ := json.Marshal(key)
+	line := make([]byte, 0, len(id)+len(body)+len(linePrefix)+len(lineMiddle)+2)
+	line = append(line, linePrefix...)
+	line = append(line, id...)
+	line = append(line, lineMiddle...)
+	line = append(line, body...)
+	return append(line, '}', '\n')
+}
+
+const (
+	linePrefix = `{"custom_id":`
+	lineMiddle = `,"method":"` + http.MethodPost + `","url":"` + string(openai.BatchEndpointChatCompletions) + `","body":`
+)
 
 // batchBody is the JSON body the online path sends for a call, byte for
 // byte: go-openai's encoding of request, and "temperature":0 in front
@@ -122,62 +131,114 @@ func (c *Client) batchBody(k call) ([]byte, error) {
 	return b, nil
 }
 
-// planChunks cuts the requests no answer, chunk or earlier failure
-// covers into chunks within o's limits and records them.
-func (j *Judge) planChunks(p *batchPlan, o BatchOptions) ([]BatchChunk, error) {
-	var todo []string
-	seen := map[string]bool{}
-	for i, keys := range p.keys {
-		if p.online[i] {
-			continue
-		}
-		for _, k := range keys {
-			if seen[k] {
-				continue
-			}
+// uncached returns, once each and in order, the keys whose answer the
+// session's cache does not hold (BatchStore.BatchAnswered: one look for
+// many keys, where the cache answers one at a time).
+func uncached(store BatchStore, keys []string) ([]string, error) {
+	seen := make(map[string]bool, len(keys))
+	var uniq []string
+	for _, k := range keys {
+		if !seen[k] {
 			seen[k] = true
-			if _, ok := j.client.cacheGet(k); !ok {
-				todo = append(todo, k)
-			}
+			uniq = append(uniq, k)
 		}
 	}
-	if len(todo) == 0 {
-		return nil, nil
+	have, err := store.BatchAnswered(uniq)
+	if err != nil {
+		return nil, err
+	}
+	out := uniq[:0]
+	for _, k := range uniq {
+		if !have[k] {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// freshKeys are the requests of the plan that no answer and no chunk
+// covers: those new batches carry.
+func (j *Judge) freshKeys(p *batchPlan, o BatchOptions) ([]string, error) {
+	var all []string
+	for i, keys := range p.keys {
+		if !p.online[i] {
+			all = append(all, keys...)
+		}
+	}
+	todo, err := uncached(o.Store, all)
+	if err != nil || len(todo) == 0 {
+		return nil, err
 	}
 	in, err := o.Store.BatchChunkOf(todo)
 	if err != nil {
 		return nil, err
 	}
-	now := j.client.cfg.Clock.Now().UTC()
-	var chunks []BatchChunk
-	var keys [][]string
+	fresh := todo[:0]
 	for _, k := range todo {
-		if _, ok := in[k]; ok {
-			continue
+		if _, ok := in[k]; !ok {
+			fresh = append(fresh, k)
 		}
+	}
+	return fresh, nil
+}
+
+// sendFresh cuts the fresh requests into chunks within o's limits and
+// sends each as soon as it is full: recorded with its keys, uploaded,
+// created. Each line is made once, and no more than one chunk's file is
+// held. The chunks sent are returned, with how many batches were
+// created, also when an error stops it midway.
+func (j *Judge) sendFresh(ctx context.Context, api *batchAPI, p *batchPlan, o BatchOptions) (sent []BatchChunk, created int, err error) {
+	todo, err := j.freshKeys(p, o)
+	if err != nil || len(todo) == 0 {
+		return nil, 0, err
+	}
+	var (
+		cur  BatchChunk
+		keys []string
+		buf  bytes.Buffer
+	)
+	flush := func() error {
+		if len(keys) == 0 {
+			return nil
+		}
+		cur.Key, cur.PlannedAt, cur.Status = newChunkKey(), j.client.cfg.Clock.Now().UTC(), BatchPlanned
+		if err := o.Store.PlanBatchChunks([]BatchChunk{cur}, [][]string{keys}); err != nil {
+			return err
+		}
+		sent = append(sent, cur)
+		ch := &sent[len(sent)-1]
+		cur, keys = BatchChunk{}, nil
+		if err := o.at("planned"); err != nil {
+			return err
+		}
+		data := buf.Bytes()
+		buf = bytes.Buffer{}
+		if err := j.uploadFile(ctx, api, ch, data, o); err != nil {
+			return err
+		}
+		made, err := j.submit(ctx, api, p, ch, false, o)
+		if made {
+			created++
+		}
+		return err
+	}
+	for _, k := range todo {
 		line, err := j.batchLine(p, k)
 		if err != nil {
-			return nil, fmt.Errorf("building the batch request of %s: %w", p.tasks[p.where[k].task].Item.ID, err)
+			return sent, created, fmt.Errorf("building the batch request of %s: %w", p.tasks[p.where[k].task].Item.ID, err)
 		}
 		n := int64(len(line))
-		last := len(chunks) - 1
-		if last < 0 || chunks[last].Requests >= o.MaxRequests || chunks[last].Bytes+n > o.MaxBytes && chunks[last].Requests > 0 {
-			chunks = append(chunks, BatchChunk{Key: newChunkKey(), PlannedAt: now, Status: BatchPlanned})
-			keys = append(keys, nil)
-			last++
+		if cur.Requests >= o.MaxRequests || cur.Requests > 0 && cur.Bytes+n > o.MaxBytes {
+			if err := flush(); err != nil {
+				return sent, created, err
+			}
 		}
-		chunks[last].Requests++
-		chunks[last].Bytes += n
-		keys[last] = append(keys[last], k)
+		cur.Requests++
+		cur.Bytes += n
+		keys = append(keys, k)
+		buf.Write(line)
 	}
-	if len(chunks) == 0 {
-		return nil, nil
-	}
-	if err := o.Store.PlanBatchChunks(chunks, keys); err != nil {
-		return nil, err
-	}
-	o.notify("%s planned: %s in all.", plural(len(chunks), "batch", "batches"), plural(len(todo)-len(in), "request", "requests"))
-	return chunks, nil
+	return sent, created, flush()
 }
 
 // chunkFile is a chunk's input file, made again from the tasks: the keys

@@ -22,20 +22,20 @@ func (j *Judge) BatchSpend(tasks []judge.Task, store BatchStore) (toBatch, onlin
 	for _, ch := range chunks {
 		ended[ch.Key] = ch.Finished
 	}
-	var uncached []string
+	var all []string
 	for _, keys := range plan.keys {
-		for _, k := range keys {
-			if _, ok := j.client.cacheGet(k); !ok {
-				uncached = append(uncached, k)
-			}
-		}
+		all = append(all, keys...)
 	}
-	in, err := store.BatchChunkOf(uncached)
+	missing, err := uncached(store, all)
 	if err != nil {
 		return nil, nil, err
 	}
-	open := make(map[string]bool, len(uncached))
-	for _, k := range uncached {
+	in, err := store.BatchChunkOf(missing)
+	if err != nil {
+		return nil, nil, err
+	}
+	open := make(map[string]bool, len(missing))
+	for _, k := range missing {
 		open[k] = true
 	}
 	for i, t := range plan.tasks {

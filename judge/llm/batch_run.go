@@ -88,18 +88,23 @@ func (j *Judge) uploadChunk(ctx context.Context, api *batchAPI, p *batchPlan, ch
 		}
 		return false, store.UpdateBatchChunk(*ch)
 	}
+	return true, j.uploadFile(ctx, api, ch, data, o)
+}
+
+// uploadFile uploads a chunk's file and saves its id.
+func (j *Judge) uploadFile(ctx context.Context, api *batchAPI, ch *BatchChunk, data []byte, o BatchOptions) error {
 	id, err := api.upload(ctx, ch.Key, data)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if err := o.at("uploaded"); err != nil {
-		return false, err
+		return err
 	}
 	ch.InputFile = id
-	if err := store.UpdateBatchChunk(*ch); err != nil {
-		return false, err
+	if err := o.Store.UpdateBatchChunk(*ch); err != nil {
+		return err
 	}
-	return true, o.at("file saved")
+	return o.at("file saved")
 }
 
 // pollBatches looks at every running batch of the run until each has

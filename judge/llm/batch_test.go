@@ -95,6 +95,16 @@ func (s *memBatchStore) ReleaseBatchChunk(chunk string) error {
 	return nil
 }
 
+func (s *memBatchStore) BatchAnswered(keys []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, k := range keys {
+		if _, ok := s.cache.Get(k); ok {
+			out[k] = true
+		}
+	}
+	return out, nil
+}
+
 func (s *memBatchStore) SaveBatchAnswers(answers map[string]string) error {
 	for k, v := range answers {
 		s.cache.Put(k, v)
@@ -340,7 +350,9 @@ func TestBatchCrashAndRestart(t *testing.T) {
 			}
 			// A new process on the same session.
 			j2 := r.judge("docqa", nil)
-			rep, err := j2.RunBatch(context.Background(), tasks, r.options())
+			o2 := r.options()
+			o2.MaxRequests = 4
+			rep, err := j2.RunBatch(context.Background(), tasks, o2)
 			if err != nil {
 				t.Fatal(err)
 			}
