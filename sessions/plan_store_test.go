@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -331,8 +332,24 @@ func TestStatsInputPlan(t *testing.T) {
 	if in.Plan == nil || in.Plan.ID != 2 || in.Plan.Design != "stratified" || in.Plan.Dimension != "quality" || in.Plan.Judge != "score · m" {
 		t.Fatalf("newest plan: %+v", in.Plan)
 	}
-	if fmt.Sprint(in.PlanDesigns) != "map[1:active 2:stratified]" {
+	// Plan 2 gives each of a (10), b (10), c (20) two items: rates 0.2, 0.2,
+	// 0.1, not a fair sample unweighted.
+	if fmt.Sprint(in.PlanDesigns) != "map[1:active 2:stratified-unequal]" {
 		t.Errorf("designs %v", in.PlanDesigns)
+	}
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{8, "stratified"}, {6, "stratified-unequal"}, {3, "stratified-unequal"}} {
+		var got string
+		err := s.read("test", func(tx *sql.Tx) error {
+			var err error
+			got, err = planDesignForLabels(tx, Plan{ID: 2, Design: plan.Stratified, N: c.n})
+			return err
+		})
+		if err != nil || got != c.want {
+			t.Errorf("n %d: %q %v, want %q", c.n, got, err, c.want)
+		}
 	}
 	in, err = s.StatsInputWith(StatsOptions{PlanID: 1})
 	if err != nil {

@@ -35,7 +35,11 @@ func readStatsPlan(tx *sql.Tx, path string, in *stats.Input, planID int64) error
 	}
 	in.PlanDesigns = make(map[int]string, len(plans))
 	for _, p := range plans {
-		in.PlanDesigns[int(p.ID)] = string(p.Design)
+		d, err := planDesignForLabels(tx, p)
+		if err != nil {
+			return err
+		}
+		in.PlanDesigns[int(p.ID)] = d
 	}
 	var p *Plan
 	switch planID {
@@ -146,4 +150,41 @@ func newestLabelledPlan(in *stats.Input, plans []Plan) *Plan {
 		}
 	}
 	return &plans[len(plans)-1]
+}
+
+// planDesignForLabels is p's design as Input.PlanDesigns gives it: a
+// stratified plan whose strata are sampled at rates n_h/N_h that are not
+// within 10 % of each other (stats.StrataRatesEqual: the allocation gives
+// small strata more than their share) is stats.DesignStratifiedUnequal,
+// so its labels are not taken for a fair sample in the unweighted
+// figures.
+func planDesignForLabels(tx *sql.Tx, p Plan) (string, error) {
+	if p.Design != plan.Stratified {
+		return string(p.Design), nil
+	}
+	rows, err := tx.Query(`SELECT count(*) FROM plan_units WHERE plan_id = ? GROUP BY stratum ORDER BY stratum`, p.ID)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var sizes []int
+	for rows.Next() {
+		var n int
+		if err := rows.Scan(&n); err != nil {
+			return "", err
+		}
+		sizes = append(sizes, n)
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	alloc := plan.Allocate(sizes, p.N)
+	rates := make([]float64, len(sizes))
+	for h, n := range sizes {
+		rates[h] = float64(alloc[h]) / float64(n)
+	}
+	if !stats.StrataRatesEqual(rates) {
+		return stats.DesignStratifiedUnequal, nil
+	}
+	return string(p.Design), nil
 }
