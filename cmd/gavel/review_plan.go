@@ -2,8 +2,6 @@ package main
 
 import (
 	"errors"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -16,9 +14,6 @@ import (
 // tui/plan.go): --plan ID, by default the session's newest plan, --plan
 // none for none. No config key: a plan's id belongs to one session.
 
-// planNone is --plan's word for following no plan.
-const planNone = "none"
-
 // reviewPlanFlags are the review's flags of a labelling plan.
 type reviewPlanFlags struct {
 	plan        string
@@ -30,22 +25,10 @@ func (p *reviewPlanFlags) add(f *pflag.FlagSet) {
 	addTargetWidth(f, &p.targetWidth)
 }
 
-// planID reads --plan: sessions.PlanNewest when not given,
-// sessions.PlanNone for none, else a plan's id.
-func (p reviewPlanFlags) planID() (int64, error) {
-	v := strings.ToLower(strings.TrimSpace(p.plan))
-	switch v {
-	case "":
-		return sessions.PlanNewest, nil
-	case planNone:
-		return sessions.PlanNone, nil
-	}
-	id, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || id < 1 {
-		return 0, usagef("unknown --plan %q: give a plan's number (gavel plan SESSION lists them) or none", p.plan)
-	}
-	return id, nil
-}
+// planID reads --plan as gavel stats does (planOption):
+// sessions.PlanNewest when not given, sessions.PlanNone for none, else a
+// plan's id.
+func (p reviewPlanFlags) planID() (int64, error) { return planOption(p.plan) }
 
 // check refuses bad values before the session is opened, and a plan
 // asked of a session not yet written (it has none).

@@ -174,7 +174,7 @@ func FuzzReviewPlanID(f *testing.F) {
 				t.Errorf("%q read as the newest plan", s)
 			}
 		case id == sessions.PlanNone:
-			if !strings.EqualFold(strings.TrimSpace(s), planNone) {
+			if !strings.EqualFold(strings.TrimSpace(s), "none") {
 				t.Errorf("%q read as none", s)
 			}
 		case id < 1:
