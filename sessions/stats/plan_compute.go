@@ -270,7 +270,7 @@ func planReport(in *Input) *PlanReport {
 		// never prints outside its own interval; the unclamped point,
 		// the (approximately) unbiased one, is kept in Unclamped.
 		v := min(max(f.value, lo), hi)
-		if v != f.value {
+		if v != f.value && !math.IsNaN(f.value) {
 			if r.Unclamped == nil {
 				r.Unclamped = map[string]float64{}
 			}

@@ -25,6 +25,9 @@ func FuzzPlanReport(f *testing.F) {
 			Dimension: dims[r.pick(len(dims))], Target: r.pick(10), TargetWidth: []float64{0, 0.05, -1, math.NaN(), 1e-9}[r.pick(5)]}
 		for range r.pick(50) {
 			pu := PlanUnit{Unit: r.pick(45) - 2, Probability: probs[r.pick(len(probs))], Selected: r.pick(2) == 0, Stratum: dims[r.pick(2)]}
+			if r.pick(3) == 0 { // corrections of plan labels (finding 10)
+				pu.PlanAnnotators = []string{"a", "b", "ann"}[:r.pick(4)]
+			}
 			if r.pick(3) > 0 {
 				v := oddValues[r.pick(len(oddValues))]
 				pu.Verdict = &v
