@@ -569,3 +569,49 @@ func TestSampleValues(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanAnnotators: a selected row lists who labelled the item on the
+// plan, also when a later label of theirs made another way replaced it;
+// an undone plan label does not count, nor another plan's.
+func TestPlanAnnotators(t *testing.T) {
+	s, _ := planSession(t, false)
+	dr, err := s.CreatePlan(PlanOptions{Design: plan.Active, N: 6, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := dr.SelectedIDs()
+	rec := func(annotator, item, via string) {
+		t.Helper()
+		s2 := s
+		if annotator != "ann" {
+			s2 = openStore(t, s.path, annotator)
+			defer s2.Close()
+		}
+		if _, err := s2.Record([]Action{{Kind: KindLabel, ItemID: item, Dimension: "correct", Value: 1, Via: via}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec("ann", ids[0], "plan:1")
+	rec("ann", ids[0], "script") // a correction made another way
+	rec("bob", ids[0], "plan:1")
+	rec("bob", ids[1], "plan:2") // another plan
+	rec("cy", ids[2], "plan:1")
+	s3 := openStore(t, s.path, "cy")
+	if _, err := s3.UndoItem(ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	s3.Close()
+	in, err := s.StatsInputWith(StatsOptions{PlanID: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, u := range in.Plan.Units {
+		if len(u.PlanAnnotators) > 0 {
+			got[u.ItemID] = strings.Join(u.PlanAnnotators, ",")
+		}
+	}
+	if want := map[string]string{ids[0]: "ann,bob"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("plan annotators %v, want %v", got, want)
+	}
+}

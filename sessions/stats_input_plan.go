@@ -98,7 +98,54 @@ func readStatsPlan(tx *sql.Tx, path string, in *stats.Input, planID int64) error
 		}
 		pi.Units = append(pi.Units, row)
 	}
+	if err := planAnnotators(tx, pi); err != nil {
+		return err
+	}
 	in.Plan = pi
+	return nil
+}
+
+// planAnnotators fills, for the plan's selected rows, who labelled the
+// item on the plan's dimension following the plan ("plan:ID") at some
+// time, even when a later label of theirs made another way replaced it
+// (a correction): such a label is still the plan's response. Undone
+// labels and re-tests do not count. One look-up per selected item, by
+// the actions' item index.
+func planAnnotators(tx *sql.Tx, pi *stats.PlanInput) error {
+	if pi.Dimension == "" {
+		return nil
+	}
+	stmt, err := tx.Prepare(`SELECT DISTINCT a.annotator FROM actions a
+		WHERE a.item_id = ? AND a.criterion = 0 AND a.dimension = ? AND a.via = ?
+		  AND a.kind IN ('label', 'accept') AND a.retest = 0
+		  AND NOT EXISTS (SELECT 1 FROM actions u WHERE u.undoes = a.id)
+		ORDER BY a.annotator`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	via := PlanVia(int64(pi.ID))
+	for i := range pi.Units {
+		row := &pi.Units[i]
+		if !row.Selected {
+			continue
+		}
+		rows, err := stmt.Query(row.ItemID, pi.Dimension, via)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var a string
+			if err := rows.Scan(&a); err != nil {
+				rows.Close()
+				return err
+			}
+			row.PlanAnnotators = append(row.PlanAnnotators, a)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
