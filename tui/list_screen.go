@@ -110,9 +110,9 @@ func (s *listScreen) update(msg tea.KeyPressMsg) action {
 func (s *listScreen) view(width, height int) string {
 	st := s.styles
 	n := len(s.sel.items)
-	title := fmt.Sprintf("Items · %s · %s · %d of %d", s.sel.filter.name, s.sel.order, n, len(s.items))
+	title := fmt.Sprintf("Items · %s · %s · %d of %d", s.sel.filter.name, s.orderName(), n, len(s.items))
 	if s.loading() {
-		title = fmt.Sprintf("Items · %s · %s · reading: %s", s.sel.filter.name, s.sel.order, s.loadedText())
+		title = fmt.Sprintf("Items · %s · %s · reading: %s", s.sel.filter.name, s.orderName(), s.loadedText())
 	}
 	rows := height - 3 // borders and the column header
 	inner := width - 4

@@ -252,6 +252,15 @@ func (m *Model) gotPlan(msg planReadMsg) tea.Cmd {
 	return m.computeStats()
 }
 
+// orderName names the order of the selection: the filter's own (a
+// plan's) or the order in force.
+func (w *workspace) orderName() string {
+	if w.sel.filter.arrange != nil {
+		return "the plan's order"
+	}
+	return w.sel.order.String()
+}
+
 // pick is one or many by n.
 func pick(n int, one, many string) string {
 	if n == 1 {

@@ -148,7 +148,11 @@ func TestPlanFilterKeys(t *testing.T) {
 	if l := lines(m)[0]; !strings.Contains(l, "plan 1 · 0/4") {
 		t.Errorf("header %q: q7's label is off the plan, want 0/4", l)
 	}
-	m = press(t, m, ">", "g")
+	m = press(t, m, "L")
+	if l := lines(m)[1]; !strings.Contains(l, "Items · plan 1 · the plan's order · 4 of 10") {
+		t.Errorf("list title %q", l)
+	}
+	m = press(t, m, "esc", ">", "g")
 	if got := m.items[m.cur].ID; got != "q7" {
 		t.Errorf("g on the plan went to %s, want q7 (labelled off the plan)", got)
 	}

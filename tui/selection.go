@@ -237,9 +237,5 @@ func (w *workspace) saySelection() {
 		w.refuse(fmt.Sprintf("No item matches %s: f or F picks another filter, / searches.", w.sel.filter.name))
 		return
 	}
-	ord := w.sel.order.String()
-	if w.sel.filter.arrange != nil {
-		ord = "in its order"
-	}
-	w.hint(fmt.Sprintf("%d of %d items · %s · %s", len(w.sel.items), len(w.items), w.sel.filter.name, ord))
+	w.hint(fmt.Sprintf("%d of %d items · %s · %s", len(w.sel.items), len(w.items), w.sel.filter.name, w.orderName()))
 }
