@@ -309,7 +309,7 @@ func TestPlanUndefinedKeepsOffPlan(t *testing.T) {
 }
 
 // TestPlanActiveHumanCaution (review finding 12): on an active plan the
-// human-only means under-cover (about 90–92 % for 95 %), so the report
+// human-only means under-cover (89–94 % for 95 % in simulation), so the report
 // flags them; a uniform plan's are plain simple random sampling and get
 // no flag.
 func TestPlanActiveHumanCaution(t *testing.T) {
