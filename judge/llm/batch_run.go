@@ -34,7 +34,7 @@ func (j *Judge) submit(ctx context.Context, api *batchAPI, p *batchPlan, ch *Bat
 	// The file an earlier run uploaded is used again; if the server
 	// refuses the batch (the file deleted since, say), it is uploaded
 	// afresh, once.
-	reused := ch.InputFile != ""
+	reused := earlier && ch.InputFile != ""
 	var b openai.Batch
 	for {
 		if ch.InputFile == "" {
@@ -46,11 +46,22 @@ func (j *Judge) submit(ctx context.Context, api *batchAPI, p *batchPlan, ch *Bat
 		var err error
 		b, err = api.create(ctx, ch.InputFile, ch.Key)
 		var he *batchHTTPError
-		if err != nil && reused && errors.As(err, &he) {
+		switch {
+		case err != nil && reused && errors.As(err, &he):
 			ch.InputFile, reused = "", false
 			continue
-		}
-		if err != nil {
+		case errors.As(err, &he):
+			// Refused (a 4xx): the server made no batch, so the chunk
+			// ends here and its requests are free to go again.
+			ch.Status, ch.Finished = BatchFailed, true
+			if rerr := store.ReleaseBatchChunk(ch.Key); rerr != nil {
+				return false, rerr
+			}
+			if uerr := store.UpdateBatchChunk(*ch); uerr != nil {
+				return false, uerr
+			}
+			return false, fmt.Errorf("%w. Its requests stay to do: run without --batch to send them as ordinary requests", err)
+		case err != nil:
 			return false, err
 		}
 		break

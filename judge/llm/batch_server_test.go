@@ -54,6 +54,8 @@ type batchServer struct {
 	failWith string
 	// oldestFirst lists the batches in the other order.
 	oldestFirst bool
+	// refuseCreate answers POST /batches with a 400.
+	refuseCreate string
 }
 
 // fakeBatch is one batch and how far it got: each look at it moves it
@@ -211,6 +213,10 @@ func (bs *batchServer) create(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	if err := json.Unmarshal(body, &req); err != nil || bytes.Contains(body, []byte(`"temperature"`)) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "bad create body: "+string(body))
+		return
+	}
+	if bs.refuseCreate != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", bs.refuseCreate)
 		return
 	}
 	data, ok := bs.files[req.InputFileID]
