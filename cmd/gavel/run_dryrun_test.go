@@ -277,3 +277,34 @@ func TestDryRunOnAChangedFile(t *testing.T) {
 		t.Errorf("a dataset sharing no id was counted:\n%s", out)
 	}
 }
+
+// gavel run checks the server's context before its first request, and
+// its cost does too: the prompts too long for it are not sent, nor
+// counted.
+func TestRunCostLeavesOutPromptsOverTheContext(t *testing.T) {
+	srv := newLlamaServer(t, 2048)
+	dir := t.TempDir()
+	long := strings.Repeat("The telescope was launched by the agency in the spring of that year. ", 300)
+	var b strings.Builder
+	for i := range 10 {
+		pred := fmt.Sprintf("It is %d.", 2*i)
+		if i == 3 || i == 7 {
+			pred = long
+		}
+		row, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("q%d", i+1), "question": fmt.Sprintf("Question %d: what is %d+%d?", i+1, i, i), "answer": fmt.Sprint(2 * i), "prediction": pred})
+		b.Write(row)
+		b.WriteByte('\n')
+	}
+	data := filepath.Join(dir, "data.jsonl")
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, _, errb, _ := testEnv(t)
+	argv := []string{"run", data, "--judge", "docqa", "--base-url", srv.URL + "/v1", "--model", "qwen", "--session", filepath.Join(dir, "data.gavel")}
+	execute(context.Background(), e, argv)
+	re := regexp.MustCompile(`(?m)^docqa · qwen: ([0-9]+) requests · about [0-9,]+ prompt tokens \(estimated\)`)
+	m := re.FindStringSubmatch(errb.String())
+	if m == nil || m[1] != "8" || srv.chats.Load() != 8 {
+		t.Errorf("announced %q, sent %d; want 8 and 8:\n%s", m, srv.chats.Load(), errb)
+	}
+}

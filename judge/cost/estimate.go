@@ -49,6 +49,11 @@ type Estimate struct {
 	// nothing is sent for them. Unbuilt counts those whose prompt cannot
 	// be made (a template error): nothing is sent either.
 	Skipped, Unbuilt int
+	// TooLong counts the tasks whose prompt the server's context cannot
+	// hold, as the client learned it from the server (a run checks
+	// before its first request; a dry run asks the server nothing, so
+	// never): not sent.
+	TooLong int
 	// Models is the cost per model, by name.
 	Models []ModelCost
 	// Unread counts requests not read as chat requests (their tokens are
@@ -154,6 +159,8 @@ func Count(ctx context.Context, j judge.Judge, tasks []judge.Task, o Options) (E
 			e.Skipped++
 		case v.Status == judge.StatusAPIError && strings.HasPrefix(v.Error, "cannot build the prompt"):
 			e.Unbuilt++
+		case llm.TooLong(v):
+			e.TooLong++
 		}
 		if o.Progress != nil {
 			o.Progress(done, len(tasks))
@@ -165,7 +172,7 @@ func Count(ctx context.Context, j judge.Judge, tasks []judge.Task, o Options) (E
 	e.Models = t.Models()
 	e.Requests = t.Requests()
 	e.Unread = t.Unread()
-	e.Cached = max((e.Tasks-e.Skipped-e.Unbuilt)*e.Samples-e.Requests, 0)
+	e.Cached = max((e.Tasks-e.Skipped-e.Unbuilt-e.TooLong)*e.Samples-e.Requests, 0)
 	return e, nil
 }
 
@@ -177,6 +184,7 @@ func (e Estimate) scaled(n int) Estimate {
 	s := e
 	s.Sampled, s.Tasks = e.Tasks, n
 	s.Requests, s.Cached, s.Skipped, s.Unbuilt, s.Unread = up(e.Requests), up(e.Cached), up(e.Skipped), up(e.Unbuilt), up(e.Unread)
+	s.TooLong = up(e.TooLong)
 	s.Models = make([]ModelCost, len(e.Models))
 	for i, m := range e.Models {
 		m.Requests, m.Counted, m.Unbounded = up(m.Requests), up(m.Counted), up(m.Unbounded)
@@ -250,6 +258,7 @@ func Sum(es []Estimate) Estimate {
 		s.Cached += e.Cached
 		s.Skipped += e.Skipped
 		s.Unbuilt += e.Unbuilt
+		s.TooLong += e.TooLong
 		s.Unread += e.Unread
 		for _, m := range e.Models {
 			i, ok := byModel[m.Model]

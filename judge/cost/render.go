@@ -91,6 +91,9 @@ func requestsLine(e Estimate) string {
 	if e.Skipped > 0 {
 		why = append(why, plural(e.Skipped, "task")+" skipped: the item lacks what the prompt needs")
 	}
+	if e.TooLong > 0 {
+		why = append(why, plural(e.TooLong, "task")+" too long for the server's context, not sent")
+	}
 	if e.Unbuilt > 0 {
 		why = append(why, plural(e.Unbuilt, "prompt")+" that cannot be made")
 	}

@@ -1,6 +1,12 @@
 package llm
 
-import "net/http"
+import (
+	"maps"
+	"net/http"
+	"strings"
+
+	"github.com/gavel-dev/gavel/judge"
+)
 
 // Counting returns a client with c's model, settings and checks that
 // sends its requests to rt instead of the server, reads cache (nil: no
@@ -15,7 +21,23 @@ func (c *Client) Counting(rt http.RoundTripper, cache Cache) (*Client, error) {
 	cfg.Transport, cfg.Cache, cfg.RPM = rt, cache, 0
 	cfg.OnHealth = nil
 	cfg.Retry.Attempts = 1
-	return NewClient(cfg)
+	k, err := NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	// What Probe learned of the server's context: a prompt the real
+	// client would not send (too long) is not counted either.
+	c.server.mu.Lock()
+	k.server.kind, k.server.limit, k.server.from = c.server.kind, c.server.limit, c.server.from
+	k.server.models = maps.Clone(c.server.models)
+	c.server.mu.Unlock()
+	return k, nil
+}
+
+// TooLong reports whether a verdict's task was not sent because its
+// prompt cannot fit the server's context (as Probe learned it).
+func TooLong(v judge.Verdict) bool {
+	return v.Status == judge.StatusAPIError && strings.HasPrefix(v.Error, TooLongPrefix)
 }
 
 // OnClient returns the judge bound to c instead of its own client: the
