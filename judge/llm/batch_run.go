@@ -51,16 +51,7 @@ func (j *Judge) submit(ctx context.Context, api *batchAPI, p *batchPlan, ch *Bat
 			ch.InputFile, reused = "", false
 			continue
 		case errors.As(err, &he):
-			// Refused (a 4xx): the server made no batch, so the chunk
-			// ends here and its requests are free to go again.
-			ch.Status, ch.Finished = BatchFailed, true
-			if rerr := store.ReleaseBatchChunk(ch.Key); rerr != nil {
-				return false, rerr
-			}
-			if uerr := store.UpdateBatchChunk(*ch); uerr != nil {
-				return false, uerr
-			}
-			return false, fmt.Errorf("%w. Its requests stay to do: run without --batch to send them as ordinary requests", err)
+			return false, refused(ch, err, o)
 		case err != nil:
 			return false, err
 		}
@@ -102,9 +93,26 @@ func (j *Judge) uploadChunk(ctx context.Context, api *batchAPI, p *batchPlan, ch
 	return true, j.uploadFile(ctx, api, ch, data, o)
 }
 
+// refused ends a chunk whose file or batch the server refused (a 4xx:
+// it made neither), freeing its requests to go again, and says so.
+func refused(ch *BatchChunk, err error, o BatchOptions) error {
+	ch.Status, ch.Finished = BatchFailed, true
+	if rerr := o.Store.ReleaseBatchChunk(ch.Key); rerr != nil {
+		return rerr
+	}
+	if uerr := o.Store.UpdateBatchChunk(*ch); uerr != nil {
+		return uerr
+	}
+	return fmt.Errorf("%w. Its requests stay to do: run without --batch to send them as ordinary requests", err)
+}
+
 // uploadFile uploads a chunk's file and saves its id.
 func (j *Judge) uploadFile(ctx context.Context, api *batchAPI, ch *BatchChunk, data []byte, o BatchOptions) error {
 	id, err := api.upload(ctx, ch.Key, data)
+	var he *batchHTTPError
+	if errors.As(err, &he) {
+		return refused(ch, err, o)
+	}
 	if err != nil {
 		return err
 	}

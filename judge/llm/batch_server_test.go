@@ -54,8 +54,9 @@ type batchServer struct {
 	failWith string
 	// oldestFirst lists the batches in the other order.
 	oldestFirst bool
-	// refuseCreate answers POST /batches with a 400.
-	refuseCreate string
+	// refuseCreate answers POST /batches with a 400, refuseUpload POST
+	// /files with a 413.
+	refuseCreate, refuseUpload string
 }
 
 // fakeBatch is one batch and how far it got: each look at it moves it
@@ -184,6 +185,10 @@ func (bs *batchServer) newID(prefix string) string {
 }
 
 func (bs *batchServer) upload(w http.ResponseWriter, r *http.Request) {
+	if bs.refuseUpload != "" {
+		writeError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", bs.refuseUpload)
+		return
+	}
 	if err := r.ParseMultipartForm(64 << 20); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return

@@ -883,27 +883,36 @@ func TestBatchSpend(t *testing.T) {
 // was never made: the run stops saying so, the chunk ends failed, and
 // its requests go again (here in a new batch once the server takes it).
 func TestBatchCreateRefused(t *testing.T) {
-	r := newBatchRig(t)
-	r.srv.refuseCreate = "The model gpt-4o-mini is not supported by the Batch API for this project."
-	j := r.judge("docqa", nil)
-	tasks := batchTasks(j, 3)
-	_, err := j.RunBatch(context.Background(), tasks, r.options())
-	if err == nil || !strings.Contains(err.Error(), "not supported by the Batch API") || !strings.Contains(err.Error(), "run without --batch") {
-		t.Fatalf("err = %v", err)
-	}
-	if len(r.store.chunks) != 1 || !r.store.chunks[0].Finished || r.store.chunks[0].Status != BatchFailed {
-		t.Fatalf("chunks %+v", r.store.chunks)
-	}
-	if n := r.srv.count("create"); n != 1 {
-		t.Errorf("%d creates, want 1 (a 400 is not retried)", n)
-	}
-	toBatch, _, err := j.BatchSpend(tasks, r.store)
-	if err != nil || len(toBatch) != 3 {
-		t.Fatalf("%v, %d to batch after the refusal", err, len(toBatch))
-	}
-	r.srv.refuseCreate = ""
-	rep, err := r.judge("docqa", nil).RunBatch(context.Background(), tasks, r.options())
-	if err != nil || rep.Created != 1 || len(rep.Ready) != 3 {
-		t.Fatalf("%v, created %d, ready %d", err, rep.Created, len(rep.Ready))
+	for _, route := range []string{"create", "upload"} {
+		t.Run(route, func(t *testing.T) {
+			r := newBatchRig(t)
+			msg := "The model gpt-4o-mini is not supported by the Batch API for this project."
+			if route == "create" {
+				r.srv.refuseCreate = msg
+			} else {
+				r.srv.refuseUpload = msg
+			}
+			j := r.judge("docqa", nil)
+			tasks := batchTasks(j, 3)
+			_, err := j.RunBatch(context.Background(), tasks, r.options())
+			if err == nil || !strings.Contains(err.Error(), "not supported by the Batch API") || !strings.Contains(err.Error(), "run without --batch") {
+				t.Fatalf("err = %v", err)
+			}
+			if len(r.store.chunks) != 1 || !r.store.chunks[0].Finished || r.store.chunks[0].Status != BatchFailed {
+				t.Fatalf("chunks %+v", r.store.chunks)
+			}
+			if n := r.srv.count(route); n != 1 {
+				t.Errorf("%d tries, want 1 (a 4xx is not retried)", n)
+			}
+			toBatch, _, err := j.BatchSpend(tasks, r.store)
+			if err != nil || len(toBatch) != 3 {
+				t.Fatalf("%v, %d to batch after the refusal", err, len(toBatch))
+			}
+			r.srv.refuseCreate, r.srv.refuseUpload = "", ""
+			rep, err := r.judge("docqa", nil).RunBatch(context.Background(), tasks, r.options())
+			if err != nil || rep.Created != 1 || len(rep.Ready) != 3 {
+				t.Fatalf("%v, created %d, ready %d", err, rep.Created, len(rep.Ready))
+			}
+		})
 	}
 }
