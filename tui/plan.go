@@ -246,6 +246,8 @@ func (m *Model) gotPlan(msg planReadMsg) tea.Cmd {
 		m.review.cache.clear()
 	} else {
 		m.plan = newPlanState(msg.plan, pw.history)
+		done, total := m.planProgress()
+		m.plan.done = !m.loading() && total > 0 && done == total
 		m.tell(fmt.Sprintf("Plan %d is read: f reaches its %s (after \"all items\"); labels made there record via %s.",
 			m.plan.id, itemCount(len(m.plan.ids)), m.plan.via))
 	}
