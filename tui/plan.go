@@ -153,7 +153,7 @@ func (w *workspace) openPlan(p *Plan, history []sessions.Action) {
 		w.cur = items[w.sel.pos]
 	}
 	w.load.start = w.cur // not moved once every item is read: startItem
-	what := p.Design + " plan"
+	what := SanitizeLine(Clip(p.Design, 32)) + " plan"
 	if p.Judge != "" {
 		what += " drawn from " + SanitizeLine(Clip(p.Judge, 64)) + "'s verdicts"
 	}

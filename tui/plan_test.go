@@ -450,3 +450,21 @@ func TestPlanOfItemsGone(t *testing.T) {
 		t.Errorf("recorded %v", v)
 	}
 }
+
+// The plan's words from the session (design, judge, dimension) reach the
+// log inert.
+func TestPlanHostileNames(t *testing.T) {
+	items := testItems(4)
+	m := New(Options{Store: &fakeStore{}, Annotator: "tester", Dataset: "t.jsonl", Items: items,
+		Runs: []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}},
+		Plan: &Plan{ID: 1, Items: []string{"q2"}, Design: "active\x1b[2J", Judge: "j\x1b]0;x\x07", Dimension: "d\u202e"}})
+	m = update(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	for _, e := range m.log.entries {
+		if strings.ContainsAny(e.text, "\x1b\x07\u202e") {
+			t.Errorf("log entry not inert: %q", e.text)
+		}
+	}
+	if logHas(m, "Following plan 1") != 1 {
+		t.Errorf("log %v", m.log.entries)
+	}
+}
