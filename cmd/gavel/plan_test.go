@@ -487,3 +487,33 @@ func TestPlanDomain(t *testing.T) {
 		t.Error("no plan gave one")
 	}
 }
+
+// TestStatsItemsAfterThePlan: items a dataset gained after the plan was
+// drawn are outside its estimates, and gavel stats says so.
+func TestStatsItemsAfterThePlan(t *testing.T) {
+	dir := t.TempDir()
+	rows := func(n int) string {
+		var b strings.Builder
+		b.WriteString("id,question,answer,prediction,verdict\n")
+		for i := range n {
+			fmt.Fprintf(&b, "r%02d,q,a,p,%s\n", i, []string{"yes", "no"}[i%2])
+		}
+		return b.String()
+	}
+	session := filepath.Join(dir, "grow.gavel")
+	data := writeFile(t, dir, "grow.csv", rows(10))
+	if code, _, errs := run(t, "import", data, "--session", session); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errs)
+	}
+	if code, _, errs := run(t, "plan", session, "--design", "uniform", "-n", "3", "--seed", "1"); code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, errs)
+	}
+	writeFile(t, dir, "grow.csv", rows(12))
+	if code, _, errs := run(t, "import", data, "--session", session); code != 0 {
+		t.Fatalf("second import: exit %d: %s", code, errs)
+	}
+	code, _, errs := run(t, "stats", session, "--format", "json")
+	if code != 0 || !strings.Contains(errs, "2 of these 12 items came after labelling plan 1 was drawn: its estimates cover the 10 items") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}

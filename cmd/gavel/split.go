@@ -267,7 +267,7 @@ func readSplitInput(e env, path, which string) (*sessions.Store, stats.Input, st
 		var used stats.SplitUsed
 		planID := planOf(in)
 		if in, used, err = selectSplit(s, in, which); err == nil {
-			if n := planLeftOut(path, planID, used); n != "" {
+			for _, n := range planNotes(path, planID, used, in) {
 				fmt.Fprintln(e.stderr, n)
 			}
 			return s, in, used, nil
@@ -360,15 +360,30 @@ func planDomain(p *stats.PlanInput, all, kept []stats.Unit) *stats.PlanInput {
 	return &d
 }
 
-// planLeftOut is the note for figures read from one part of a split of a
-// session with a plan (id): the plan's estimates describe that part only;
-// "" when none is needed.
-func planLeftOut(path string, id int, used stats.SplitUsed) string {
-	if id == 0 || used.Part == splitAll {
-		return ""
+// planNotes are the notes, for stderr, on the plan (id, 0 for none) the
+// figures in read: on one part of a split, its estimates cover that
+// part's items only; items that came after the plan was drawn (a dataset
+// that grew) are outside its estimates.
+func planNotes(path string, id int, used stats.SplitUsed, in stats.Input) []string {
+	if id == 0 || in.Plan == nil {
+		return nil
 	}
-	return fmt.Sprintf("gavel: labelling plan %d was drawn over every item; its estimates here cover the %s part's %d items only, with the plan's probabilities (--split all estimates over every item, e.g. gavel stats %s --split all)",
-		id, used.Part, used.Items, shellWordArg(path))
+	var out []string
+	if used.Part != splitAll && used.Part != "" {
+		out = append(out, fmt.Sprintf("gavel: labelling plan %d was drawn over every item; its estimates here cover the %s part's %d items only, with the plan's probabilities (--split all estimates over every item, e.g. gavel stats %s --split all)",
+			id, used.Part, used.Items, shellWordArg(path)))
+	}
+	items := 0
+	for _, u := range in.Units {
+		if u.Criterion == 0 {
+			items++
+		}
+	}
+	if after := items - len(in.Plan.Units); after > 0 {
+		out = append(out, fmt.Sprintf("gavel: %d of these %d items came after labelling plan %d was drawn: its estimates cover the %d items it was drawn over (gavel plan %s -n N draws a plan over them all)",
+			after, items, id, len(in.Plan.Units), shellWordArg(path)))
+	}
+	return out
 }
 
 // splitLine says which items a report covers, for text and Markdown; empty

@@ -34,7 +34,7 @@ func readFiguresInput(e env, path, which string, f figureFlags) (*sessions.Store
 		var used stats.SplitUsed
 		planID := planOf(in)
 		if in, used, err = selectSplit(s, in, which); err == nil {
-			if n := planLeftOut(path, planID, used); n != "" {
+			for _, n := range planNotes(path, planID, used, in) {
 				fmt.Fprintln(e.stderr, n)
 			}
 			f.planInput(&in) // --target-width
