@@ -136,8 +136,8 @@ func (f planFigure) halfWidth() float64 {
 // differs is about 3/m (the "rule of three": Hanley and Lippman-Hand
 // 1983, JAMA 249:1743–1745; (1 − 3/m)^m ≈ e⁻³ ≈ 0.05), and an item that
 // differs moves the mean by at most span, the scale's range. With unequal
-// probabilities m is Kish's effective sample size (Σw)²/Σw² (Kish 1965,
-// sec. 11.7), and the bound applies to the share of the population the
+// probabilities m is Kish's effective sample size (Σw)²/Σw² (Kish 1965),
+// and the bound applies to the share of the population the
 // uncertain labels stand for, Σw/N (certain items are known exactly).
 func (s *planSample) ruleOfThree(span float64) float64 {
 	var sw, sw2 float64
@@ -208,12 +208,10 @@ type hrGroup struct {
 }
 
 // hr is hrCov and hrVar. Items included with certainty (p = 1) have no
-// sampling variance and are left out (a take-all group, Cochran 1977,
-// sec. 5A.11). A group with a single responder below certainty cannot
+// sampling variance and are left out (a take-all group). A group with a single responder below certainty cannot
 // estimate its own variance: it is collapsed with the group whose mean
 // probability is nearest, and the two are estimated as one — the
-// collapsed-strata estimator (Cochran 1977, sec. 5A.12; Hansen, Hurwitz
-// and Madow 1953, vol. I, sec. 5.9), which overstates the variance by the
+// collapsed-strata estimator (Cochran 1977, sec. 5A.12), which overstates the variance by the
 // spread between the collapsed groups' means and so errs on the side of a
 // wider interval. With fewer than two responders below certainty in all,
 // nothing is left to estimate from (NaN); with none, every label was
