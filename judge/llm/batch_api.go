@@ -138,7 +138,7 @@ func (a *batchAPI) check(ctx context.Context) error {
 	err := a.page(ctx)
 	var he *batchHTTPError
 	if errors.As(err, &he) && (he.status == http.StatusNotFound || he.status == http.StatusMethodNotAllowed || he.status == http.StatusNotImplemented) {
-		return fmt.Errorf("%w: GET %s/batches answered HTTP %d. --batch sends requests through OpenAI's Batch API (files and batches endpoints), which llama.cpp, Ollama and vLLM's server do not offer: run without --batch", ErrNoBatchAPI, displayURL(a.c.cfg.BaseURL), he.status)
+		return fmt.Errorf("%w: GET %s/batches answered HTTP %d. --batch sends requests through OpenAI's Batch API (files and batches endpoints), which llama.cpp, Ollama and vLLM's server do not offer: run without --batch (or, if this is OpenAI or a proxy that has it, check that --base-url is the API's root, ending in /v1)", ErrNoBatchAPI, displayURL(a.c.cfg.BaseURL), he.status)
 	}
 	return err
 }
