@@ -128,6 +128,7 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 		// items read then: select again among all of them.
 		sel = w.selectAs(w.sel.filter, w.sel.order)
 	}
+	sel = tea.Batch(sel, w.planItemsRead())
 	m.review.cache.clear()
 	return tea.Batch(sel, m.loadRuns())
 }

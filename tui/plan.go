@@ -185,6 +185,15 @@ func (w *workspace) startItem() int {
 	return w.firstUnreviewed(0)
 }
 
+// planItemsRead checks the plan once every item is read: one found done
+// then is said so and left for the usual order, as after its last label.
+func (w *workspace) planItemsRead() tea.Cmd {
+	if w.plan == nil {
+		return nil
+	}
+	return w.planCheck()
+}
+
 // planWait is a plan read after the first frame (Options.ReadPlan): the
 // history its state is derived from is kept until then, and where the
 // screen opened, to tell whether the person has moved since.

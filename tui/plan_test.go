@@ -374,6 +374,20 @@ func TestPlanWhileItemsLoad(t *testing.T) {
 	if m.items[m.cur].ID != "q2" || m.provenance() != "plan:2" {
 		t.Errorf("after a label: on %s via %s", m.items[m.cur].ID, m.provenance())
 	}
+
+	// A plan found done once every item is read goes to the usual order.
+	var history []sessions.Action
+	for k, id := range []string{"q9", "q2", "q7"} {
+		history = append(history, sessions.Action{ID: int64(k + 1), Group: int64(k + 1), Kind: sessions.KindLabel, ItemID: id, Dimension: "correct", Value: 1, Via: "plan:2"})
+	}
+	calls = 0
+	m = New(Options{Store: &fakeStore{}, Annotator: "tester", Dataset: "big.jsonl", Items: items[:3], Runs: []Run{run}, History: history,
+		MoreItems: more, ItemCount: len(items), Plan: &Plan{ID: 2, Items: []string{"q9", "q2", "q7"}, Design: "uniform"}})
+	m = update(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	m = runCmd(t, m, m.Init(), 0)
+	if m.following() || m.sel.filter.id != "all" || logHas(m, "Plan 2 is done") != 1 || !strings.Contains(lines(m)[0], "plan 2 done") {
+		t.Errorf("a done plan once read: filter %q, log %v, header %q", m.sel.filter.id, m.log.entries, lines(m)[0])
+	}
 }
 
 // On a large dataset the plan's filter is chosen by a selection job (see
