@@ -138,6 +138,7 @@ func (j *Judge) pollBatches(ctx context.Context, api *batchAPI, chunks []BatchCh
 	}
 	wait := o.PollMin
 	lastAnswer := clk.Now()
+	seen := map[string]openai.BatchRequestCounts{}
 	for round := 0; ; round++ {
 		running := 0
 		for i := range chunks {
@@ -163,7 +164,7 @@ func (j *Judge) pollBatches(ctx context.Context, api *batchAPI, chunks []BatchCh
 			if err := o.at("polled"); err != nil {
 				return err
 			}
-			if err := j.follow(ctx, api, ch, b, rep, o); err != nil {
+			if err := j.follow(ctx, api, ch, b, rep, o, seen); err != nil {
 				return err
 			}
 			if !ch.Finished {
@@ -182,8 +183,13 @@ func (j *Judge) pollBatches(ctx context.Context, api *batchAPI, chunks []BatchCh
 
 // follow takes a batch's news: its status and counts are saved when they
 // change, and an ended batch's results are read.
-func (j *Judge) follow(ctx context.Context, api *batchAPI, ch *BatchChunk, b openai.Batch, rep *BatchReport, o BatchOptions) error {
+func (j *Judge) follow(ctx context.Context, api *batchAPI, ch *BatchChunk, b openai.Batch, rep *BatchReport, o BatchOptions, seen map[string]openai.BatchRequestCounts) error {
 	counts := b.RequestCounts
+	// A day-long wait says how far each batch got whenever it moved.
+	if b.Status == ch.Status && b.Status == BatchInProgress && counts.Total > 0 && counts != seen[ch.Key] {
+		o.notify("Batch %s: %d of %d requests done, %d failed.", ch.BatchID, counts.Completed, counts.Total, counts.Failed)
+	}
+	seen[ch.Key] = counts
 	if b.Status != ch.Status {
 		if counts.Total > 0 {
 			o.notify("Batch %s: %s (%d of %d requests done, %d failed).", ch.BatchID, statusText(b.Status), counts.Completed, counts.Total, counts.Failed)

@@ -253,6 +253,12 @@ func (bs *batchServer) step(b *fakeBatch) {
 		}
 		b.status = "in_progress"
 	case "in_progress":
+		if b.done == 0 && b.total > 1 {
+			// Half way: the counts move before the status does.
+			b.done = b.total / 2
+			break
+		}
+		b.done = 0
 		b.status = "finalizing"
 	case "finalizing":
 		end := bs.ending

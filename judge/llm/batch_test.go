@@ -608,14 +608,19 @@ func TestBatchNoBatchAPI(t *testing.T) {
 func TestBatchPollBackoff(t *testing.T) {
 	r := newBatchRig(t)
 	j := r.judge("docqa", nil)
-	// A batch takes 3 looks to end; 6 batches at one request each,
-	// created one after another, still end in 3 rounds.
+	// A batch takes 4 looks to end (validating, in progress, half done,
+	// finalizing), so 3 waits.
 	o := r.options()
 	o.PollMin, o.PollMax = 10*time.Second, 25*time.Second
+	var lines []string
+	o.Notify = func(l string) { lines = append(lines, l) }
 	if _, err := j.RunBatch(context.Background(), batchTasks(j, 2), o); err != nil {
 		t.Fatal(err)
 	}
-	want := []time.Duration{10 * time.Second, 20 * time.Second}
+	if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, ": 1 of 2 requests done, 0 failed.") }) {
+		t.Errorf("no progress line while in progress: %q", lines)
+	}
+	want := []time.Duration{10 * time.Second, 20 * time.Second, 25 * time.Second}
 	if !slices.Equal(r.clock.waits, want) {
 		t.Errorf("waits %v, want %v", r.clock.waits, want)
 	}
@@ -627,7 +632,7 @@ func TestBatchPollBackoff(t *testing.T) {
 	if _, err := j2.RunBatch(context.Background(), batchTasks(j2, 2), o); err != nil {
 		t.Fatal(err)
 	}
-	want = []time.Duration{10 * time.Second, 20 * time.Second, 25 * time.Second, 25 * time.Second, 25 * time.Second}
+	want = []time.Duration{10 * time.Second, 20 * time.Second, 25 * time.Second, 25 * time.Second, 25 * time.Second, 25 * time.Second}
 	if !slices.Equal(r2.clock.waits, want) {
 		t.Errorf("waits %v, want %v", r2.clock.waits, want)
 	}
