@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -128,16 +129,19 @@ func (j *Judge) uploadFile(ctx context.Context, api *batchAPI, ch *BatchChunk, d
 
 // pollBatches looks at every running batch of the run until each has
 // ended, waiting PollMin, then twice as long each round up to PollMax;
-// an ended batch's results are read at once. A server that does not
-// answer for the client's Wait stops the polling with an error: the
-// batches run on, and the next run resumes.
+// an ended batch's results are read at once. A server that has not
+// answered a look for the client's Wait (counted from the first look it
+// failed) stops the polling with an error: the batches run on, and the
+// next run resumes.
 func (j *Judge) pollBatches(ctx context.Context, api *batchAPI, chunks []BatchChunk, rep *BatchReport, o BatchOptions) error {
 	clk := j.client.cfg.Clock
 	if o.clock != nil {
 		clk = o.clock
 	}
 	wait := o.PollMin
-	lastAnswer := clk.Now()
+	// failing is when the server stopped answering the looks (zero
+	// while it answers): a long wait between two looks is no outage.
+	var failing time.Time
 	seen := map[string]openai.BatchRequestCounts{}
 	for round := 0; ; round++ {
 		running := 0
@@ -154,13 +158,16 @@ func (j *Judge) pollBatches(ctx context.Context, api *batchAPI, chunks []BatchCh
 			case err != nil && ctx.Err() != nil:
 				return ctx.Err()
 			case err != nil:
-				if clk.Now().Sub(lastAnswer) >= j.client.cfg.Wait {
+				if failing.IsZero() {
+					failing = clk.Now()
+				}
+				if clk.Now().Sub(failing) >= j.client.cfg.Wait {
 					return fmt.Errorf("%w; the batches run on at the server: run the same command again to go on waiting for them", err)
 				}
 				running++
 				continue
 			}
-			lastAnswer = clk.Now()
+			failing = time.Time{}
 			if err := o.at("polled"); err != nil {
 				return err
 			}

@@ -651,10 +651,38 @@ func TestBatchServerGone(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "run the same command again") {
 		t.Fatalf("err = %v", err)
 	}
+	// It gave up a minute after the first failed look: 10 s, 20 s, 20 s, 20 s.
+	if got := r.clock.waits; len(got) != 4 {
+		t.Errorf("waits %v", got)
+	}
 	r.srv.fail500["retrieve"] = 0
 	rep, err := r.judge("docqa", nil).RunBatch(context.Background(), tasks, r.options())
 	if err != nil || rep.Created != 0 || len(rep.Ready) != 2 {
 		t.Fatalf("resumed: %v, created %d, ready %d", err, rep.Created, len(rep.Ready))
+	}
+}
+
+// TestBatchLongWaitIsNoOutage: one failed look after a wait longer than
+// the client's Wait does not end the polling; the next look answers.
+func TestBatchLongWaitIsNoOutage(t *testing.T) {
+	r := newBatchRig(t)
+	j := r.judge("docqa", func(c *Config) { c.Wait, c.Retry.Attempts = time.Minute, 1 })
+	o := r.options()
+	o.PollMin, o.PollMax = 5*time.Minute, 5*time.Minute
+	var fails sync.Once
+	o.crash = func(p string) error {
+		if p == "polled" {
+			fails.Do(func() {
+				r.srv.mu.Lock()
+				r.srv.fail500["retrieve"] = 1
+				r.srv.mu.Unlock()
+			})
+		}
+		return nil
+	}
+	rep, err := j.RunBatch(context.Background(), batchTasks(j, 2), o)
+	if err != nil || len(rep.Ready) != 2 {
+		t.Fatalf("%v, ready %d", err, len(rep.Ready))
 	}
 }
 
