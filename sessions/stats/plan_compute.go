@@ -294,7 +294,11 @@ func planReport(in *Input) *PlanReport {
 		r.Agreement = undefinedInterval("the plan has no verdicts")
 		delete(r.Unclamped, "agreement")
 	}
-	if pl.Design == "active" && (r.HumanMean.Defined() || r.HumanMeanHajek.Defined()) {
+	design := planDesignForClasses(pl)
+	if pl.Design == "active" && design == "uniform" {
+		nt.add(fmt.Sprintf("plan %d was drawn active, but no verdict's confidence was known when it was drawn: every item had the same probability, so it is read as a uniform plan (a simple random sample)", pl.ID))
+	}
+	if design == "active" && (r.HumanMean.Defined() || r.HumanMeanHajek.Defined()) {
 		r.HumanMeanCaution = planHumanCaution
 	}
 	if fig.collapsed {
@@ -306,7 +310,7 @@ func planReport(in *Input) *PlanReport {
 	case fig.deff > 0:
 		r.DesignEffect = defined(fig.deff)
 		r.UniformEquivalent = defined(float64(r.Labelled) / fig.deff)
-		r.DesignEffectNote = designEffectNote(pl.Design, fig.deff, r.Labelled)
+		r.DesignEffectNote = designEffectNote(design, fig.deff, r.Labelled)
 	case fig.deff == 0:
 		r.DesignEffect = defined(0)
 		r.UniformEquivalent = undefined("the labels show no spread around the verdicts yet")

@@ -1,5 +1,7 @@
 package stats
 
+import "math"
+
 // When a labelling plan's labels are a fair sample for the unweighted
 // figures (review finding 19). A uniform plan's are: every item had the
 // same probability. A stratified plan's are only when its strata were
@@ -40,6 +42,9 @@ func StrataRatesEqual(rates []float64) bool {
 // plan whose strata are sampled at unequal rates (its units' inclusion
 // probabilities, one rate per stratum) is DesignStratifiedUnequal.
 func planDesignForClasses(pl *PlanInput) string {
+	if pl.Design == "active" && equalProbabilities(pl) {
+		return "uniform"
+	}
 	if pl.Design != "stratified" {
 		return pl.Design
 	}
@@ -57,4 +62,19 @@ func planDesignForClasses(pl *PlanInput) string {
 		return DesignStratifiedUnequal
 	}
 	return pl.Design
+}
+
+// equalProbabilities tells whether every item the plan may draw has the
+// same probability: an active plan drawn when no verdict's confidence was
+// known (the demo's match judge gives none) is a uniform plan in all but
+// name, and its labels, its design effect and its human-only means are
+// read as a uniform plan's.
+func equalProbabilities(pl *PlanInput) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, u := range pl.Units {
+		if u.Probability > 0 {
+			lo, hi = min(lo, u.Probability), max(hi, u.Probability)
+		}
+	}
+	return hi > 0 && hi <= lo*(1+1e-9)
 }

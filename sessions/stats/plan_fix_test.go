@@ -313,7 +313,7 @@ func TestPlanUndefinedKeepsOffPlan(t *testing.T) {
 // flags them; a uniform plan's are plain simple random sampling and get
 // no flag.
 func TestPlanActiveHumanCaution(t *testing.T) {
-	pc := planCase{design: "active", verdicts: repeat(1, 10), probs: repeat(0.4, 10), selected: []int{0, 1, 2, 3},
+	pc := planCase{design: "active", verdicts: repeat(1, 10), probs: []float64{0.4, 0.4, 0.4, 0.4, 0.3, 0.3, 0.5, 0.5, 0.4, 0.4}, selected: []int{0, 1, 2, 3},
 		labels: map[int][]Label{0: planLabel(1), 1: planLabel(0), 2: planLabel(0), 3: planLabel(1)}}
 	if r := planReport(planPtr(pc.input())); !strings.Contains(r.HumanMeanCaution, "less reliable than the corrected score") {
 		t.Errorf("active: caution %q", r.HumanMeanCaution)
