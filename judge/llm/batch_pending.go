@@ -18,9 +18,13 @@ func (j *Judge) BatchSpend(tasks []judge.Task, store BatchStore) (toBatch, onlin
 	if err != nil {
 		return nil, nil, err
 	}
-	ended := map[string]bool{}
+	ended, unsent := map[string]bool{}, map[string]bool{}
 	for _, ch := range chunks {
 		ended[ch.Key] = ch.Finished
+		// Recorded by a run that stopped before its batch was made, or
+		// before it saved the batch's id: counted as sent now (at worst
+		// an over-count, when the batch was made).
+		unsent[ch.Key] = !ch.Finished && ch.BatchID == ""
 	}
 	var all []string
 	for _, keys := range plan.keys {
@@ -50,7 +54,7 @@ func (j *Judge) BatchSpend(tasks []judge.Task, store BatchStore) (toBatch, onlin
 			}
 			ch, ok := in[k]
 			switch {
-			case !ok:
+			case !ok || unsent[ch]:
 				fresh = true
 			case ended[ch]:
 				left = true

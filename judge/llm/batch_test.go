@@ -910,6 +910,22 @@ func TestBatchSpend(t *testing.T) {
 	if toBatch, online, err := j2.BatchSpend(tasks, r2.store); err != nil || len(toBatch)+len(online) != 0 {
 		t.Errorf("running batch: %v, %d to batch, %d online", err, len(toBatch), len(online))
 	}
+	// A chunk recorded by a run killed before its batch was made goes now.
+	r3 := newBatchRig(t)
+	j3 := r3.judge("docqa", nil)
+	o = r3.options()
+	o.crash = func(p string) error {
+		if p == "planned" {
+			return errors.New("killed")
+		}
+		return nil
+	}
+	if _, err := j3.RunBatch(context.Background(), tasks, o); err == nil {
+		t.Fatal("not killed")
+	}
+	if toBatch, _, err := j3.BatchSpend(tasks, r3.store); err != nil || len(toBatch) != len(tasks) {
+		t.Errorf("unsent chunk: %v, %d to batch, want %d", err, len(toBatch), len(tasks))
+	}
 }
 
 // TestBatchCreateRefused: a batch the server refuses to create (a 4xx)
