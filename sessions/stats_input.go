@@ -220,7 +220,7 @@ func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, err
 	}
 	labelled := addStatsLabels(units, labels)
 	in.Dimensions = labelOnlyDimensions(runs, codec, labelled)
-	if err := readStatsPlan(tx, s.path, &in, o.PlanID); err != nil {
+	if err := readStatsPlan(tx, s.path, &in, o.PlanID, placed); err != nil {
 		return in, err
 	}
 	return in, nil

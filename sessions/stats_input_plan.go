@@ -1,8 +1,11 @@
 package sessions
 
 import (
+	"cmp"
 	"database/sql"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/gavel-dev/gavel/sessions/plan"
 	"github.com/gavel-dev/gavel/sessions/stats"
@@ -25,7 +28,7 @@ const (
 // on the run's first dimension; a plan without a judge estimates the
 // first dimension people labelled that no judge rates, else the first
 // judge's.
-func readStatsPlan(tx *sql.Tx, path string, in *stats.Input, planID int64) error {
+func readStatsPlan(tx *sql.Tx, path string, in *stats.Input, planID int64, placed []verdictPlace) error {
 	plans, err := readPlans(tx, "", nil)
 	if err != nil || len(plans) == 0 {
 		if err == nil && planID > 0 {
@@ -57,10 +60,6 @@ func readStatsPlan(tx *sql.Tx, path string, in *stats.Input, planID int64) error
 			return noPlan(tx, path, planID)
 		}
 	}
-	units, err := readPlanUnits(tx, p.ID)
-	if err != nil {
-		return err
-	}
 	dim := p.Dimension
 	if dim == "" {
 		switch {
@@ -70,7 +69,7 @@ func readStatsPlan(tx *sql.Tx, path string, in *stats.Input, planID int64) error
 			dim = in.Judges[0].Dimensions[0].Name
 		}
 	}
-	values, err := planVerdictValues(tx, p.ID, dim)
+	units, err := planRows(tx, p.ID)
 	if err != nil {
 		return err
 	}
@@ -93,11 +92,14 @@ func readStatsPlan(tx *sql.Tx, path string, in *stats.Input, planID int64) error
 			return fmt.Errorf("plan %d names item %q, which has no unit: the session was edited by hand", p.ID, u.ItemID)
 		}
 		row := stats.PlanUnit{Unit: k, ItemID: u.ItemID, Probability: d.Prob[i], Selected: d.In[i], Stratum: u.Stratum}
-		if x, ok := values[u.VerdictID]; ok && u.VerdictID != 0 {
+		if x, ok := placedValue(in, placed, u.VerdictID, dim); ok {
 			row.Verdict = &x
 		}
 		pi.Units = append(pi.Units, row)
 	}
+	// The rows were read in the table's order (by item id): the input
+	// holds them in dataset order.
+	slices.SortFunc(pi.Units, func(a, b stats.PlanUnit) int { return cmp.Compare(a.Unit, b.Unit) })
 	if err := planAnnotators(tx, pi); err != nil {
 		return err
 	}
@@ -149,34 +151,42 @@ func planAnnotators(tx *sql.Tx, pi *stats.PlanInput) error {
 	return nil
 }
 
-// planVerdictValues reads the value on dim of each verdict plan id
-// recorded, by verdict id.
-func planVerdictValues(tx *sql.Tx, id int64, dim string) (map[int64]float64, error) {
-	codec, err := loadCodec(tx)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := tx.Query(`SELECT vv.verdict_id, vv.value FROM plan_units u
-		JOIN verdict_values vv ON vv.verdict_id = u.verdict_id AND vv.dimension = ?
-		WHERE u.plan_id = ?`, dim, id)
+// planRows reads plan id's rows in the table's order (its primary key:
+// no look-up of the items, no sort).
+func planRows(tx *sql.Tx, id int64) ([]PlanUnit, error) {
+	rows, err := tx.Query(`SELECT item_id, coalesce(verdict_id, 0), size, prn, stratum FROM plan_units WHERE plan_id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[int64]float64{}
+	var out []PlanUnit
 	for rows.Next() {
-		var (
-			vid int64
-			raw any
-		)
-		if err := rows.Scan(&vid, &raw); err != nil {
+		var u PlanUnit
+		if err := rows.Scan(&u.ItemID, &u.VerdictID, &u.Size, &u.PRN, &u.Stratum); err != nil {
 			return nil, err
 		}
-		if x, ok := codec.decode(dim, raw); ok {
-			out[vid] = x
-		}
+		out = append(out, u)
 	}
 	return out, rows.Err()
+}
+
+// placedValue is the value on dim of verdict id as the statistics input
+// holds it (placed: where each verdict went, in id order), so the plan's
+// verdicts cost no look-up of their own; ok is false for no verdict, one
+// the input does not hold, or no readable value.
+func placedValue(in *stats.Input, placed []verdictPlace, id int64, dim string) (float64, bool) {
+	if id == 0 {
+		return 0, false
+	}
+	k, found := slices.BinarySearchFunc(placed, id, func(p verdictPlace, id int64) int { return cmp.Compare(p.id, id) })
+	if !found {
+		return 0, false
+	}
+	x, ok := in.Units[placed[k].unit].Verdicts[placed[k].at].Values[dim]
+	if !ok || math.IsNaN(x) {
+		return 0, false
+	}
+	return x, true
 }
 
 // newestLabelledPlan is the newest of plans (oldest first, not empty)

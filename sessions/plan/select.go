@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 )
 
 // Select draws a plan of n items by sequential Poisson sampling (Ohlsson
@@ -60,7 +61,14 @@ func Draw(d Design, units []Unit, n int, floor float64) Drawn {
 			xi[i] = math.Inf(1)
 		}
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(xi[a], xi[b]) })
+	// Ties in ξ (the same PRN and probability: vanishingly rare) go by
+	// item id, so the draw does not depend on the order units are given.
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := cmp.Compare(xi[a], xi[b]); c != 0 {
+			return c
+		}
+		return strings.Compare(units[a].ItemID, units[b].ItemID)
+	})
 	// Quotas: n in all, or n_h per stratum (λ·N_h, exact: n_h/N_h·N_h).
 	stratum := func(int) string { return "" }
 	quota := map[string]int{"": n}
