@@ -100,10 +100,9 @@ func BuildSessionThen(path string, info DatasetInfo, items []judge.Item, then fu
 	return nil
 }
 
-// buildGCPercent is the GC target (GOGC) while BuildSession writes the
-// items: the
-// heap may grow 2 % over what is live, where the default lets it
-// double.
+// buildGCPercent is the least GC target (GOGC) while BuildSession writes
+// the items: the heap may grow 2 % over what is live, where the default
+// lets it double (see buildGCTarget).
 const buildGCPercent = 2
 
 // checkItemIDs is the part of checkDataset that needs no memory: the count
@@ -161,12 +160,12 @@ func writeBuild(path, tmp string, info DatasetInfo, items []judge.Item, then fun
 	}
 	// The caller holds the whole dataset, so the default GC target (twice
 	// the live heap) would double the memory the build needs: collect
-	// more often while the items are written (their garbage is small).
-	gc := debug.SetGCPercent(buildGCPercent)
+	// more often while the items, and what then adds, are written (their
+	// garbage is small).
+	defer debug.SetGCPercent(debug.SetGCPercent(buildGCTarget()))
 	err = st.write("saving the dataset", func(tx *sql.Tx) error {
 		return writeDataset(tx, info, items)
 	})
-	debug.SetGCPercent(gc)
 	if err != nil {
 		return err
 	}

@@ -125,10 +125,16 @@ func runImport(e env, path string, o importFlags) error {
 	if path == "-" && o.session == "" {
 		return usagef("the dataset comes from standard input (-), so there is no file name to name the session after: give one with --session FILE")
 	}
-	ds, err := o.load(path)
+	session := o.session
+	if session == "" {
+		session = defaultSessionPath(path)
+	}
+	fresh := sessions.IsNewSession(session)
+	ds, err := o.readImport(path, fresh)
 	if err != nil {
 		return joinHint(o, path, err)
 	}
+	o.session = session
 	if err := sessions.CheckImportScales(ds, scales); err != nil {
 		return usageError{err}
 	}
@@ -136,12 +142,9 @@ func runImport(e env, path string, o importFlags) error {
 	// written: with the default GC target (twice the live heap) the peak
 	// would be twice the dataset's memory, so collect more often instead.
 	debug.SetGCPercent(importGCPercent)
-	if o.session == "" {
-		o.session = defaultSessionPath(path)
-	}
 	var sum sessions.ImportSummary
 	built := false
-	if sessions.IsNewSession(o.session) {
+	if fresh {
 		// A new session is built whole in one go, its verdicts and labels
 		// included, far faster than rows added to an open one; OpenReview
 		// then finds it all there.
