@@ -909,7 +909,7 @@ func (s *Store) PlanChose(id int64, itemID string) (chosen bool, n, items int, e
 		if len(ps) == 0 {
 			return noPlan(tx, s.path, id)
 		}
-		units, err := readPlanUnits(tx, id)
+		units, err := planRows(tx, id) // any order: the draw does not depend on it
 		if err != nil {
 			return err
 		}
