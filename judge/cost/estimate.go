@@ -107,13 +107,19 @@ func Count(ctx context.Context, j judge.Judge, tasks []judge.Task, o Options) (E
 		k := uint64((n + o.SampleTasks - 1) / o.SampleTasks)
 		var some []judge.Task
 		for _, t := range tasks {
-			if fnv64(fmt.Appendf(nil, "%s\x00%d\x00%t", t.Item.ID, t.Criterion, t.Swapped))%k == 0 {
+			if pick(fmt.Appendf(nil, "%s\x00%d\x00%t", t.Item.ID, t.Criterion, t.Swapped), k) {
 				some = append(some, t)
 			}
 		}
 		o.SampleTasks = 0
+		if len(some) == 0 {
+			// The hash chose none (a tiny k and bad luck): a sample of
+			// nothing would announce "0 requests"; everything is
+			// counted instead, slower but true.
+			return Count(ctx, j, tasks, o)
+		}
 		e, err := Count(ctx, j, some, o)
-		if err != nil || len(some) == 0 {
+		if err != nil {
 			e.Tasks = n
 			return e, err
 		}

@@ -107,7 +107,7 @@ func (t *Tally) add(body []byte) {
 		return
 	}
 	c := t.counter(r.Model)
-	count := t.every <= 1 || fnv64(body)%t.every == 0
+	count := t.every <= 1 || pick(body, t.every) || t.firstOf(r.Model)
 	// The chat format's tokens, the roles' and a name's (a token each,
 	// OpenAI's format) are counted for every request; the contents' when
 	// count says so.
@@ -151,6 +151,16 @@ func (t *Tally) add(body []byte) {
 	}
 }
 
+// firstOf reports whether no prompt of model was counted yet: the first
+// is always counted, so that a model the sample missed still has its
+// tokens per byte measured rather than guessed.
+func (t *Tally) firstOf(model string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m := t.models[model]
+	return m == nil || m.counted == 0
+}
+
 // counter returns the counter of model's encoding.
 func (t *Tally) counter(model string) *Counter {
 	enc, _ := Encoding(model)
@@ -175,6 +185,27 @@ func fnv64(b []byte) uint64 {
 		h ^= uint64(c)
 		h *= 1099511628211
 	}
+	return h
+}
+
+// pick reports whether b is one of the about one in k chosen. FNV-1a's
+// low bits are poor: its last step multiplies by an odd prime, so
+// h mod k for a small even k is a function of the last bytes alone, and
+// ids that end alike ("q5-q5", "row-10") fall all in or all out — a
+// sample of none or of all. splitmix64's finalizer spreads every bit of
+// h over the low ones first.
+func pick(b []byte, k uint64) bool {
+	return mix(fnv64(b))%k == 0
+}
+
+// mix is splitmix64's finalizer (Steele, Lea and Flood 2014): a bijection
+// whose every output bit depends on every input bit.
+func mix(h uint64) uint64 {
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	h ^= h >> 31
 	return h
 }
 

@@ -2,6 +2,7 @@ package cost
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -231,4 +232,46 @@ func FuzzCounterSplit(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Ids and bodies that end alike are sampled as often as any: FNV-1a's low
+// bits alone chose none of "q5-q5"-like ids, or all of them at k = 2.
+func TestPickSpreadsRepeatingIDs(t *testing.T) {
+	styles := map[string]func(int) string{
+		"%d":      func(i int) string { return fmt.Sprint(i) },
+		"row-%d":  func(i int) string { return fmt.Sprintf("row-%d", i) },
+		"%08d":    func(i int) string { return fmt.Sprintf("%08d", i) },
+		"q%d-q%d": func(i int) string { return fmt.Sprintf("q%d-q%d", i, i) },
+	}
+	for name, f := range styles {
+		for _, k := range []uint64{2, 4, 8, 40} {
+			for _, crits := range []int{1, 2} {
+				n, hit := 20_000, 0
+				for i := range n {
+					for c := range crits {
+						if pick(fmt.Appendf(nil, "%s\x00%d\x00%t", f(i), c, false), k) {
+							hit++
+						}
+					}
+				}
+				want := float64(n*crits) / float64(k)
+				if d := (float64(hit) - want) / want; d < -0.1 || d > 0.1 {
+					t.Errorf("ids %s, k=%d, %d criteria: %d chosen, want about %.0f", name, k, crits, hit, want)
+				}
+			}
+		}
+	}
+}
+
+// A tally sampling one request in k still counts a model whose requests
+// the hash all missed: its first request is counted.
+func TestTallySampleNeverEmpty(t *testing.T) {
+	ta := NewTally()
+	ta.SampleEvery(1 << 40)
+	post(ta, `{"model":"gpt-4o","messages":[{"role":"user","content":"hello there, judge"}],"max_tokens":5}`)
+	post(ta, `{"model":"gpt-4o","messages":[{"role":"user","content":"hello there, judge, again"}],"max_tokens":5}`)
+	m := ta.Models()[0]
+	if m.Counted != 1 || m.Requests != 2 {
+		t.Errorf("counted %d of %d", m.Counted, m.Requests)
+	}
 }
