@@ -260,3 +260,52 @@ func TestCountSamplesTheTokensOfALargeRun(t *testing.T) {
 		t.Errorf("line %q", l)
 	}
 }
+
+// The same prompt in several tasks (items with other ids and the same
+// text) is sent once — the client waits for the first and answers the
+// others from the cache, as the Batch API path sends one line per key —
+// and counted once; without a cache (a re-judge) every copy is sent and
+// counted.
+func TestCountRepeatedPrompts(t *testing.T) {
+	for _, cached := range []bool{true, false} {
+		t.Run(fmt.Sprintf("cache=%t", cached), func(t *testing.T) {
+			srv := newLogServer(t)
+			cache := &mapCache{m: map[string]string{}}
+			cfg := llm.Config{BaseURL: srv.URL + "/v1", Model: "gpt-4o-mini", Samples: 2, Concurrency: 4}
+			if cached {
+				cfg.Cache = cache
+			}
+			client, err := llm.NewClient(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, err := catalog.New().Build("docqa", cfg, client)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tasks []judge.Task
+			for i := range 8 {
+				tasks = append(tasks, judge.Task{Item: judge.Item{ID: fmt.Sprintf("q%d", i), Question: "What is 1+1?", Gold: "2", Prediction: "It is 2."}})
+			}
+			tasks = append(tasks, judge.Task{Item: items()[1]})
+			o := cost.Options{Concurrency: 3}
+			if cached {
+				o.Cache = cache
+			}
+			e, err := cost.Count(context.Background(), j, tasks, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range judge.RunPool(context.Background(), j, tasks, judge.PoolOptions{Concurrency: 4}) {
+			}
+			sent := len(srv.take())
+			want := 4 // two prompts, two samples each
+			if !cached {
+				want = 18
+			}
+			if e.Requests != want || sent != want {
+				t.Errorf("Count says %d requests, the run sent %d; want %d", e.Requests, sent, want)
+			}
+		})
+	}
+}

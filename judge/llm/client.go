@@ -54,6 +54,16 @@ type Client struct {
 	// answered is set once any request got an HTTP status: until then a
 	// TLS or protocol error is a wrong URL, not a passing fault.
 	answered atomic.Bool
+	// inflight holds, by cache key, a channel closed when the request
+	// now asking that key ends: a second task with the very same prompt
+	// waits for it and takes its answer from the cache instead of paying
+	// for the same request twice (the Batch API path sends each key once
+	// too, so a count says what either sends).
+	inflight sync.Map
+	// counted, on a counting client (Counting), holds the keys already
+	// counted: a repeat is what the real run answers from the cache once
+	// the first came back (inflight), so it is not counted again.
+	counted *sync.Map
 }
 
 // NewClient checks cfg, fills its defaults and returns a client for it.
@@ -175,13 +185,36 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 	key := ""
 	if c.cfg.Cache != nil {
 		key = c.cacheKey(k, req).String()
-		if !isFresh(ctx) {
+		for !isFresh(ctx) {
 			// A truncated answer is never served: the server is asked
 			// again (its context may have been raised since).
 			if a, ok := c.cacheGet(key); ok {
 				if a.estimate, a.seen = estimate, c.seen.get(req.Model); !a.truncated() {
 					return a, nil
 				}
+			}
+			if c.counted != nil {
+				if _, dup := c.counted.LoadOrStore(key, true); dup {
+					return answer{}, errCountedAlready
+				}
+				break
+			}
+			// The same prompt already asked by another task: wait for
+			// its answer, then look in the cache again (a failure, or a
+			// truncated answer, leaves this task to ask on its own).
+			done := make(chan struct{})
+			prev, busy := c.inflight.LoadOrStore(key, done)
+			if !busy {
+				defer func() {
+					c.inflight.Delete(key)
+					close(done)
+				}()
+				break
+			}
+			select {
+			case <-prev.(chan struct{}):
+			case <-ctx.Done():
+				return answer{}, ctx.Err()
 			}
 		}
 	}

@@ -1,9 +1,11 @@
 package llm
 
 import (
+	"errors"
 	"maps"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -24,6 +26,12 @@ func (c *Client) Counting(rt http.RoundTripper, cache Cache) (*Client, error) {
 	k, err := NewClient(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if cache != nil {
+		// A prompt asked twice in one run is sent once (Client.inflight,
+		// and the Batch API path's one line per key): counted once.
+		// Without a cache (a re-judge) every copy is sent, and counted.
+		k.counted = &sync.Map{}
 	}
 	// What Probe learned of the server's context: a prompt the real
 	// client would not send (too long) is not counted either.
@@ -48,3 +56,7 @@ func (j *Judge) OnClient(c *Client) *Judge {
 	k.client = c
 	return &k
 }
+
+// errCountedAlready ends, on a counting client, a request whose cache key
+// this count has already counted: the run answers it from the cache.
+var errCountedAlready = errors.New("not sent: the same prompt is counted already, and the run answers it from the cache")
