@@ -237,6 +237,9 @@ func (j *Judge) RunBatch(ctx context.Context, tasks []judge.Task, o BatchOptions
 		return rep, err
 	}
 	api := newBatchAPI(c, o.Session)
+	if o.clock != nil {
+		api.clock = o.clock
+	}
 	// The first look at the list tells whether the server has a Batch
 	// API at all, before anything is recorded.
 	if err := api.check(ctx); err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -34,6 +35,14 @@ type batchAPI struct {
 	// files reads file contents; go-openai would hold a whole file in
 	// memory, and the doer bounds a body to 32 MB.
 	files *http.Client
+	// pages counts the pages read since the last relist, seen the
+	// batch ids they brought: a list that ignores "after" (the same
+	// page again and again, has_more always true) is read to its end
+	// once nothing new comes, and never past maxListPages.
+	pages int
+	seen  map[string]bool
+	// clock spaces the pages (listPause): the polling's clock.
+	clock Clock
 }
 
 func newBatchAPI(c *Client, session string) *batchAPI {
@@ -41,8 +50,26 @@ func newBatchAPI(c *Client, session string) *batchAPI {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	return &batchAPI{c: c, session: session, mine: map[string]openai.Batch{}, files: &http.Client{Transport: rt}}
+	return &batchAPI{c: c, session: session, mine: map[string]openai.Batch{}, seen: map[string]bool{}, files: &http.Client{Transport: rt}, clock: c.cfg.Clock}
 }
+
+// maxListPages bounds one reading of the server's list: 100,000 batches
+// back. listPause spaces two pages, so that a long read is no burst.
+const (
+	maxListPages = 1000
+	listPause    = 200 * time.Millisecond
+)
+
+// batchStall is how long a file's upload or download may go without a
+// byte (or the server's answer) before it is dropped and tried again: a
+// connection that hangs would otherwise hold the run for ever.
+var batchStall = 10 * time.Minute
+
+// uploadRate is the slowest upload trusted to be alive, in bytes a
+// second: an upload's deadline is batchStall plus its size at this rate
+// (go-openai writes the body itself, so it is a deadline, not a stall
+// timer).
+const uploadRate = 50 << 10
 
 // batchPage is how many batches one look at the list asks for (the
 // API's most).
@@ -133,20 +160,53 @@ type batchHTTPError struct {
 func (e *batchHTTPError) Error() string { return fmt.Sprintf("%s: %s", e.what, e.msg) }
 
 // check reads the list's first page: a server without the Batch API
-// answers 404 (llama.cpp, Ollama) or 405/501, and gets a refusal.
+// answers 404 (llama.cpp, Ollama) or 405/501, or 200 with an error and no
+// list (LM Studio: {"error":"Unexpected endpoint or method. (GET
+// /v1/batches)"}), and gets a refusal.
 func (a *batchAPI) check(ctx context.Context) error {
-	err := a.page(ctx)
+	resp, err := a.first(ctx)
 	var he *batchHTTPError
 	if errors.As(err, &he) && (he.status == http.StatusNotFound || he.status == http.StatusMethodNotAllowed || he.status == http.StatusNotImplemented) {
-		return fmt.Errorf("%w: GET %s/batches answered HTTP %d. --batch sends requests through OpenAI's Batch API (files and batches endpoints), which llama.cpp, Ollama and vLLM's server do not offer: run without --batch (or, if this is OpenAI or a proxy that has it, check that --base-url is the API's root, ending in /v1)", ErrNoBatchAPI, displayURL(a.c.cfg.BaseURL), he.status)
+		return fmt.Errorf("%w: GET %s/batches answered HTTP %d. %s", ErrNoBatchAPI, displayURL(a.c.cfg.BaseURL), he.status, noBatchAPIFix)
+	}
+	if err == nil && resp.Object != "list" && resp.Data == nil {
+		return fmt.Errorf("%w: GET %s/batches answered no list of batches (object %q). %s", ErrNoBatchAPI, displayURL(a.c.cfg.BaseURL), a.c.redact(resp.Object), noBatchAPIFix)
 	}
 	return err
 }
 
+const noBatchAPIFix = "--batch sends requests through OpenAI's Batch API (files and batches endpoints), which llama.cpp, Ollama, LM Studio and vLLM's server do not offer: run without --batch (or, if this is OpenAI or a proxy that has it, check that --base-url is the API's root, ending in /v1)"
+
+// first reads the list's first page (page), returning it.
+func (a *batchAPI) first(ctx context.Context) (openai.ListBatchResponse, error) {
+	a.relist()
+	var resp openai.ListBatchResponse
+	err := a.readPage(ctx, &resp)
+	return resp, err
+}
+
+// Check asks the server whether it has the Batch API (the first page of
+// its list of batches), before a run announces what its batches cost: a
+// server without one gets the refusal RunBatch gives (ErrNoBatchAPI),
+// and no cost line for batches never made.
+func (c *Client) CheckBatchAPI(ctx context.Context) error {
+	return newBatchAPI(c, "").check(ctx)
+}
+
 // page reads the next page of the server's list of batches.
 func (a *batchAPI) page(ctx context.Context) error {
+	var resp openai.ListBatchResponse
+	return a.readPage(ctx, &resp)
+}
+
+func (a *batchAPI) readPage(ctx context.Context, out *openai.ListBatchResponse) error {
 	if a.done {
 		return nil
+	}
+	if a.pages > 0 {
+		if err := sleep(ctx, a.clock, listPause); err != nil {
+			return err
+		}
 	}
 	var resp openai.ListBatchResponse
 	limit := batchPage
@@ -162,7 +222,14 @@ func (a *batchAPI) page(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	*out = resp
+	a.pages++
+	fresh := 0
 	for _, b := range resp.Data {
+		if !a.seen[b.ID] {
+			a.seen[b.ID] = true
+			fresh++
+		}
 		if meta(b, BatchMetaSession) == a.session && meta(b, BatchMetaChunk) != "" {
 			// A batch already seen keeps its newest copy.
 			if _, ok := a.mine[meta(b, BatchMetaChunk)]; !ok {
@@ -175,8 +242,12 @@ func (a *batchAPI) page(ctx context.Context) error {
 		}
 		a.oldest = at
 	}
+	// A page that brings no batch not seen before, or does not move
+	// the cursor, is a list that ignores "after": reading on would bring
+	// the same page for ever.
+	stuck := fresh == 0 || resp.LastID == a.after
 	a.after = resp.LastID
-	if !resp.HasMore || len(resp.Data) == 0 || a.after == "" {
+	if !resp.HasMore || len(resp.Data) == 0 || a.after == "" || stuck || a.pages >= maxListPages {
 		a.done = true
 	}
 	return nil
@@ -211,18 +282,21 @@ func (a *batchAPI) find(ctx context.Context, chunk string, planned time.Time) (o
 // since (a create whose answer was lost).
 func (a *batchAPI) relist() {
 	a.mine, a.after, a.oldest, a.done, a.unordered = map[string]openai.Batch{}, "", time.Time{}, false, false
+	a.pages, a.seen = 0, map[string]bool{}
 }
 
 // upload sends a chunk's input file (purpose batch).
 func (a *batchAPI) upload(ctx context.Context, chunk string, data []byte) (string, error) {
 	var f openai.File
-	err := a.do(ctx, "uploading a batch's requests", 0, func(ctx context.Context) error {
+	deadline := batchStall + time.Duration(len(data)/uploadRate)*time.Second
+	err := a.do(ctx, "uploading a batch's requests", deadline, func(ctx context.Context) error {
 		var err error
 		f, err = a.c.api.CreateFileBytes(ctx, openai.FileBytesRequest{Name: "gavel-" + chunk + ".jsonl", Bytes: data, Purpose: openai.PurposeBatch})
 		return err
 	})
 	if err == nil && f.ID == "" {
-		err = errors.New("uploading a batch's requests: the server's answer names no file")
+		// Refused as a 4xx is: nothing was made, the chunk is freed.
+		err = &batchHTTPError{what: "uploading a batch's requests", status: http.StatusOK, msg: "the server's answer names no file"}
 	}
 	return f.ID, err
 }
@@ -278,6 +352,9 @@ func (a *batchAPI) download(ctx context.Context, fileID string, line func([]byte
 	c := a.c
 	u := c.cfg.BaseURL + "/files/" + url.PathEscape(fileID) + "/content"
 	return a.do(ctx, "reading result file "+fileID, 0, func(ctx context.Context) error {
+		// No byte for batchStall drops the download (tried again).
+		ctx, stall := watchStall(ctx, c.cfg.Clock, batchStall)
+		defer stall.stop()
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		if err != nil {
 			return err
@@ -294,8 +371,67 @@ func (a *batchAPI) download(ctx context.Context, fileID string, line func([]byte
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 			return statusError{status: resp.StatusCode, body: string(bytes.TrimSpace(body))}
 		}
-		return readLines(resp.Body, line)
+		err = readLines(stall.reader(resp.Body), line)
+		if stall.stalled() {
+			return fmt.Errorf("no byte of the file for %s", batchStall)
+		}
+		return err
 	})
+}
+
+// stallWatch cancels a context once no byte came through its reader for
+// a while (counted from its start): a deadline that each byte pushes on.
+type stallWatch struct {
+	clk    Clock
+	last   atomic.Int64 // clk's UnixNano of the last byte
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+	fired  atomic.Bool
+}
+
+var errStalled = errors.New("stalled")
+
+func watchStall(ctx context.Context, clk Clock, d time.Duration) (context.Context, *stallWatch) {
+	sctx, cancel := context.WithCancelCause(ctx)
+	w := &stallWatch{clk: clk, cancel: cancel, done: make(chan struct{})}
+	w.last.Store(clk.Now().UnixNano())
+	go func() {
+		wait := d
+		for {
+			select {
+			case <-clk.After(wait):
+			case <-w.done:
+				return
+			case <-sctx.Done():
+				return
+			}
+			idle := clk.Now().Sub(time.Unix(0, w.last.Load()))
+			if idle >= d {
+				w.fired.Store(true)
+				cancel(errStalled)
+				return
+			}
+			wait = d - idle
+		}
+	}()
+	return sctx, w
+}
+
+func (w *stallWatch) stop()                        { close(w.done); w.cancel(context.Canceled) }
+func (w *stallWatch) stalled() bool                { return w.fired.Load() }
+func (w *stallWatch) reader(r io.Reader) io.Reader { return stallReader{r, w} }
+
+type stallReader struct {
+	r io.Reader
+	w *stallWatch
+}
+
+func (s stallReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 {
+		s.w.last.Store(s.w.clk.Now().UnixNano())
+	}
+	return n, err
 }
 
 // readLines calls f on each non-blank line of r (without its end).

@@ -143,6 +143,7 @@ func (j *Judge) pollBatches(ctx context.Context, api *batchAPI, chunks []BatchCh
 	// while it answers): a long wait between two looks is no outage.
 	var failing time.Time
 	seen := map[string]openai.BatchRequestCounts{}
+	gone := map[string]*goneSince{}
 	for round := 0; ; round++ {
 		running := 0
 		for i := range chunks {
@@ -152,9 +153,21 @@ func (j *Judge) pollBatches(ctx context.Context, api *batchAPI, chunks []BatchCh
 			}
 			b, err := api.retrieve(ctx, ch.BatchID)
 			var he *batchHTTPError
+			if errors.As(err, &he) && he.status == http.StatusNotFound {
+				// One 404 may be a proxy's or a replica's passing fault:
+				// freeing the requests of a batch still alive would pay
+				// for them twice. It is missing only once the list does
+				// not show its marker either, after missingLooks 404s
+				// over missingFor.
+				b, err = j.confirmGone(ctx, api, ch, gone, clk)
+				if err == nil && b.ID == "" {
+					running++
+					continue
+				}
+			} else if err == nil {
+				delete(gone, ch.Key)
+			}
 			switch {
-			case errors.As(err, &he) && he.status == http.StatusNotFound:
-				b = openai.Batch{ID: ch.BatchID, Status: BatchMissing}
 			case err != nil && ctx.Err() != nil:
 				return ctx.Err()
 			case err != nil:
@@ -186,6 +199,53 @@ func (j *Judge) pollBatches(ctx context.Context, api *batchAPI, chunks []BatchCh
 		}
 		wait = min(2*wait, o.PollMax)
 	}
+}
+
+// A batch GET /batches/ID no longer knows is taken for gone (its requests
+// freed, BatchMissing) only after missingLooks such answers spread over
+// missingFor at least, and when the server's list does not show its
+// marker either.
+const (
+	missingLooks = 3
+	missingFor   = 5 * time.Minute
+)
+
+// goneSince is when a chunk's batch was first answered 404, and how
+// many looks since.
+type goneSince struct {
+	first time.Time
+	looks int
+}
+
+// confirmGone takes a 404 on a chunk's batch: the batch the list shows
+// under the chunk's marker (another id: adopted), a BatchMissing batch
+// once its absence is confirmed, or a zero batch (ID "") while it is not
+// yet: still running. The batch the list shows under the chunk's marker
+// is taken as it is listed (under another id: adopted).
+func (j *Judge) confirmGone(ctx context.Context, api *batchAPI, ch *BatchChunk, gone map[string]*goneSince, clk Clock) (openai.Batch, error) {
+	g := gone[ch.Key]
+	if g == nil {
+		g = &goneSince{first: clk.Now()}
+		gone[ch.Key] = g
+	}
+	g.looks++
+	if g.looks < missingLooks || clk.Now().Sub(g.first) < missingFor {
+		return openai.Batch{}, nil
+	}
+	api.relist()
+	b, ok, err := api.find(ctx, ch.Key, ch.PlannedAt)
+	switch {
+	case err != nil:
+		return openai.Batch{}, err
+	case ok:
+		// Listed: not gone. The list's copy says its status (and a
+		// batch under another id is adopted).
+		ch.BatchID = b.ID
+		delete(gone, ch.Key)
+		return b, nil
+	}
+	delete(gone, ch.Key)
+	return openai.Batch{ID: ch.BatchID, Status: BatchMissing}, nil
 }
 
 // follow takes a batch's news: its status and counts are saved when they
