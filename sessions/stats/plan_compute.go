@@ -41,6 +41,10 @@ func planReport(in *Input) *PlanReport {
 	}
 	var nt notes
 	defer func() { r.Notes = nt.list() }()
+	// judged is the judge's own score once the verdicts are read: it needs
+	// no label, so whatever stops the other figures leaves it (tour
+	// finding 5).
+	var judged *Estimate
 	if !(r.Stop.TargetWidth > 0) {
 		r.Stop.TargetWidth = DefaultTargetWidth
 	}
@@ -48,6 +52,9 @@ func planReport(in *Input) *PlanReport {
 		iv := undefinedInterval(reason)
 		r.HumanMean, r.HumanMeanHajek, r.Score, r.Agreement = iv, iv, iv, iv
 		r.JudgeScore, r.DesignEffect, r.UniformEquivalent = undefined(reason), undefined(reason), undefined(reason)
+		if judged != nil {
+			r.JudgeScore = *judged
+		}
 		if r.OffPlan.Labels == 0 {
 			r.OffPlan.Mean = undefined("no label off the plan")
 		}
@@ -94,6 +101,7 @@ func planReport(in *Input) *PlanReport {
 	var offItems int
 	var offSum float64
 	seen := make(map[int]bool, len(pl.Units))
+	everyItem := true // every row selected with probability 1: a census
 	counts := make([]int, len(cats))
 	for _, pu := range pl.Units {
 		switch {
@@ -114,6 +122,7 @@ func planReport(in *Input) *PlanReport {
 			continue
 		}
 		seen[pu.Unit] = true
+		everyItem = everyItem && pu.Selected && pu.Probability >= 1
 		s.n++
 		f, hasF := 0.0, false
 		if pu.Verdict != nil {
@@ -216,6 +225,7 @@ func planReport(in *Input) *PlanReport {
 	r.OffPlan.Items = offItems
 	r.OffPlan.Mean = ratio(offSum, float64(r.OffPlan.Labels), "no label off the plan")
 	r.JudgeScore = ratio(verdictSum, float64(r.Verdicts), "the plan has no verdicts")
+	judged = planPtrTo(r.JudgeScore)
 	if r.Corrections > 0 {
 		nt.add(fmt.Sprintf("%s on plan %d's items %s corrected later, another way than following the plan, by the annotator who had labelled the item on the plan: the corrections count as the plan's labels (the plan drew the item; only the label changed)",
 			labelsWord(r.Corrections), pl.ID, wasWere(r.Corrections)))
@@ -318,12 +328,25 @@ func planReport(in *Input) *PlanReport {
 		r.DesignEffect = undefined("the labels show no spread around the verdicts yet")
 		r.UniformEquivalent = r.DesignEffect
 	}
+	if everyItem && r.Labelled == r.Selected {
+		// srsSE is 0 here too, but because nothing is left to sample.
+		r.Census = true
+		r.DesignEffect, r.UniformEquivalent = undefined(PlanCensusReason), undefined(PlanCensusReason)
+		nt.add(fmt.Sprintf("plan %d takes every item and each one is labelled: a census of these items, exact for them, so its intervals are points; the unweighted figures take the same labels for a sample of the items the benchmark stands for, so theirs have a width", pl.ID))
+	}
 	r.Stop = stopRule(r.Stop.TargetWidth, fig.ppi, r.Labelled, r.Nonresponse, s.n)
 	if fig.ppi.se == 0 && fig.ppi.rule3 > 0 {
 		nt.add("every plan label so far agrees with the corrected score's prediction: its interval is the rule-of-three bound (no difference in m labels leaves up to about 3 in m possible), not a variance, and the stop rule waits for it")
 	}
 	return r
 }
+
+// PlanCensusReason is why a plan that takes every item, all labelled,
+// has no design effect, and why its stop rule is met (PlanReport.Census).
+const PlanCensusReason = "the plan takes every item: no sampling error"
+
+// planPtrTo is a pointer to a copy of e.
+func planPtrTo(e Estimate) *Estimate { return &e }
 
 // planPick is one selected item as responseGroups reads it.
 type planPick struct {

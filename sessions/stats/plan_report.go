@@ -83,6 +83,12 @@ type PlanReport struct {
 	// are the unclamped, approximately unbiased values (to average over
 	// plans, say). Absent when nothing was clamped.
 	Unclamped map[string]float64 `json:"unclamped,omitempty"`
+	// Census is set when the plan takes every item (each with
+	// probability 1) and every one is labelled: its figures are exact for
+	// these items, with no sampling error, so their intervals are points
+	// (PlanCensusReason, and a note says why the unweighted figures, which
+	// take the same labels for a sample, have intervals).
+	Census bool `json:"census,omitempty"`
 	// Stop is the stop rule for Score.
 	Stop StopRule `json:"stop"`
 	// Notes lists problems with the plan's input, one sentence each.

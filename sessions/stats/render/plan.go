@@ -68,6 +68,9 @@ func PlanStopText(p *stats.PlanReport) string {
 		return fmt.Sprintf("asked %s; %s", asked, stats.Undefined+reason(st.HalfWidth.Reason))
 	}
 	now := PlanHalfWidth(p, st.HalfWidth.Value)
+	if st.Reached && p.Census {
+		return "reached: " + stats.PlanCensusReason
+	}
 	if st.Reached {
 		return fmt.Sprintf("reached: %s, asked %s", now, asked)
 	}
