@@ -90,28 +90,24 @@ func runJudgeBatch(ctx context.Context, e env, rv *sessions.Review, j *llm.Judge
 		return "", err
 	}
 	fmt.Fprintf(e.stderr, "%s: %s left to judge.\n", name, count(len(tasks), "task"))
+	// A server without the Batch API is refused before any cost is
+	// told: no cost line for batches never made.
+	if err := j.Client().CheckBatchAPI(ctx); err != nil {
+		if errors.Is(err, llm.ErrNoBatchAPI) {
+			return "", usageError{err}
+		}
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
 	// What it will cost, before anything is sent: the requests that go
 	// in new batches at the batch price, and those a batch that ended
 	// left, sent as ordinary requests (those in batches still running
-	// were paid for when sent).
-	toBatch, online, err := j.BatchSpend(tasks, batchStore{store})
+	// were paid for when sent, and are not counted again).
+	bc, err := countBatchCost(ctx, j, tasks, batchStore{store}, cost.Options{Cache: rv.Store.ResponseCache(), Concurrency: runtime.NumCPU(),
+		SampleTasks: runCostSample, Item: sessions.WholeFields})
 	if err != nil {
 		return "", err
 	}
-	for _, part := range []struct {
-		tasks []judge.Task
-		batch bool
-		how   string
-	}{{toBatch, true, "in new batches"}, {online, false, "as ordinary requests"}} {
-		if len(part.tasks) == 0 {
-			continue
-		}
-		est, err := cost.Count(ctx, j, part.tasks, cost.Options{Cache: rv.Store.ResponseCache(), Concurrency: runtime.NumCPU(),
-			SampleTasks: runCostSample, Item: sessions.WholeFields})
-		if err != nil {
-			return "", err
-		}
-		line := fmt.Sprintf("%s: %s %s; retries come on top.", name, cost.Render{Prices: prices, Batch: part.batch}.Short(est), part.how)
+	for _, line := range bc.announce(name, prices) {
 		fmt.Fprintln(e.stderr, safetext.SanitizeLine(line))
 	}
 	rep, err := j.RunBatch(ctx, tasks, llm.BatchOptions{

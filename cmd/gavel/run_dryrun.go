@@ -75,7 +75,7 @@ func dryRun(ctx context.Context, e env, ds *dataset.Dataset, js judgeSet, o runF
 	)
 	switch _, err := os.Stat(o.session); {
 	case errors.Is(err, fs.ErrNotExist):
-		notes = append(notes, fmt.Sprintf("%s does not exist yet: every item is to do and no answer is cached.", o.session))
+		notes = append(notes, fmt.Sprintf("%s does not exist yet: every item is to do and no answer is cached.", safetext.SanitizeLine(o.session)))
 	case err != nil:
 		return err
 	default:
@@ -97,9 +97,9 @@ func dryRun(ctx context.Context, e env, ds *dataset.Dataset, js judgeSet, o runF
 				return err
 			}
 			if items, err = syncedItems(items, held); err != nil {
-				return fmt.Errorf("%s: %w", o.session, err)
+				return fmt.Errorf("%s: %w", safetext.SanitizeLine(o.session), err)
 			}
-			notes = append(notes, fmt.Sprintf("The dataset file changed since %s was made: counted on the items the run will hold once it takes the change in (%s).", o.session, count(len(items), "item")))
+			notes = append(notes, fmt.Sprintf("The dataset file changed since %s was made: counted on the items the run will hold once it takes the change in (%s).", safetext.SanitizeLine(o.session), count(len(items), "item")))
 		case ok && !(info.Items == len(ds.Items) && maps.Equal(info.Mapping, ds.Mapping)):
 			// The session keeps its own items (another mapping, or
 			// items kept from an earlier file), as OpenReview does.
@@ -117,6 +117,11 @@ func dryRun(ctx context.Context, e env, ds *dataset.Dataset, js judgeSet, o runF
 			runs[r.Key] = r
 		}
 	}
+	if cache == nil {
+		// The run makes the session, and its cache: a prompt repeated
+		// across items is sent once, so counted once.
+		cache = emptyCache{}
+	}
 	judges, _, err := js.build(cache)
 	if err != nil {
 		return err
@@ -126,23 +131,25 @@ func dryRun(ctx context.Context, e env, ds *dataset.Dataset, js judgeSet, o runF
 			return err
 		}
 	} else if name := needsFewShot(judges); name != "" {
-		return fmt.Errorf("%s takes few-shot examples ({examples}) from the session's labelled items, and %s does not exist yet: make it and label some (gavel review), then count again", safetext.SanitizeLine(name), o.session)
+		return fmt.Errorf("%s takes few-shot examples ({examples}) from the session's labelled items, and %s does not exist yet: make it and label some (gavel review), then count again", safetext.SanitizeLine(name), safetext.SanitizeLine(o.session))
 	}
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := cost.Render{Prices: prices, Batch: o.batch}
 	w := e.stdout
-	fmt.Fprintf(w, "Dry run: nothing is sent to any server and %s is not written.\n", o.session)
+	fmt.Fprintf(w, "Dry run: nothing is sent to any server and %s is not written.\n", safetext.SanitizeLine(o.session))
 	for _, n := range notes {
 		fmt.Fprintln(w, n)
 	}
-	var sum []cost.Estimate
+	var sum, sumBatch, sumOnline []cost.Estimate
 	for _, j := range judges {
 		info := j.Info()
 		var vs []judge.Verdict
+		var batches llm.BatchStore = noBatches{cache}
 		if key, err := sessions.RunKey(info); err == nil && store != nil {
 			if run, ok := runs[key]; ok {
+				batches = readOnlyBatches{batchStore{store.APIBatches(run.ID)}}
 				if vs, err = store.ReviewVerdicts(run.ID); err != nil {
 					return err
 				}
@@ -157,7 +164,34 @@ func dryRun(ctx context.Context, e env, ds *dataset.Dataset, js judgeSet, o runF
 		}
 		tasks := sessions.TasksToDo(info, items, vs, o.swap)
 		if len(tasks) >= dryRunNote && info.Model != "" {
-			fmt.Fprintf(e.stderr, "Counting the prompt tokens of %s…\n", count(len(tasks), "task"))
+			fmt.Fprintf(e.stderr, "Counting the prompt tokens of %s…\n", taskCount(len(tasks)))
+		}
+		name := info.Name
+		if info.Model != "" {
+			name += " · " + info.Model
+		}
+		if lj, ok := j.(*llm.Judge); ok && o.batch && info.Model != "" {
+			// As gavel run --batch: the requests of new batches at batch
+			// prices, those a batch that ended left at ordinary prices,
+			// nothing for those in batches still running.
+			bc, err := countBatchCost(ctx, lj, tasks, batches, cost.Options{Cache: cache, Concurrency: runtime.NumCPU()})
+			if err != nil {
+				if ctx.Err() != nil {
+					return errors.New("interrupted while counting: nothing was sent")
+				}
+				return err
+			}
+			if bc.NBatch > 0 {
+				sumBatch = append(sumBatch, bc.Batch)
+			}
+			if bc.NOnline > 0 {
+				sumOnline = append(sumOnline, bc.Online)
+			}
+			fmt.Fprintf(w, "\n%s\n", safetext.SanitizeLine(name))
+			for _, l := range bc.dryRunLines(prices) {
+				fmt.Fprintln(w, "  "+safetext.SanitizeLine(l))
+			}
+			continue
 		}
 		est, err := cost.Count(ctx, j, tasks, cost.Options{Cache: cache, Concurrency: runtime.NumCPU()})
 		if err != nil {
@@ -167,17 +201,22 @@ func dryRun(ctx context.Context, e env, ds *dataset.Dataset, js judgeSet, o runF
 			return err
 		}
 		sum = append(sum, est)
-		name := info.Name
-		if info.Model != "" {
-			name += " · " + info.Model
-		}
 		fmt.Fprintf(w, "\n%s\n", safetext.SanitizeLine(name))
 		for _, l := range r.Lines(est) {
 			fmt.Fprintln(w, "  "+safetext.SanitizeLine(l))
 		}
 	}
-	if len(sum) > 1 {
+	if !o.batch && len(sum) > 1 {
 		fmt.Fprintf(w, "\nAll judges: %s\n", safetext.SanitizeLine(r.Short(cost.Sum(sum))))
+	}
+	if o.batch && len(sum)+len(sumBatch)+len(sumOnline) > 1 {
+		// Offline judges (sum) cost nothing: the two priced parts.
+		if len(sumBatch) > 0 {
+			fmt.Fprintf(w, "\nAll judges, in new batches: %s\n", safetext.SanitizeLine(cost.Render{Prices: prices, Batch: true}.Short(cost.Sum(sumBatch))))
+		}
+		if len(sumOnline) > 0 {
+			fmt.Fprintf(w, "All judges, as ordinary requests: %s\n", safetext.SanitizeLine(cost.Render{Prices: prices}.Short(cost.Sum(sumOnline))))
+		}
 	}
 	return nil
 }

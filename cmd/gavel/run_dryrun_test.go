@@ -66,7 +66,7 @@ func (s *countingServer) requests() int {
 
 var announcedRE = regexp.MustCompile(`(?m)^[^:\n]+ · gpt-4o-mini: ([0-9,]+) requests? · .*; retries come on top\.$`)
 
-var requestsRE = regexp.MustCompile(`(?m)^  requests: ([0-9,]+)`)
+var requestsRE = regexp.MustCompile(`(?m)^ +requests: ([0-9,]+)`)
 
 // dryRunRequests adds up the requests a dry run's output names.
 func dryRunRequests(t *testing.T, out string) int {

@@ -44,7 +44,11 @@ type Estimate struct {
 	// receive: every sample of every task, less Cached and Skipped.
 	Requests int
 	// Cached counts the samples the session's response cache answers.
-	Cached int
+	// Repeated counts the samples whose prompt another task of the
+	// count asks too: sent once, the others answered from the cache.
+	// Paid counts those in a Batch API batch still running
+	// (Options.Paid): paid when it was sent.
+	Cached, Repeated, Paid int
 	// Skipped counts the tasks whose item lacks what the prompt needs:
 	// nothing is sent for them. Unbuilt counts those whose prompt cannot
 	// be made (a template error): nothing is sent either.
@@ -91,6 +95,10 @@ type Options struct {
 	// Progress, when set, hears how many tasks are counted, from Count's
 	// goroutine.
 	Progress func(done, total int)
+	// Paid are the cache keys of requests already paid for (in a Batch
+	// API batch still running: llm.BatchSplit): counted as answered
+	// from the cache, with Cache set.
+	Paid []string
 }
 
 // DefaultExact is how many prompts Count tokenises in full by default:
@@ -152,6 +160,7 @@ func Count(ctx context.Context, j judge.Judge, tasks []judge.Task, o Options) (E
 	if err != nil {
 		return e, err
 	}
+	cl.CountPaid(o.Paid)
 	probe := lj.OnClient(cl)
 	cctx := ctx
 	if o.Cache == nil {
@@ -178,7 +187,8 @@ func Count(ctx context.Context, j judge.Judge, tasks []judge.Task, o Options) (E
 	e.Models = t.Models()
 	e.Requests = t.Requests()
 	e.Unread = t.Unread()
-	e.Cached = max((e.Tasks-e.Skipped-e.Unbuilt-e.TooLong)*e.Samples-e.Requests, 0)
+	e.Repeated, e.Paid = cl.NotCounted()
+	e.Cached = max((e.Tasks-e.Skipped-e.Unbuilt-e.TooLong)*e.Samples-e.Requests-e.Repeated-e.Paid, 0)
 	return e, nil
 }
 
@@ -190,7 +200,7 @@ func (e Estimate) scaled(n int) Estimate {
 	s := e
 	s.Sampled, s.Tasks = e.Tasks, n
 	s.Requests, s.Cached, s.Skipped, s.Unbuilt, s.Unread = up(e.Requests), up(e.Cached), up(e.Skipped), up(e.Unbuilt), up(e.Unread)
-	s.TooLong = up(e.TooLong)
+	s.TooLong, s.Repeated, s.Paid = up(e.TooLong), up(e.Repeated), up(e.Paid)
 	s.Models = make([]ModelCost, len(e.Models))
 	for i, m := range e.Models {
 		m.Requests, m.Counted, m.Unbounded = up(m.Requests), up(m.Counted), up(m.Unbounded)
@@ -262,6 +272,8 @@ func Sum(es []Estimate) Estimate {
 		s.Tasks += e.Tasks
 		s.Requests += e.Requests
 		s.Cached += e.Cached
+		s.Repeated += e.Repeated
+		s.Paid += e.Paid
 		s.Skipped += e.Skipped
 		s.Unbuilt += e.Unbuilt
 		s.TooLong += e.TooLong

@@ -88,6 +88,12 @@ func requestsLine(e Estimate) string {
 	if e.Cached > 0 {
 		why = append(why, plural(e.Cached, "answer")+" from the session's cache, not sent")
 	}
+	if e.Repeated > 0 {
+		why = append(why, plural(e.Repeated, "repeat")+" of a prompt another task sends, answered from its answer")
+	}
+	if e.Paid > 0 {
+		why = append(why, plural(e.Paid, "request")+" in batches still running, paid when sent")
+	}
 	if e.Skipped > 0 {
 		why = append(why, plural(e.Skipped, "task")+" skipped: the item lacks what the prompt needs")
 	}

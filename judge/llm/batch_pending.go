@@ -10,13 +10,31 @@ import "github.com/gavel-dev/gavel/judge"
 // them). The rest cost nothing more: answered already, or in a batch
 // still running, paid when it was sent.
 func (j *Judge) BatchSpend(tasks []judge.Task, store BatchStore) (toBatch, online []judge.Task, err error) {
+	s, err := j.BatchSplit(tasks, store)
+	return s.ToBatch, s.Online, err
+}
+
+// BatchSplit is what BatchSpend tells, and the requests already paid for.
+type BatchSplit struct {
+	ToBatch, Online []judge.Task
+	// Paid are the cache keys of requests in a batch still running
+	// (paid when it was sent): a task of ToBatch may have some of its
+	// samples there, and only its others go in a new batch. Count them
+	// as answered (cost.Options.Paid).
+	Paid []string
+}
+
+// BatchSplit sorts tasks as BatchSpend does and also returns the
+// requests already paid for.
+func (j *Judge) BatchSplit(tasks []judge.Task, store BatchStore) (BatchSplit, error) {
+	var out BatchSplit
 	plan, err := j.batchPlan(tasks)
 	if err != nil {
-		return nil, nil, err
+		return out, err
 	}
 	chunks, err := store.BatchChunks()
 	if err != nil {
-		return nil, nil, err
+		return out, err
 	}
 	ended, unsent := map[string]bool{}, map[string]bool{}
 	for _, ch := range chunks {
@@ -32,11 +50,11 @@ func (j *Judge) BatchSpend(tasks []judge.Task, store BatchStore) (toBatch, onlin
 	}
 	missing, err := uncached(store, all)
 	if err != nil {
-		return nil, nil, err
+		return out, err
 	}
 	in, err := store.BatchChunkOf(missing)
 	if err != nil {
-		return nil, nil, err
+		return out, err
 	}
 	open := make(map[string]bool, len(missing))
 	for _, k := range missing {
@@ -44,7 +62,7 @@ func (j *Judge) BatchSpend(tasks []judge.Task, store BatchStore) (toBatch, onlin
 	}
 	for i, t := range plan.tasks {
 		if plan.online[i] {
-			online = append(online, t)
+			out.Online = append(out.Online, t)
 			continue
 		}
 		fresh, running, left := false, false, false
@@ -62,14 +80,15 @@ func (j *Judge) BatchSpend(tasks []judge.Task, store BatchStore) (toBatch, onlin
 				// In a chunk of this run still running, or another
 				// run's (whose answer this one shares).
 				running = true
+				out.Paid = append(out.Paid, k)
 			}
 		}
 		switch {
 		case fresh:
-			toBatch = append(toBatch, t)
+			out.ToBatch = append(out.ToBatch, t)
 		case left && !running:
-			online = append(online, t)
+			out.Online = append(out.Online, t)
 		}
 	}
-	return toBatch, online, nil
+	return out, nil
 }

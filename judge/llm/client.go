@@ -64,6 +64,9 @@ type Client struct {
 	// counted: a repeat is what the real run answers from the cache once
 	// the first came back (inflight), so it is not counted again.
 	counted *sync.Map
+	// repeats and paidHits count the requests a counting client did not
+	// count: a key counted already, or paid for already (CountPaid).
+	repeats, paidHits atomic.Int64
 }
 
 // NewClient checks cfg, fills its defaults and returns a client for it.
@@ -194,7 +197,12 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 				}
 			}
 			if c.counted != nil {
-				if _, dup := c.counted.LoadOrStore(key, true); dup {
+				if v, dup := c.counted.LoadOrStore(key, countedHere); dup {
+					if v == countedPaid {
+						c.paidHits.Add(1)
+					} else {
+						c.repeats.Add(1)
+					}
 					return answer{}, errCountedAlready
 				}
 				break

@@ -60,3 +60,29 @@ func (j *Judge) OnClient(c *Client) *Judge {
 // errCountedAlready ends, on a counting client, a request whose cache key
 // this count has already counted: the run answers it from the cache.
 var errCountedAlready = errors.New("not sent: the same prompt is counted already, and the run answers it from the cache")
+
+// CountPaid makes a counting client (Counting, with a cache) take keys
+// as answered: requests already paid for (in a batch still running) are
+// not counted again.
+func (c *Client) CountPaid(keys []string) {
+	if c.counted == nil {
+		return
+	}
+	for _, k := range keys {
+		c.counted.Store(k, countedPaid)
+	}
+}
+
+// The values of Client.counted: a key counted in this count, or paid for
+// before it.
+const (
+	countedHere = 1
+	countedPaid = 2
+)
+
+// NotCounted is how many requests a counting client did not count:
+// repeats of a prompt it had counted already (the run answers them from
+// the cache), and requests already paid for (CountPaid).
+func (c *Client) NotCounted() (repeats, paid int) {
+	return int(c.repeats.Load()), int(c.paidHits.Load())
+}
