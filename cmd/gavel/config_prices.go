@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,9 @@ import (
 // batch_output (the Batch API's, gavel run --batch) come together or not
 // at all. No price is guessed for a model the file does not list.
 
+// decimalRE is a price as written: digits, a point, an exponent.
+var decimalRE = regexp.MustCompile(`^[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?$|^[0-9]+\.$`)
+
 // priceFields are a model's price keys.
 var priceFields = []string{"input", "output", "batch_input", "batch_output"}
 
@@ -33,6 +37,10 @@ var priceFields = []string{"input", "output", "batch_input", "batch_output"}
 func parsePrices(path string, v *yaml.Node) (cost.Prices, error) {
 	bad := func(n *yaml.Node, format string, a ...any) error {
 		return fmt.Errorf("%s:%d: prices: %s", path, n.Line, fmt.Sprintf(format, a...))
+	}
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		// "prices:" with nothing under it: no prices, as without the key.
+		return cost.Prices{}, nil
 	}
 	if v.Kind != yaml.MappingNode {
 		return nil, bad(v, "want a mapping of model names to prices per million tokens, e.g. gpt-4o-mini: {input: 0.15, output: 0.60}; got %s", describeNode(v))
@@ -62,8 +70,11 @@ func parsePrices(path string, v *yaml.Node) (cost.Prices, error) {
 				return nil, bad(fk, "%s: %s is set twice", name, field)
 			}
 			s, _ := scalarString(fv)
-			x, err := strconv.ParseFloat(strings.TrimPrefix(s, "$"), 64)
-			if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+			s = strings.TrimPrefix(s, "$")
+			x, err := strconv.ParseFloat(s, 64)
+			// Decimal only: ParseFloat also takes hex floats (0x1p-3),
+			// which no price list writes.
+			if err != nil || !decimalRE.MatchString(s) || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
 				return nil, bad(fv, "%s: %s: want dollars per million tokens, 0 or more; got %s", name, field, describeNode(fv))
 			}
 			got[field] = x

@@ -27,6 +27,9 @@ func TestConfigPrices(t *testing.T) {
 		{"unknown key", "prices:\n  m: {input: 1, output: 2, cached: 0.5}\n", nil, `m: unknown key "cached"; the keys are input, output, batch_input, batch_output`},
 		{"twice", "prices:\n  m: {input: 1, output: 2}\n  m: {input: 1, output: 2}\n", nil, "config.yaml:3: prices: m is priced twice"},
 		{"a list", "prices:\n  m: [1, 2]\n", nil, "m: want {input: N, output: N}"},
+		{"a hex float", "prices:\n  m: {input: 0x1p-3, output: 2}\n", nil, `m: input: want dollars per million tokens, 0 or more; got "0x1p-3"`},
+		{"an exponent", "prices:\n  m: {input: 1.5e-1, output: 2.}\n", cost.Prices{"m": {Input: 0.15, Output: 2}}, ""},
+		{"empty", "prices:\n", cost.Prices{}, ""},
 	}
 	for _, tc := range cases {
 		fc, err := parseConfig("config.yaml", []byte(tc.yaml))

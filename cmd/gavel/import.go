@@ -280,5 +280,11 @@ func count(n int, noun string) string {
 	if k := len(noun); k > 1 && noun[k-1] == 'y' && !strings.ContainsRune("aeiou", rune(noun[k-2])) {
 		return fmt.Sprintf("%d %sies", n, noun[:k-1])
 	}
+	for _, end := range []string{"s", "x", "z", "ch", "sh"} {
+		if strings.HasSuffix(noun, end) {
+			// "batches", not "batchs".
+			return fmt.Sprintf("%d %ses", n, noun)
+		}
+	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

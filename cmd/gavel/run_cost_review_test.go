@@ -191,3 +191,15 @@ func TestRunAnnouncesRepeatingIDs(t *testing.T) {
 		t.Errorf("announced about %d requests for %d tasks", got, n)
 	}
 }
+
+// Nouns ending in s, x, z, ch or sh take "es".
+func TestCountPlural(t *testing.T) {
+	for _, tc := range []struct {
+		n          int
+		noun, want string
+	}{{2, "batch", "2 batches"}, {1, "batch", "1 batch"}, {3, "box", "3 boxes"}, {2, "task", "2 tasks"}, {2, "entry", "2 entries"}} {
+		if got := count(tc.n, tc.noun); got != tc.want {
+			t.Errorf("count(%d, %q) = %q, want %q", tc.n, tc.noun, got, tc.want)
+		}
+	}
+}

@@ -68,6 +68,13 @@ func (r Render) Short(e Estimate) string {
 		}
 		if in, out, ok := e.Price(r.Prices, r.Batch); ok {
 			parts = append(parts, shortPrice(in, out, e, r.Batch))
+		} else if missing := r.unpriced(e); len(missing) > 0 {
+			// Said, not left out: a line without a price reads as free.
+			kind := ""
+			if r.Batch {
+				kind = "batch "
+			}
+			parts = append(parts, "no "+kind+"price for "+strings.Join(missing, ", "))
 		}
 	}
 	return strings.Join(parts, " · ")
@@ -141,15 +148,21 @@ func (r Render) priceLine(e Estimate) string {
 	}
 	in, out, ok := e.Price(r.Prices, r.Batch)
 	if !ok {
-		var missing []string
-		for _, m := range e.Models {
-			if _, _, has := r.Prices.For(m.Model, r.Batch); !has {
-				missing = append(missing, m.Model)
-			}
-		}
+		missing := r.unpriced(e)
 		return fmt.Sprintf("price: unknown — the config gives no %sprice for %s (prices in config.yaml: see gavel config --help)", kind, strings.Join(missing, ", "))
 	}
 	return "price: " + priceText(in, out, e, r.Batch)
+}
+
+// unpriced are the models of e the prices do not price.
+func (r Render) unpriced(e Estimate) []string {
+	var missing []string
+	for _, m := range e.Models {
+		if _, _, has := r.Prices.For(m.Model, r.Batch); !has {
+			missing = append(missing, m.Model)
+		}
+	}
+	return missing
 }
 
 // shortPrice is the price on a confirmation's line: "$0.18 in + ≤ $0.14
@@ -188,8 +201,12 @@ func priceText(in, out float64, e Estimate, batch bool) string {
 	return s
 }
 
-// Money is a price in dollars: cents, or four decimals below a cent.
+// Money is a price in dollars: cents, or four decimals below a cent,
+// "<$0.0001" below that (not $0.0000, which reads as free).
 func Money(x float64) string {
+	if x > 0 && x < 0.00005 {
+		return "<$0.0001"
+	}
 	if x > 0 && x < 0.01 {
 		return "$" + strconv.FormatFloat(x, 'f', 4, 64)
 	}

@@ -14,6 +14,8 @@ func TestGroupAndMoney(t *testing.T) {
 		{Group(-1234), "-1,234"},
 		{Money(0), "$0.00"},
 		{Money(0.004), "$0.0040"},
+		{Money(0.00004), "<$0.0001"},
+		{Money(0.00006), "$0.0001"},
 		{Money(12.345), "$12.35"},
 		{Money(1234.5), "$1,234.50"},
 		{plural(1, "request"), "1 request"},
@@ -78,7 +80,7 @@ func TestRenderLines(t *testing.T) {
 			"prompt tokens: about 4,000, an estimate (qwen2.5-7b's tokenizer is not known to Gavel: counted with cl100k_base; chat format included)",
 			"output tokens: not bounded (no max tokens: the server's default applies; --max-tokens sets one)",
 			"price: unknown — the config gives no price for qwen2.5-7b (prices in config.yaml: see gavel config --help)",
-		}, "8 requests · about 4,000 prompt tokens (estimated)"},
+		}, "8 requests · about 4,000 prompt tokens (estimated) · no price for qwen2.5-7b"},
 		{"nothing to send", Render{}, Estimate{Tasks: 5, Samples: 1, Cached: 5}, []string{
 			"requests: 0 for 5 tasks (5 answers from the session's cache, not sent); retries of failed requests come on top",
 		}, "0 requests"},
