@@ -114,10 +114,13 @@ type PlanUnit struct {
 	// current size.
 	Probability float64
 	// Selected is set for the items to label; Rank is the item's place
-	// in the plan's order (1 first; within its stratum for a stratified
-	// plan), the order the review follows.
-	Selected bool
-	Rank     int
+	// in the plan's order (1 first), the order the review follows, and
+	// StratumRank its place within its stratum (a stratified plan's order
+	// interleaves the strata: each one's first item, then each one's
+	// second…; Rank is StratumRank for the other designs).
+	Selected    bool
+	Rank        int
+	StratumRank int
 	// Why says in a few words why the item has its probability:
 	// "uncertainty 0.71 (confidence 0.5)", "floor (…)", "certain (…)",
 	// "uniform: 60 of 600", "stratum category=geo: 3 of 40". It may hold
@@ -131,7 +134,8 @@ type PlanDraw struct {
 	// Units holds every item of the plan, in dataset order.
 	Units []PlanUnit
 	// Selected lists the positions in Units of the items to label, in
-	// the plan's order (certainties first, then by ξ = PRN/probability).
+	// the plan's order (certainties first, then by ξ = PRN/probability;
+	// a stratified plan's by rank within the stratum, then ξ).
 	Selected []int
 	// Known counts the items whose verdict says how unsure it is (an
 	// active plan's); MeanUncertainty is the mean of those, which the
@@ -595,7 +599,7 @@ func finishDraw(p Plan, units []PlanUnit, verdicts map[string]planVerdict) PlanD
 	d := plan.Draw(p.Design, pu, p.N, p.Floor)
 	dr := PlanDraw{Plan: p, Units: units, Selected: d.Selected}
 	for i := range units {
-		units[i].Probability, units[i].Selected, units[i].Rank = d.Prob[i], d.In[i], d.Rank[i]
+		units[i].Probability, units[i].Selected, units[i].Rank, units[i].StratumRank = d.Prob[i], d.In[i], d.Rank[i], d.StratumRank[i]
 	}
 	N := len(units)
 	switch p.Design {
@@ -634,8 +638,8 @@ func finishDraw(p Plan, units []PlanUnit, verdicts map[string]planVerdict) PlanD
 			if len(single) == 1 {
 				verb = "has"
 			}
-			dr.Notes = append(dr.Notes, fmt.Sprintf("%s of %s %s %s 1 planned item: a stratum needs two labels for its variance, so the estimates will have no interval (-n %d or more gives every stratum two).",
-				plural(len(single), "stratum", "strata"), p.Stratify, strings.Join(single, ", "), verb, twoEach(size)))
+			dr.Notes = append(dr.Notes, fmt.Sprintf("%s of %s %s %s 1 planned item: a stratum needs two labels for a variance of its own, so %s will be estimated together with the stratum nearest in probability (collapsed strata), a wider interval (-n %d or more gives every stratum two).",
+				plural(len(single), "stratum", "strata"), p.Stratify, strings.Join(single, ", "), verb, pickWord(len(single), "its variance", "theirs"), twoEach(size)))
 		}
 	case plan.Active:
 		_, mean, allUnknown := activeSizes(units, verdicts)
@@ -681,12 +685,20 @@ func finishDraw(p Plan, units []PlanUnit, verdicts map[string]planVerdict) PlanD
 		dr.MeanUncertainty = mean
 		switch {
 		case allUnknown:
-			dr.Notes = append(dr.Notes, fmt.Sprintf("No verdict of %s says how unsure it is (no confidence, no samples, no ordinal score): every item has the same size, so the active plan is a uniform one.", p.Judge))
+			dr.Notes = append(dr.Notes, fmt.Sprintf("No verdict of %s says how unsure it is (no confidence, no samples, no ordinal score): with every item's uncertainty unknown, every item has the same probability, so the active plan is a uniform one.", p.Judge))
 		case total == 0:
 			dr.Notes = append(dr.Notes, fmt.Sprintf("Every verdict of %s is fully sure (uncertainty 0): no item is more worth a label than another, so the active plan is a uniform one.", p.Judge))
 		}
 	}
 	return dr
+}
+
+// pickWord is one or many by n.
+func pickWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // twoEach is the smallest plan size that gives every stratum of these

@@ -201,7 +201,8 @@ func TestCreatePlanDesigns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dr.Notes) != 1 || !strings.HasPrefix(dr.Notes[0], `2 strata of category "a", "b" have 1 planned item`) || !strings.Contains(dr.Notes[0], "-n 6 or more") {
+	if len(dr.Notes) != 1 || !strings.HasPrefix(dr.Notes[0], `2 strata of category "a", "b" have 1 planned item`) || !strings.Contains(dr.Notes[0], "-n 6 or more") ||
+		strings.Contains(dr.Notes[0], "no interval") || !strings.Contains(dr.Notes[0], "theirs will be estimated together with the stratum nearest in probability (collapsed strata)") {
 		t.Errorf("notes %v", dr.Notes)
 	}
 	// Active on a Likert score: a 3 is the most uncertain, 1 and 5 the least.
@@ -431,7 +432,7 @@ func TestActivePlanFallsBackToUniform(t *testing.T) {
 		conf *float64
 		note string
 	}{
-		{"no confidence", nil, "says how unsure it is"},
+		{"no confidence", nil, "says how unsure it is (no confidence, no samples, no ordinal score): with every item's uncertainty unknown, every item has the same probability"},
 		{"all sure", func() *float64 { x := 1.0; return &x }(), "is fully sure"},
 	} {
 		s := openStore(t, sessionPath(t), "ann")

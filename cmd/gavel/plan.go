@@ -64,7 +64,9 @@ unbiased whatever the design.
                        none of these
   --design uniform     every item alike: a simple random sample
   --design stratified  N shared among the values of --stratify FIELD in
-                       proportion to their size, at least one each
+                       proportion to their size, at least two each when N
+                       allows (else one each); its order takes each
+                       value's first item, then each one's second, …
 
 Exactly N items are chosen (sequential Poisson sampling with permanent random
 numbers: the same --seed chooses the same items). --extend ID -n M makes plan
@@ -211,6 +213,7 @@ func planJudge(s *sessions.Store, path, want string) (string, error) {
 type planRow struct {
 	ID          string  `json:"id"`
 	Rank        int     `json:"rank"`
+	StratumRank int     `json:"stratum_rank,omitempty"`
 	Probability float64 `json:"probability"`
 	Why         string  `json:"why"`
 	Stratum     string  `json:"stratum,omitempty"`
@@ -221,7 +224,11 @@ type planRow struct {
 func writePlanJSONL(w io.Writer, dr sessions.PlanDraw) error {
 	for _, k := range dr.Selected {
 		u := dr.Units[k]
-		b, err := json.Marshal(planRow{ID: u.ItemID, Rank: u.Rank, Probability: roundProb(u.Probability), Why: u.Why, Stratum: u.Stratum})
+		row := planRow{ID: u.ItemID, Rank: u.Rank, Probability: roundProb(u.Probability), Why: u.Why, Stratum: u.Stratum}
+		if dr.Plan.Design == plan.Stratified {
+			row.StratumRank = u.StratumRank
+		}
+		b, err := json.Marshal(row)
 		if err != nil {
 			return err
 		}
@@ -282,10 +289,22 @@ func roundProb(p float64) float64 {
 // hold dataset text, escaped for the terminal.
 func writePlanText(w io.Writer, dr sessions.PlanDraw) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rank\tid\tprobability\twhy")
+	// A stratified plan's rank is its place in the plan's order, which
+	// interleaves the strata; its place within its stratum goes beside.
+	strat := dr.Plan.Design == plan.Stratified
+	if strat {
+		fmt.Fprintln(tw, "rank\tin stratum\tid\tprobability\twhy")
+	} else {
+		fmt.Fprintln(tw, "rank\tid\tprobability\twhy")
+	}
 	for _, k := range dr.Selected {
 		u := dr.Units[k]
-		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\n", u.Rank, safetext.SanitizeLine(u.ItemID), u.Probability, safetext.SanitizeLine(u.Why))
+		if strat {
+			fmt.Fprintf(tw, "%d\t%d\t", u.Rank, u.StratumRank)
+		} else {
+			fmt.Fprintf(tw, "%d\t", u.Rank)
+		}
+		fmt.Fprintf(tw, "%s\t%.4f\t%s\n", safetext.SanitizeLine(u.ItemID), u.Probability, safetext.SanitizeLine(u.Why))
 	}
 	return tw.Flush()
 }

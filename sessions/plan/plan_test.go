@@ -226,8 +226,8 @@ func TestStratifiedDraw(t *testing.T) {
 	for i, u := range us {
 		// In iff its rank within the stratum is within the quota.
 		quota := map[string]int{"a": 2, "b": 4, "c": 6}[u.Stratum]
-		if dr.In[i] != (dr.Rank[i] <= quota) {
-			t.Errorf("unit %d rank %d in %v", i, dr.Rank[i], dr.In[i])
+		if dr.In[i] != (dr.StratumRank[i] <= quota) {
+			t.Errorf("unit %d rank %d in %v", i, dr.StratumRank[i], dr.In[i])
 		}
 	}
 }

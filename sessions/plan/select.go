@@ -14,7 +14,9 @@ import (
 // stratified design. Units with λ = 1 are certainties, taken before any
 // other (Ohlsson's take-all units): an estimate weights them by 1, so
 // they must be in every draw. selected lists the chosen units' positions
-// in ξ order (certainties first, in PRN order); prob is every unit's λ.
+// in the plan's order (ξ order, certainties first in PRN order; for a
+// stratified design the strata interleaved, see Draw); prob is every
+// unit's λ.
 //
 // With equal probabilities ξ orders the units as their PRNs do, so the
 // plan is a simple random sample without replacement, and the n units of
@@ -31,12 +33,16 @@ func Select(d Design, units []Unit, n int, floor float64) (selected []int, prob 
 type Drawn struct {
 	// Prob is every unit's inclusion probability λ.
 	Prob []float64
-	// Selected lists the positions of the chosen units, in ξ order.
+	// Selected lists the positions of the chosen units, in the plan's
+	// order: ξ order, or for a stratified design by rank within the
+	// stratum, then ξ.
 	Selected []int
-	// Rank is each unit's position in ξ order, from 1, within its
-	// stratum for a stratified design (certainties first); 0 for a unit
-	// with λ = 0.
-	Rank []int
+	// Rank is each unit's place in the plan's order, from 1: the chosen
+	// units first (1..n, as Selected lists them), then the others in the
+	// same order; 0 for a unit with λ = 0. StratumRank is its position in
+	// ξ order within its stratum (certainties first); for a uniform or
+	// active design, one stratum, the two are the same.
+	Rank, StratumRank []int
 	// In marks the chosen units.
 	In []bool
 }
@@ -44,7 +50,7 @@ type Drawn struct {
 // Draw is Select with every unit's rank.
 func Draw(d Design, units []Unit, n int, floor float64) Drawn {
 	prob := Probabilities(d, units, n, floor)
-	dr := Drawn{Prob: prob, Rank: make([]int, len(units)), In: make([]bool, len(units))}
+	dr := Drawn{Prob: prob, Rank: make([]int, len(units)), StratumRank: make([]int, len(units)), In: make([]bool, len(units))}
 	n = min(max(n, 0), len(units))
 	order := make([]int, len(units))
 	for i := range order {
@@ -83,16 +89,39 @@ func Draw(d Design, units []Unit, n int, floor float64) Drawn {
 		}
 	}
 	seen := map[string]int{}
+	reached := order[:0:0]
 	for _, i := range order {
 		if math.IsInf(xi[i], 1) {
 			continue
 		}
 		h := stratum(i)
 		seen[h]++
-		dr.Rank[i] = seen[h]
-		if seen[h] <= quota[h] {
-			dr.In[i] = true
+		dr.StratumRank[i] = seen[h]
+		dr.In[i] = seen[h] <= quota[h]
+		reached = append(reached, i)
+	}
+	// The plan's order: by rank within the stratum, then by ξ, so that
+	// a stratified plan labelled in order reaches every stratum early
+	// (its first items are each stratum's first) rather than one stratum
+	// after another; within each stratum the order is still ξ's, so the
+	// first labels of a stratum are a sequential Poisson sample of it
+	// (the statistics' nonresponse adjustment reads them so). With one
+	// stratum this is ξ order itself.
+	slices.SortStableFunc(reached, func(a, b int) int { return cmp.Compare(dr.StratumRank[a], dr.StratumRank[b]) })
+	for _, i := range reached {
+		if dr.In[i] {
 			dr.Selected = append(dr.Selected, i)
+		}
+	}
+	k := 0
+	for _, i := range dr.Selected {
+		k++
+		dr.Rank[i] = k
+	}
+	for _, i := range reached {
+		if !dr.In[i] {
+			k++
+			dr.Rank[i] = k
 		}
 	}
 	return dr

@@ -48,7 +48,7 @@ func planReport(in *Input) *PlanReport {
 	if !(r.Stop.TargetWidth > 0) {
 		r.Stop.TargetWidth = DefaultTargetWidth
 	}
-	undefAll := func(reason string) *PlanReport {
+	undefAll := func(reason, short string) *PlanReport {
 		iv := undefinedInterval(reason)
 		r.HumanMean, r.HumanMeanHajek, r.Score, r.Agreement = iv, iv, iv, iv
 		r.JudgeScore, r.DesignEffect, r.UniformEquivalent = undefined(reason), undefined(reason), undefined(reason)
@@ -59,17 +59,18 @@ func planReport(in *Input) *PlanReport {
 			r.OffPlan.Mean = undefined("no label off the plan")
 		}
 		r.Stop.HalfWidth, r.Stop.More, r.Stop.PlanSize = undefined(reason), undefined(reason), undefined(reason)
+		r.Stop.Wait = short
 		return r
 	}
 	switch pl.Design {
 	case "uniform", "stratified", "active":
 	default:
 		nt.add(fmt.Sprintf("plan %d has an unknown design %q", pl.ID, pl.Design))
-		return undefAll("the plan's design is not known")
+		return undefAll("the plan's design is not known", "unknown design")
 	}
 	scale, ok := planScale(in, pl)
 	if !ok {
-		return undefAll(fmt.Sprintf("the plan's dimension %q is not a dimension any judge rates or anyone labelled", pl.Dimension))
+		return undefAll(fmt.Sprintf("the plan's dimension %q is not a dimension any judge rates or anyone labelled", pl.Dimension), "unknown dimension")
 	}
 	r.Scale = scale
 	switch scale.Kind() {
@@ -78,7 +79,7 @@ func planReport(in *Input) *PlanReport {
 	case judge.KindOrdinal:
 		r.Measure = MeasureMeanScore
 	default:
-		return undefAll("plan estimates need a binary or ordinal scale")
+		return undefAll("plan estimates need a binary or ordinal scale", "no pass rate or mean")
 	}
 	cats := scale.Values()
 	lo, hi := cats[0], cats[len(cats)-1]
@@ -258,21 +259,21 @@ func planReport(in *Input) *PlanReport {
 	}
 	switch {
 	case r.Selected == 0:
-		return undefAll("the plan selects no item")
+		return undefAll("the plan selects no item", "no item")
 	case r.Labelled == 0 && r.Nonresponse == r.Selected:
-		return undefAll(fmt.Sprintf("every planned item is marked can't judge or its plan labels tie (%d of %d): there is no label to estimate from", r.Nonresponse, r.Selected))
+		return undefAll(fmt.Sprintf("every planned item is marked can't judge or its plan labels tie (%d of %d): there is no label to estimate from", r.Nonresponse, r.Selected), "no label")
 	case r.Labelled == 0 && r.Nonresponse > 0:
-		return undefAll(fmt.Sprintf("no planned item is labelled yet (0 of %d; %d can't judge or tied)", r.Selected, r.Nonresponse))
+		return undefAll(fmt.Sprintf("no planned item is labelled yet (0 of %d; %d can't judge or tied)", r.Selected, r.Nonresponse), "no label yet")
 	case r.Labelled == 0:
-		return undefAll(fmt.Sprintf("no planned item is labelled yet (0 of %d)", r.Selected))
+		return undefAll(fmt.Sprintf("no planned item is labelled yet (0 of %d)", r.Selected), "no label yet")
 	case emptyStrata > 0 && pl.Design == "stratified":
 		verb := "have"
 		if emptyStrata == 1 {
 			verb = "has"
 		}
-		return undefAll(fmt.Sprintf("every stratum needs a label, and %d %s none yet", emptyStrata, verb))
+		return undefAll(fmt.Sprintf("every stratum needs a label, and %d %s none yet", emptyStrata, verb), "strata unlabelled")
 	case onlyCertain > 0:
-		return undefAll("the labels so far are all on items the plan takes with certainty, which cannot stand for the others: label the plan further")
+		return undefAll("the labels so far are all on items the plan takes with certainty, which cannot stand for the others: label the plan further", "certain items only")
 	}
 	fig := s.estimate(planPowerTuning)
 	interval := func(name string, f planFigure, lo, hi float64) Interval {
@@ -514,6 +515,7 @@ func stopRule(width float64, ppi planFigure, labelled, nonresponse, items int) S
 	h := ppi.halfWidth()
 	if math.IsNaN(h) {
 		st.HalfWidth, st.More, st.PlanSize = undefined(planNoVariance), undefined(planNoVariance), undefined(planNoVariance)
+		st.Wait = "2 labels needed"
 		return st
 	}
 	st.HalfWidth = defined(h)

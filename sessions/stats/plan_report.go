@@ -116,6 +116,10 @@ type StopRule struct {
 	// TargetWidth is the half-width asked for; HalfWidth the current one.
 	TargetWidth float64  `json:"target_width"`
 	HalfWidth   Estimate `json:"half_width"`
+	// Wait says in a few words why HalfWidth is undefined, for a header
+	// ("no label yet", "strata unlabelled", "2 labels needed"); empty
+	// when it is defined.
+	Wait string `json:"wait,omitempty"`
 	// Reached is set when HalfWidth is at most TargetWidth.
 	Reached bool `json:"reached"`
 	// More is how many more planned labels (extending the plan with the

@@ -66,3 +66,22 @@ func TestPlanCensus(t *testing.T) {
 		t.Errorf("a census with an item pending: census %v, design effect %+v", r.Census, r.DesignEffect)
 	}
 }
+
+// A stop rule without a half-width says why in a few words, for the
+// review's header (tour finding 6: a stratified plan whose strata are not
+// all labelled showed no ± and no reason).
+func TestPlanStopWait(t *testing.T) {
+	verdicts := []float64{1, 1, 0, 1, 1, 0, 1, 1, 0, 1}
+	strata := []string{"a", "a", "a", "a", "a", "b", "b", "b", "b", "b"}
+	for want, pc := range map[string]planCase{
+		"no label yet":      {design: "uniform", verdicts: verdicts, probs: repeat(0.4, 10), selected: []int{0, 1, 2, 3}},
+		"strata unlabelled": {design: "stratified", verdicts: verdicts, probs: repeat(0.4, 10), strata: strata, selected: []int{0, 1, 5, 6}, labels: map[int][]Label{0: planLabel(1), 1: planLabel(0)}},
+		"2 labels needed":   {design: "uniform", verdicts: verdicts, probs: repeat(0.4, 10), selected: []int{0, 1, 2, 3}, labels: map[int][]Label{0: planLabel(1)}},
+		"":                  {design: "uniform", verdicts: verdicts, probs: repeat(0.4, 10), selected: []int{0, 1, 2, 3}, labels: map[int][]Label{0: planLabel(1), 1: planLabel(0)}},
+	} {
+		r := planReport(planPtr(pc.input()))
+		if r.Stop.Wait != want || r.Stop.HalfWidth.Defined() != (want == "") {
+			t.Errorf("want %q: wait %q, half-width %+v", want, r.Stop.Wait, r.Stop.HalfWidth)
+		}
+	}
+}

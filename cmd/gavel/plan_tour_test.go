@@ -1,0 +1,56 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A stratified plan's rows come in an order that interleaves the strata;
+// rank is the place in that order (1, 2, 3… in text and JSONL alike) and
+// stratum_rank the place within the stratum; --help says what the
+// allocation does (tour finding 6).
+func TestPlanStratifiedRanks(t *testing.T) {
+	path := planTestSession(t, t.TempDir(), false)
+	code, out, errs := run(t, "plan", path, "--design", "stratified", "--stratify", "category", "-n", "6", "--seed", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	rows := planRows(t, out)
+	if len(rows) != 6 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	strata := map[string]bool{}
+	for k, r := range rows {
+		if r.Rank != k+1 {
+			t.Errorf("row %d has rank %d", k, r.Rank)
+		}
+		if k < 2 {
+			strata[r.Stratum] = true
+		}
+		// x has 10 items, y 20: 2 and 4 of them, in rounds x y x y y y.
+		if want := []int{1, 1, 2, 2, 3, 4}[k]; r.StratumRank != want {
+			t.Errorf("row %d (%s) has stratum rank %d, want %d", k, r.Stratum, r.StratumRank, want)
+		}
+	}
+	if len(strata) != 2 {
+		t.Errorf("the first two rows are of strata %v, want both", strata)
+	}
+	code, text, errs := run(t, "plan", path, "--show", "1", "--format", "text")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	if f := strings.Fields(lines[0]); len(f) < 4 || f[0] != "rank" || f[1] != "in" || f[2] != "stratum" || f[3] != "id" {
+		t.Errorf("text head %q", lines[0])
+	}
+	for k, l := range lines[1:] {
+		if f := strings.Fields(l); f[0] != strconv.Itoa(k+1) || f[1] != strconv.Itoa(rows[k].StratumRank) || f[2] != rows[k].ID {
+			t.Errorf("text row %d: %q", k, l)
+		}
+	}
+	_, help, _ := run(t, "plan", "--help")
+	if strings.Contains(help, "at least one each") || !strings.Contains(help, "at least two each when N") || !strings.Contains(help, "allows (else one each)") {
+		t.Errorf("--help on strata:\n%s", help)
+	}
+}
