@@ -16,10 +16,10 @@ import (
 // holds the whole file besides the items until the session is written: at
 // a million rows the file was half the import's peak memory (1.15 GB for
 // a 591 MB file; 0.78 GB read as a stream). A file the stream reads whole
-// (compressed, not JSONL, --skip-bad, standard input…) is read as Load
-// reads it, and so is a file written by `gavel export` (told by its first
-// row, as sessions.RestoreExported tells it), whose rows the import reads
-// whole.
+// first (compressed, not JSONL, --skip-bad, standard input…: not
+// Stream.FromFile) is read as Load reads it, and so is a file written by
+// `gavel export` (told by its first row, as sessions.RestoreExported
+// tells it), whose rows the import reads whole.
 //
 // An existing session compares the file's items with its own, rows
 // included (SyncDataset): it gets the items as Load reads them.
@@ -37,7 +37,9 @@ func (o importFlags) readImport(path string, newSession bool) (*dataset.Dataset,
 	if err != nil {
 		return nil, err
 	}
-	if probe := (&dataset.Dataset{Items: first}); sessions.RestoreExported(probe) == probe {
+	// A stream of a file read whole first (compressed…) holds all of its
+	// text until it ends: copies of the texts would only add to it.
+	if probe := (&dataset.Dataset{Items: first}); st.FromFile() && sessions.RestoreExported(probe) == probe {
 		st.StoreFields(sessions.ImportFieldsEncoder)
 	}
 	return st.Wait()

@@ -41,6 +41,7 @@ type Stream struct {
 	head      Dataset // the dataset before its items (Head)
 	lines     int
 	streaming bool
+	fromFile  bool         // the rest is read from the file (FromFile)
 	slots     []judge.Item // the parse's slots, packed from the front
 
 	l          *loader
@@ -409,7 +410,8 @@ func newStream(l *loader, first []byte, rest restSource, restLines int) *Stream 
 	// with, which holds more.
 	first = bytes.Clone(first)
 	firstLines := countLines(first)
-	s := &Stream{head: *ds, lines: firstLines + restLines, streaming: true, l: l,
+	_, fromFile := rest.(*fileRest)
+	s := &Stream{head: *ds, lines: firstLines + restLines, streaming: true, fromFile: fromFile, l: l,
 		first: first, firstLines: firstLines, rest: rest, begin: make(chan struct{}),
 		done: []bool{false}, clean: []bool{false}}
 	s.head.Warnings = slices.Clone(ds.Warnings)
@@ -781,6 +783,14 @@ func (s *Stream) StoreFields(fields func() func(*judge.Item) string) {
 	s.fields.Store(&fields)
 	s.startRest()
 }
+
+// FromFile reports whether the stream reads the rest of its file a chunk
+// at a time. It does not when the file was read whole first: compressed
+// (decompressed in memory), standard input, a format or an option that is
+// not streamed, or first rows that do not decide the mapping. Such a
+// stream holds the whole text until it ends, so StoreFields then adds
+// copies of the texts to it, to be freed only once it ends.
+func (s *Stream) FromFile() bool { return s.fromFile }
 
 // Close gives up a stream whose items are no longer wanted: no more of
 // the file is read, and the file is closed once the chunks being parsed

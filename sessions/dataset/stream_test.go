@@ -494,3 +494,39 @@ func TestStreamOpensAsLoad(t *testing.T) {
 		})
 	}
 }
+
+// FromFile tells a stream reading its file a chunk at a time from one
+// whose file was read whole first: compressed, or a format or option
+// that does not stream.
+func TestStreamFromFile(t *testing.T) {
+	dir := t.TempDir()
+	rows := streamRows(3000, func(int) string { return "" })
+	cases := []struct {
+		name string
+		data []byte
+		opts Options
+		want bool
+	}{
+		{"rows.jsonl", rows, Options{}, true},
+		{"small.jsonl", streamRows(10, func(int) string { return "" }), Options{}, true},
+		{"rows.jsonl.gz", gzipped(rows), Options{}, false},
+		{"skip.jsonl", rows, Options{SkipBad: true}, false},
+		{"rows.csv", []byte("id,question,prediction\n1,q,p\n2,q,p\n"), Options{}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(dir, c.name)
+			if err := os.WriteFile(p, c.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := OpenStream(p, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.FromFile(); got != c.want {
+				t.Errorf("FromFile() = %v, want %v", got, c.want)
+			}
+			s.Wait()
+		})
+	}
+}
