@@ -89,7 +89,7 @@ func newPlanState(p *Plan, history []sessions.Action) *planState {
 	}
 	group := map[string]int64{} // the group of the last via kept per item
 	for _, a := range history {
-		if !decision(a) || (a.ID != 0 && undone[a.ID]) {
+		if !ps.counts(a) || (a.ID != 0 && undone[a.ID]) {
 			continue
 		}
 		if _, ok := ps.rank[a.ItemID]; !ok {
@@ -103,6 +103,20 @@ func newPlanState(p *Plan, history []sessions.Action) *planState {
 		ps.vias[a.ItemID] = append(ps.vias[a.ItemID], a.Via)
 	}
 	return ps
+}
+
+// counts reports whether action a decides the item for the plan: a
+// decision (see decision) on the plan's dimension of the whole item, or
+// "can't judge", whatever judge is on screen (a label on another judge's
+// dimension enters none of the plan's estimates).
+func (ps *planState) counts(a sessions.Action) bool {
+	if !decision(a) {
+		return false
+	}
+	if a.Kind == sessions.KindCantJudge || ps.dimension == "" {
+		return true
+	}
+	return a.Criterion == 0 && a.Dimension == ps.dimension
 }
 
 // decision reports an action that labels an item (or says it cannot be
@@ -297,14 +311,32 @@ func (w *workspace) planItems() []int {
 	return ps.resolved
 }
 
-// planDone reports whether planned item i is done on the plan: reviewed,
-// its latest decision made following the plan.
+// planDone reports whether planned item i is done on the plan: labelled
+// on the plan's dimension (or can't judge), its latest such decision made
+// following the plan.
 func (w *workspace) planDone(i int) bool {
-	if !w.reviewed[i] {
+	if !w.planLabelled(i) {
 		return false
 	}
 	v := w.plan.vias[w.items[i].ID]
 	return len(v) > 0 && v[len(v)-1] == w.plan.via
+}
+
+// planLabelled reports whether item i holds this annotator's label on
+// the plan's dimension of the whole item, or a "can't judge": what the
+// plan's estimates read, whatever judge is on screen (reviewed is the
+// screen judge's rows). A plan without a dimension reads reviewed.
+func (w *workspace) planLabelled(i int) bool {
+	ps := w.plan
+	if ps.dimension == "" {
+		return w.reviewed[i]
+	}
+	id := w.items[i].ID
+	if _, ok := w.labels.Label(sessions.LabelKey{ItemID: id, Dimension: ps.dimension}); ok {
+		return true
+	}
+	_, _, cant := w.labels.CantJudge(id)
+	return cant
 }
 
 // planProgress counts the planned items done on the plan, of those in
@@ -329,7 +361,7 @@ func (w *workspace) planProgress() (done, total int) {
 func (w *workspace) planOff() int {
 	n := 0
 	for _, i := range w.planItems() {
-		if i >= 0 && w.reviewed[i] && !w.planDone(i) {
+		if i >= 0 && w.planLabelled(i) && !w.planDone(i) {
 			n++
 		}
 	}
@@ -375,7 +407,7 @@ func (w *workspace) planRecorded(item int, acts []sessions.Action) tea.Cmd {
 	id := w.items[item].ID
 	if _, ok := ps.rank[id]; ok {
 		for _, a := range acts {
-			if decision(a) {
+			if ps.counts(a) {
 				ps.vias[id] = append(ps.vias[id], a.Via)
 				break
 			}
@@ -392,7 +424,8 @@ func (w *workspace) planUndone(keys []sessions.LabelKey) {
 	}
 	id := keys[0].ItemID
 	for _, k := range keys {
-		isDecision := k == sessions.CantJudgeKey(id) || (k.Dimension != "" && k.Criterion >= 0 && k != sessions.NoteKey(id))
+		isDecision := k == sessions.CantJudgeKey(id) || (k.Dimension != "" && k.Criterion >= 0 && k != sessions.NoteKey(id) &&
+			(ps.dimension == "" || (k.Criterion == 0 && k.Dimension == ps.dimension)))
 		if v := ps.vias[id]; isDecision && len(v) > 0 {
 			ps.vias[id] = v[:len(v)-1]
 			break
@@ -454,7 +487,7 @@ func (m *Model) planSaved(done []saveOp) tea.Cmd {
 	n := 0
 	for _, op := range done {
 		for _, a := range op.acts {
-			if a.Via == ps.via && decision(a) {
+			if a.Via == ps.via && ps.counts(a) {
 				n++
 				break
 			}
