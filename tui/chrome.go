@@ -37,8 +37,12 @@ func (m *Model) headerLine() string {
 	if n := m.blindNotice(); n != "" {
 		notice = n + " · " // blind mode, a blind-share item, a re-test
 	}
+	// room pads the notice to the plan's widest word, so that the parts
+	// given up below do not change as the plan's estimate comes in.
+	room := 0
 	if p := m.planNotice(); p != "" {
 		notice += p + " · " // the plan's progress stands for its filter's
+		room = max(m.planNoticeRoom()-ansi.StringWidth(p), 0)
 	}
 	if (m.filtered() && !m.following()) || !m.hasItem() {
 		what := m.sel.filter.name
@@ -56,6 +60,10 @@ func (m *Model) headerLine() string {
 		// While items are read, the total is the session's count, not
 		// the items read so far.
 		where = fmt.Sprintf("item %d/%d · ", m.cur+1, max(len(m.items), m.load.total))
+		if m.following() {
+			// The plan's "5/60" stands beside: the item by its id alone.
+			where = ""
+		}
 		id = SanitizeLine(Clip(it.ID, 256))
 		segs = segmentText(it.Segments)
 		if m.reviewed[m.cur] {
@@ -68,7 +76,7 @@ func (m *Model) headerLine() string {
 	showSegs, showAnnotator, showWhere := segs != "", annotator != "", true
 	sep := ansi.StringWidth(" · ")
 	width := func() int {
-		n := ansi.StringWidth("gavel") + ansi.StringWidth(notice) + idW + ansi.StringWidth(mark) + 1
+		n := ansi.StringWidth("gavel") + ansi.StringWidth(notice) + room + idW + ansi.StringWidth(mark) + 1
 		if dsW > 0 {
 			n += 1 + dsW
 		}

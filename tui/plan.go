@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
@@ -526,8 +527,11 @@ func (m *Model) planStats() {
 }
 
 // planNotice is the header's word on the plan: "plan 1 · 23/60 · ±7.9
-// pts (aim ±5.0)" while it is followed, "plan 1 done · ±4.8 pts ✓" once
-// done; "" otherwise.
+// pts (aim ±5.0)" while it is followed, "plan 1 done · ±4.8 pts (aim
+// met)" once done ("aim met", not ✓: the header's ✓ marks a reviewed
+// item); with no half-width yet, why in a few words ("strata
+// unlabelled"), unless the count says it (no label yet); "" when no plan
+// is followed or done.
 func (m *Model) planNotice() string {
 	ps := m.plan
 	if ps == nil || (!m.following() && !ps.done) {
@@ -540,13 +544,38 @@ func (m *Model) planNotice() string {
 		done, total := m.planProgress()
 		parts = append(parts, fmt.Sprintf("%d/%d", done, total))
 	}
-	if r := ps.report; r != nil && r.Stop.HalfWidth.Defined() {
+	r := ps.report
+	switch {
+	case r == nil:
+	case r.Census && r.Stop.Reached:
+		parts = append(parts, "no sampling error")
+	case r.Stop.HalfWidth.Defined():
 		h := render.PlanHalfWidth(r, r.Stop.HalfWidth.Value)
 		if r.Stop.Reached {
-			parts = append(parts, h+" ✓")
+			parts = append(parts, h+" (aim met)")
 		} else {
 			parts = append(parts, h+" (aim "+strings.TrimSuffix(render.PlanHalfWidth(r, r.Stop.TargetWidth), " pts")+")")
 		}
+	case r.Stop.Wait != "" && r.Stop.Wait != "no label yet":
+		parts = append(parts, SanitizeLine(Clip(r.Stop.Wait, 24)))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// planNoticeRoom is the widest planNotice is expected to grow while the
+// plan is followed (its count at the plan's size, a half-width against
+// the aim), so that the header gives up its parts as if it were that
+// wide and its left title does not change as labels come in; 0 when no
+// plan is followed.
+func (m *Model) planNoticeRoom() int {
+	ps := m.plan
+	if ps == nil || (!m.following() && !ps.done) {
+		return 0
+	}
+	n := len(ps.ids)
+	aim := "±5.0"
+	if r := ps.report; r != nil && r.Stop.TargetWidth > 0 {
+		aim = strings.TrimSuffix(render.PlanHalfWidth(r, r.Stop.TargetWidth), " pts")
+	}
+	return ansi.StringWidth(fmt.Sprintf("%s · %d/%d · ±100.0 pts (aim %s)", ps.name, n, n, aim))
 }

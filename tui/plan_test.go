@@ -250,7 +250,7 @@ func TestPlanStopRuleNotice(t *testing.T) {
 			t.Errorf("%v: notice said %d times: %v", size, n, m.log.entries)
 		}
 		l := lines(m)[0]
-		if !strings.Contains(l, "plan 1 · 5/10 · ±4.8 pts ✓") {
+		if !strings.Contains(l, "plan 1 · 5/10 · ±4.8 pts (aim met)") {
 			t.Errorf("%v: header %q", size, l)
 		}
 		if w := ansi.StringWidth(l); w != size[0] {
@@ -260,7 +260,7 @@ func TestPlanStopRuleNotice(t *testing.T) {
 		if fs.calls != 3 || logHas(m, "can stop here") != 1 {
 			t.Errorf("%v: after 10 labels %d computations, notice %d times; want 3 and once", size, fs.calls, logHas(m, "can stop here"))
 		}
-		if l := lines(m)[0]; !strings.Contains(l, "plan 1 done · ±4.8 pts ✓") {
+		if l := lines(m)[0]; !strings.Contains(l, "plan 1 done · ±4.8 pts (aim met)") {
 			t.Errorf("%v: header %q", size, l)
 		}
 		checkFits(t, plain(m), size[0], size[1])
