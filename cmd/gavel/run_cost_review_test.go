@@ -203,3 +203,45 @@ func TestCountPlural(t *testing.T) {
 		}
 	}
 }
+
+// A task whose first sample is in a batch still running and whose second
+// is new: the announcement and the dry run count only the new one, as the
+// run then sends only it.
+func TestBatchCostLeavesOutRunningSamples(t *testing.T) {
+	srv := newBatchAPI(t)
+	dir := t.TempDir()
+	data := writeDataset(t, dir, 4)
+	e, errb := batchEnv(t)
+	out := e.stdout.(*bytes.Buffer)
+	argv := batchArgv(data, srv.URL, filepath.Join(dir, "s.gavel"))
+	ctx, cancel := context.WithCancel(context.Background())
+	srv.onRetrieve = cancel
+	execute(ctx, e, argv)
+	srv.onRetrieve = nil
+	two := append(argv, "--samples", "2")
+	out.Reset()
+	if code := execute(context.Background(), e, append(two, "--dry-run")); code != 0 {
+		t.Fatalf("dry run: exit %d: %s", code, errb)
+	}
+	if n := dryRunRequests(t, out.String()); n != 4 || !strings.Contains(out.String(), "4 requests in batches still running, paid when sent") {
+		t.Errorf("the dry run counts %d requests, want 4:\n%s", n, out)
+	}
+	errb.Reset()
+	// Exit 1: the first samples wait on the other run's batch, which
+	// only its own command follows.
+	execute(context.Background(), e, two)
+	if !strings.Contains(errb.String(), ": 4 requests · ") {
+		t.Errorf("announced: %s", errb)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	lines := 0
+	for _, f := range srv.files {
+		if bytes.Contains(f, []byte(`"method"`)) {
+			lines += bytes.Count(f, []byte("\n"))
+		}
+	}
+	if lines != 8 {
+		t.Errorf("%d batch lines sent in all, want 4 + 4", lines)
+	}
+}

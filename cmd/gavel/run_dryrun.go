@@ -147,6 +147,11 @@ func dryRun(ctx context.Context, e env, ds *dataset.Dataset, js judgeSet, o runF
 		info := j.Info()
 		var vs []judge.Verdict
 		var batches llm.BatchStore = noBatches{cache}
+		if store != nil {
+			// No run yet: its requests may still be in another run's
+			// batches (the same prompts), which the session knows.
+			batches = readOnlyBatches{batchStore{store.APIBatches(0)}}
+		}
 		if key, err := sessions.RunKey(info); err == nil && store != nil {
 			if run, ok := runs[key]; ok {
 				batches = readOnlyBatches{batchStore{store.APIBatches(run.ID)}}

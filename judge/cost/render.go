@@ -96,7 +96,11 @@ func requestsLine(e Estimate) string {
 		why = append(why, plural(e.Cached, "answer")+" from the session's cache, not sent")
 	}
 	if e.Repeated > 0 {
-		why = append(why, plural(e.Repeated, "repeat")+" of a prompt another task sends, answered from its answer")
+		what := " repeat another task's prompt: sent once, answered from the cache"
+		if e.Repeated == 1 {
+			what = " repeats another task's prompt: sent once, answered from the cache"
+		}
+		why = append(why, plural(e.Repeated, "request")+what)
 	}
 	if e.Paid > 0 {
 		why = append(why, plural(e.Paid, "request")+" in batches still running, paid when sent")

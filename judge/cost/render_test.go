@@ -84,6 +84,13 @@ func TestRenderLines(t *testing.T) {
 		{"nothing to send", Render{}, Estimate{Tasks: 5, Samples: 1, Cached: 5}, []string{
 			"requests: 0 for 5 tasks (5 answers from the session's cache, not sent); retries of failed requests come on top",
 		}, "0 requests"},
+		{"repeats and paid", Render{}, Estimate{Tasks: 6, Samples: 1, Requests: 1, Repeated: 3, Paid: 2,
+			Models: []ModelCost{{Model: "gpt-4o-mini", Requests: 1, Counted: 1, PromptTokens: 100, Encoding: O200kBase, Exact: true, MaxOutput: 10}}}, []string{
+			"requests: 1 for 6 tasks (3 requests repeat another task's prompt: sent once, answered from the cache; 2 requests in batches still running, paid when sent); retries of failed requests come on top",
+			"prompt tokens: 100 (gpt-4o-mini's tokenizer, o200k_base; chat format included)",
+			"output tokens: at most 10 (each request's max tokens; the model may stop sooner)",
+			"price: unknown — the config gives no price for gpt-4o-mini (prices in config.yaml: see gavel config --help)",
+		}, "1 request · 100 prompt tokens · ≤ 10 output tokens · no price for gpt-4o-mini"},
 		{"offline", Render{}, Estimate{Tasks: 5, Offline: true}, []string{
 			"5 tasks to do; the judge calls no model: no request, no cost.",
 		}, "no model call"},
