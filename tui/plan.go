@@ -37,6 +37,29 @@ type Plan struct {
 	// Judge the run its probabilities were drawn from ("" none) and
 	// Dimension the dimension its estimates read, for the message log.
 	Design, Judge, Dimension string
+	// Chosen, when the plan was chosen for the person (no --plan), says
+	// in a sentence why this one and how to pick another; the log shows
+	// it on opening.
+	Chosen string
+}
+
+// PlanStanding says where this annotator's history (oldest first) stands
+// on plan p, as the review counts it: labelled, the planned items with a
+// decision made following the plan (on its dimension, or can't judge, not
+// undone); left, those whose latest such decision was not made on it or
+// that have none. It is what the default plan is chosen by.
+func PlanStanding(p *Plan, history []sessions.Action) (labelled, left int) {
+	ps := newPlanState(p, history)
+	for id := range ps.rank {
+		v := ps.vias[id]
+		if slices.Contains(v, ps.via) {
+			labelled++
+		}
+		if len(v) == 0 || v[len(v)-1] != ps.via {
+			left++
+		}
+	}
+	return labelled, left
 }
 
 // planEstimateEvery is how many plan labels are saved between two
@@ -174,6 +197,9 @@ func (w *workspace) openPlan(p *Plan, history []sessions.Action) {
 	}
 	msg := fmt.Sprintf("Following plan %d (%s): its %s in its order, %d done. Labels made here record via %s and count in its estimates; f leaves the plan, --plan none opens without it.",
 		ps.id, what, itemCount(len(ps.ids)), done, ps.via)
+	if p.Chosen != "" {
+		msg += " " + SanitizeLine(Clip(p.Chosen, 256))
+	}
 	if off := w.planOff(); off > 0 {
 		msg += fmt.Sprintf(" %s labelled before the plan or off it: label %s again here for the plan's estimates to count %s.",
 			plural(off, "of its items was", "of its items were"), pick(off, "it", "them"), pick(off, "it", "them"))
@@ -272,8 +298,12 @@ func (m *Model) gotPlan(msg planReadMsg) tea.Cmd {
 		m.plan = newPlanState(msg.plan, pw.history)
 		done, total := m.planProgress()
 		m.plan.done = !m.loading() && total > 0 && done == total
-		m.tell(fmt.Sprintf("Plan %d is read: f reaches its %s (after \"all items\"); labels made there record via %s.",
-			m.plan.id, itemCount(len(m.plan.ids)), m.plan.via))
+		text := fmt.Sprintf("Plan %d is read: f reaches its %s (after \"all items\"); labels made there record via %s.",
+			m.plan.id, itemCount(len(m.plan.ids)), m.plan.via)
+		if c := msg.plan.Chosen; c != "" {
+			text += " " + SanitizeLine(Clip(c, 256))
+		}
+		m.tell(text)
 	}
 	return m.computeStats()
 }
