@@ -72,7 +72,9 @@ type PlanOptions struct {
 	Seed uint64
 	// Judge names the run whose verdicts the plan is drawn from, as
 	// RunNames names it (`gavel stats` shows it); "" picks the only run
-	// with verdicts on whole items, and none when the session has none.
+	// with verdicts on whole items, and none when the session has none
+	// (then a uniform or stratified plan estimates from the labels
+	// alone); with several, "" is refused whatever the design.
 	Judge string
 	// Stratify is the field a stratified plan shares N among (a segment,
 	// or any field of the rows, dotted paths included).
@@ -366,7 +368,10 @@ func (s *Store) pickPlanRun(tx *sql.Tx, o PlanOptions) (*planRun, error) {
 	case 1:
 		return &cands[0], nil
 	}
-	return nil, newError(ErrPlan, nil, "session %s has verdicts of %d judges (%s): say which one the plan reads with --judge NAME", s.path, len(cands), strings.Join(names, ", "))
+	// Whatever the design: a uniform or stratified plan still reads one
+	// judge, whose dimension its estimates are on and whose verdicts
+	// give the corrected score (tour finding 2).
+	return nil, newError(ErrPlan, nil, "session %s has verdicts of %d judges (%s): say which one the plan reads with --judge NAME, whatever the design: its estimates read that judge's dimension, and its verdicts correct the score", s.path, len(cands), strings.Join(names, ", "))
 }
 
 // samePlanRows reports whether plan id's rows are units: the same items

@@ -47,7 +47,10 @@ func newPlanCmd(e env) *cobra.Command {
 		Short: "Choose which items people should label, each with a known probability, so that labels on the items that count still give unbiased estimates",
 		Long: `Record a labelling plan in SESSION: which N items to label, and each item's
 inclusion probability, drawn from the current verdicts of one judge (--judge,
-needed when several judges have verdicts). Statistics weight each label made
+needed when several judges have verdicts, whatever the design: the plan's
+estimates read that judge's dimension, and its verdicts correct the score;
+a session without judges takes a uniform or stratified plan without one, whose
+estimates are the labels' alone). Statistics weight each label made
 on the plan by the inverse of its probability, so the estimates stay
 unbiased whatever the design.
 
@@ -103,7 +106,7 @@ SESSION, the demo's session (the one gavel with no arguments labels).`,
 	f.StringVar(&o.design, "design", string(plan.Active), "the `DESIGN`: active, uniform or stratified")
 	f.IntVarP(&o.n, "n", "n", 0, "how many items to label, `N`")
 	f.Uint64Var(&o.seed, "seed", 0, "the plan's `SEED` (default: a random one, printed and recorded)")
-	f.StringVar(&o.judge, "judge", "", "the judge whose verdicts the plan reads, by its `NAME` in gavel stats (needed when several have verdicts)")
+	f.StringVar(&o.judge, "judge", "", "the judge whose verdicts the plan reads, by its `NAME` in gavel stats (needed when several have verdicts, whatever the design)")
 	f.StringVar(&o.stratify, "stratify", "", "the `FIELD` a stratified plan shares N among, e.g. category")
 	f.Int64Var(&o.extend, "extend", 0, "extend plan `ID` to -n items, keeping every item it chose")
 	f.Int64Var(&o.show, "show", 0, "print the items of plan `ID` again")

@@ -54,3 +54,21 @@ func TestPlanStratifiedRanks(t *testing.T) {
 		t.Errorf("--help on strata:\n%s", help)
 	}
 }
+
+// A uniform or stratified plan on a session with several judges needs
+// --judge as an active one does (tour finding 2: the README said a
+// uniform plan needs no judge): the refusal says why, whatever the
+// design, and --help says the same; a session without judges draws it
+// without one.
+func TestPlanJudgeWhateverDesign(t *testing.T) {
+	path := planTestSession(t, t.TempDir(), true)
+	code, _, errs := run(t, "plan", path, "--design", "uniform", "-n", "3", "--seed", "1")
+	if code != 2 || !strings.Contains(errs, "say which one the plan reads with --judge NAME") ||
+		!strings.Contains(errs, "whatever the design: its estimates read that judge's dimension, and its verdicts correct the score") {
+		t.Errorf("uniform with two judges: exit %d, %q", code, errs)
+	}
+	_, help, _ := run(t, "plan", "--help")
+	if !strings.Contains(help, "needed when several judges have verdicts, whatever the design") {
+		t.Errorf("--help on --judge:\n%s", help)
+	}
+}
