@@ -95,9 +95,12 @@ type Plan struct {
 	RunID     int64
 	Judge     string
 	Dimension string
-	Stratify  string
-	Floor     float64
-	Created   time.Time
+	// Dimensions are all the run's dimensions, Dimension first among
+	// them: a plan reads the first, and says so when there are others.
+	Dimensions []string
+	Stratify   string
+	Floor      float64
+	Created    time.Time
 	// Items is how many items the plan covers: every item of the session
 	// when it was drawn.
 	Items int
@@ -162,10 +165,11 @@ type planVerdict struct {
 // planRun is the run a plan draws from, with what its verdicts are read
 // on.
 type planRun struct {
-	id        int64
-	name      string
-	dimension string
-	scale     judge.Scale
+	id         int64
+	name       string
+	dimension  string
+	scale      judge.Scale
+	dimensions []string // every dimension of the run, dimension first
 }
 
 // PlanJudges lists, by RunNames, the runs a plan may be drawn from: the
@@ -200,7 +204,7 @@ func planCandidates(tx *sql.Tx) ([]planRun, error) {
 		}
 		if n > 0 {
 			d := r.Info.Dimensions[0]
-			out = append(out, planRun{id: r.ID, name: names[r.ID], dimension: d.Name, scale: d.Scale})
+			out = append(out, planRun{id: r.ID, name: names[r.ID], dimension: d.Name, scale: d.Scale, dimensions: dimensionNames(r.Info.Dimensions)})
 		}
 	}
 	return out, nil
@@ -281,7 +285,7 @@ func (s *Store) CreatePlan(o PlanOptions) (PlanDraw, error) {
 		}
 		p := Plan{Design: o.Design, N: o.N, Seed: o.Seed, Stratify: o.Stratify, Floor: plan.DefaultFloor, Created: created, Items: N}
 		if run != nil {
-			p.RunID, p.Judge, p.Dimension = run.id, run.name, run.dimension
+			p.RunID, p.Judge, p.Dimension, p.Dimensions = run.id, run.name, run.dimension, run.dimensions
 		}
 		if o.Design == plan.Active {
 			if run == nil {
@@ -716,6 +720,15 @@ func twoEach(size map[string]int) int {
 	return n
 }
 
+// dimensionNames lists the names of dims, in order.
+func dimensionNames(dims []judge.Dimension) []string {
+	out := make([]string, len(dims))
+	for i, d := range dims {
+		out[i] = d.Name
+	}
+	return out
+}
+
 // short2 writes a number with two decimals.
 func short2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 
@@ -742,10 +755,10 @@ func readPlans(tx *sql.Tx, where string, args []any) ([]Plan, error) {
 		return nil, err
 	}
 	names := RunNames(runs)
-	dims := map[int64]string{}
+	dims := map[int64][]string{}
 	for _, r := range runs {
 		if len(r.Info.Dimensions) > 0 {
-			dims[r.ID] = r.Info.Dimensions[0].Name
+			dims[r.ID] = dimensionNames(r.Info.Dimensions)
 		}
 	}
 	rows, err := tx.Query(`SELECT `+planColumns+` FROM plans p `+where+` ORDER BY p.id`, args...)
@@ -769,7 +782,10 @@ func readPlans(tx *sql.Tx, where string, args []any) ([]Plan, error) {
 			return nil, err
 		}
 		if n, ok := names[p.RunID]; ok {
-			p.Judge, p.Dimension = n, dims[p.RunID]
+			p.Judge, p.Dimensions = n, dims[p.RunID]
+			if len(p.Dimensions) > 0 {
+				p.Dimension = p.Dimensions[0]
+			}
 		}
 		out = append(out, p)
 	}

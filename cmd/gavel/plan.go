@@ -328,6 +328,16 @@ func writePlanSummary(w io.Writer, path string, dr sessions.PlanDraw, extended, 
 	}
 	fmt.Fprintf(w, "%s plan %d of %s: %s, %d of %d items, seed %d, drawn from %s.\n",
 		verb, p.ID, safetext.SanitizeLine(path), p.Design, len(dr.Selected), p.Items, p.Seed, safetext.SanitizeLine(from))
+	if len(p.Dimensions) > 1 {
+		// A plan reads its judge's first dimension (tour finding 7):
+		// said, so that labels go on it.
+		quoted := make([]string, len(p.Dimensions))
+		for i, d := range p.Dimensions {
+			quoted[i] = strconv.Quote(d)
+		}
+		fmt.Fprintf(w, "Its estimates are on %s, the first of the judge's %d dimensions (%s): label that one on the plan.\n",
+			safetext.SanitizeLine(strconv.Quote(p.Dimension)), len(p.Dimensions), safetext.SanitizeLine(strings.Join(quoted, ", ")))
+	}
 	if p.Design == plan.Stratified {
 		fmt.Fprintf(w, "Strata: the values of %s.\n", safetext.SanitizeLine(strconv.Quote(p.Stratify)))
 	}

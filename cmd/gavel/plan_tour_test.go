@@ -1,9 +1,14 @@
 package main
 
 import (
+	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
 )
 
 // A stratified plan's rows come in an order that interleaves the strata;
@@ -70,5 +75,41 @@ func TestPlanJudgeWhateverDesign(t *testing.T) {
 	_, help, _ := run(t, "plan", "--help")
 	if !strings.Contains(help, "needed when several judges have verdicts, whatever the design") {
 		t.Errorf("--help on --judge:\n%s", help)
+	}
+}
+
+// A plan drawn from a judge of several dimensions says which one its
+// estimates are on (tour finding 7: it was picked silently).
+func TestPlanNamesItsDimension(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dims.gavel")
+	s, err := sessions.Open(path, sessions.Options{Annotator: "builder"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []judge.Item
+	for i := range 10 {
+		items = append(items, judge.Item{Index: i, ID: fmt.Sprintf("d%02d", i), Question: "q", Gold: "g", Prediction: "p"})
+	}
+	if err := s.InitDataset(sessions.DatasetInfo{Path: "d.jsonl", SHA256: "x", Format: "jsonl", Items: len(items)}, items); err != nil {
+		t.Fatal(err)
+	}
+	qr, err := s.EnsureRun(judge.Info{Name: "quality", Dimensions: []judge.Dimension{{Name: "completeness", Scale: judge.Likert}, {Name: "correctness", Scale: judge.Likert}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []judge.Verdict
+	for _, it := range items {
+		vs = append(vs, judge.Verdict{ItemID: it.ID, Status: judge.StatusOK, Values: map[string]float64{"completeness": 3, "correctness": 4}})
+	}
+	if err := s.SaveVerdicts(qr.ID, vs); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	want := `Its estimates are on "completeness", the first of the judge's 2 dimensions ("completeness", "correctness")`
+	for _, args := range [][]string{{"plan", path, "--design", "uniform", "-n", "3", "--seed", "1"}, {"plan", path, "--show", "1"}} {
+		code, _, errs := run(t, args...)
+		if code != 0 || !strings.Contains(errs, want) {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
 	}
 }
