@@ -72,6 +72,8 @@ func FuzzConfigPrices(f *testing.F) {
 	f.Add("prices:\n  m: {input: 1, output: 2, batch_input: 0.5, batch_output: 1}\n")
 	f.Add("prices: [a]\n")
 	f.Add("prices:\n  : {input: 1e400, output: NaN}\n")
+	f.Add("prices:\n  m: {input: 0x1p-3, output: 1_0}\n")
+	f.Add("prices:\n")
 	f.Fuzz(func(t *testing.T, yaml string) {
 		fc, err := parseConfig("config.yaml", []byte(yaml))
 		if err != nil {
