@@ -116,3 +116,22 @@ func TestPlanHeaderWords(t *testing.T) {
 		t.Errorf("census: header %q", l)
 	}
 }
+
+// A plan chosen for the person says in the log why, and how to pick
+// another (tour finding 9), inert.
+func TestPlanChosenSaid(t *testing.T) {
+	items := testItems(10)
+	m := New(Options{Store: &fakeStore{}, Annotator: "tester", Dataset: "t.jsonl", Items: items,
+		Runs: []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}},
+		Plan: &Plan{ID: 1, Items: plannedIDs, Design: "uniform", Chosen: "It is the newest plan with items left; --plan 2 follows the other.\x1b[2J"}})
+	m = update(t, m, windowSize(80, 24))
+	if logHas(m, "its 4 items in its order, 0 done. Labels made here record via plan:1") != 1 ||
+		logHas(m, "It is the newest plan with items left; --plan 2 follows the other.") != 1 {
+		t.Errorf("log %v", m.log.entries)
+	}
+	for _, e := range m.log.entries {
+		if strings.Contains(e.text, "\x1b") {
+			t.Errorf("log entry not inert: %q", e.text)
+		}
+	}
+}
