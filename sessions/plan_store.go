@@ -747,6 +747,59 @@ func (s *Store) Plans() ([]Plan, error) {
 	return out, err
 }
 
+// PlanLabelled counts, per plan id, the items labelled following the
+// plan ("plan:ID") on its dimension of the whole item, or marked can't
+// judge there, by anyone, undone ones and re-tests left out: how far
+// each plan got, for `gavel plan`'s list. One pass over the actions made
+// following a plan.
+func (s *Store) PlanLabelled() (map[int64]int, error) {
+	out := map[int64]int{}
+	err := s.read("counting the labels made on plans", func(tx *sql.Tx) error {
+		plans, err := readPlans(tx, "", nil)
+		if err != nil || len(plans) == 0 {
+			return err
+		}
+		dim := map[int64]string{}
+		for _, p := range plans {
+			dim[p.ID] = p.Dimension
+		}
+		rows, err := tx.Query(`SELECT a.via, a.item_id, a.kind, a.criterion, a.dimension FROM actions a
+			WHERE a.via LIKE 'plan:%' AND a.kind IN ('label', 'accept', 'cant_judge') AND a.retest = 0
+			  AND NOT EXISTS (SELECT 1 FROM actions u WHERE u.undoes = a.id)`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		seen := map[int64]map[string]bool{}
+		for rows.Next() {
+			var (
+				via, item, kind, d string
+				criterion          int
+			)
+			if err := rows.Scan(&via, &item, &kind, &criterion, &d); err != nil {
+				return err
+			}
+			id, ok := ParsePlanVia(via)
+			want, known := dim[id]
+			if !ok || !known {
+				continue
+			}
+			if kind != string(KindCantJudge) && (criterion != 0 || (want != "" && d != want)) {
+				continue
+			}
+			if seen[id] == nil {
+				seen[id] = map[string]bool{}
+			}
+			if !seen[id][item] {
+				seen[id][item] = true
+				out[id]++
+			}
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
 // readPlans reads the plans where keeps (a WHERE clause on plans p, with
 // args), oldest first, each named by its run's current name.
 func readPlans(tx *sql.Tx, where string, args []any) ([]Plan, error) {

@@ -386,14 +386,18 @@ func listPlans(e env, path string) error {
 		fmt.Fprintf(e.stderr, "%s has no labelling plan yet: draw one with gavel plan %s -n N.\n", safetext.SanitizeLine(path), safetext.SanitizeLine(shellWordArg(path)))
 		return nil
 	}
+	labelled, err := s.PlanLabelled()
+	if err != nil {
+		return err
+	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "plan\tdesign\tn\titems\tseed\tjudge\tcreated")
+	fmt.Fprintln(tw, "plan\tdesign\tn\tlabelled\titems\tseed\tjudge\tcreated")
 	for _, p := range plans {
 		judge := p.Judge
 		if p.Stratify != "" {
 			judge += " (strata: " + p.Stratify + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t%s\n", p.ID, p.Design, p.N, p.Items, p.Seed, safetext.SanitizeLine(judge), p.Created.Format("2006-01-02 15:04 UTC"))
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", p.ID, p.Design, p.N, labelled[p.ID], p.Items, p.Seed, safetext.SanitizeLine(judge), p.Created.Format("2006-01-02 15:04 UTC"))
 	}
 	return tw.Flush()
 }

@@ -113,3 +113,27 @@ func TestPlanNamesItsDimension(t *testing.T) {
 		}
 	}
 }
+
+// gavel plan lists how many items each plan has labelled on it (tour
+// finding 13): labels made following it, an undone one left out.
+func TestPlanListLabelled(t *testing.T) {
+	path := planTestSession(t, t.TempDir(), false)
+	code, out, errs := run(t, "plan", path, "--design", "uniform", "-n", "4", "--seed", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	rows := planRows(t, out)
+	for _, r := range rows[:3] {
+		if code, _, errs := run(t, "label", path, r.ID, "YES", "--via", "plan:1", "--annotator", "ana"); code != 0 {
+			t.Fatalf("label: exit %d: %s", code, errs)
+		}
+	}
+	if code, _, errs := run(t, "label", path, rows[2].ID, "--undo", "--annotator", "ana"); code != 0 {
+		t.Fatalf("undo: exit %d: %s", code, errs)
+	}
+	code, out, errs = run(t, "plan", path)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || strings.Fields(lines[0])[3] != "labelled" || strings.Fields(lines[1])[3] != "2" {
+		t.Errorf("list: exit %d:\n%s%s", code, out, errs)
+	}
+}
