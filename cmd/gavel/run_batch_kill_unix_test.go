@@ -36,16 +36,21 @@ func TestRunBatchKilled(t *testing.T) {
 				"OPENAI_API_KEY="+testKey, "XDG_CONFIG_HOME="+dir, "XDG_STATE_HOME="+dir)
 			var errb strings.Builder
 			cmd.Stderr = &errb
+			// The hook runs on the server's goroutine, which learns of the
+			// process only through its requests: started orders cmd.Start's
+			// write of cmd.Process before the hook's read.
 			var once sync.Once
-			kill := func() { once.Do(func() { cmd.Process.Kill() }) }
+			started := make(chan struct{})
+			kill := func() { once.Do(func() { <-started; cmd.Process.Kill() }) }
 			if at == "create" {
-				srv.onCreate = kill
+				srv.setHooks(kill, nil)
 			} else {
-				srv.onRetrieve = kill
+				srv.setHooks(nil, kill)
 			}
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
+			close(started)
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
 			select {
@@ -57,7 +62,7 @@ func TestRunBatchKilled(t *testing.T) {
 				cmd.Process.Kill()
 				t.Fatalf("the gavel process never reached the %s:\n%s", at, errb.String())
 			}
-			srv.onCreate, srv.onRetrieve = nil, nil
+			srv.setHooks(nil, nil)
 
 			// What the killed process left in the session.
 			st, err := sessions.Open(session, sessions.Options{ReadOnly: true})

@@ -82,9 +82,22 @@ func (b *batchAPI) id(prefix string) string {
 	return fmt.Sprintf("%s-%d", prefix, b.next)
 }
 
+// setHooks sets onCreate and onRetrieve under the lock: a test sets them
+// while the server answers the gavel process it runs.
+func (b *batchAPI) setHooks(create, retrieve func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.onCreate, b.onRetrieve = create, retrieve
+}
+
 func (b *batchAPI) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/batches/") && b.onRetrieve != nil {
-		b.onRetrieve()
+	if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/batches/") {
+		b.mu.Lock()
+		retrieve := b.onRetrieve
+		b.mu.Unlock()
+		if retrieve != nil {
+			retrieve()
+		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -272,7 +285,7 @@ func TestRunBatch(t *testing.T) {
 	batch := filepath.Join(dir, "batch.gavel")
 	argv := append(base, "--session", batch, "--batch")
 	ctx, cancel := context.WithCancel(context.Background())
-	srv.onRetrieve = cancel // interrupted during the first look at the batch
+	srv.setHooks(nil, cancel) // interrupted during the first look at the batch
 	errb.Reset()
 	if code := execute(ctx, e, argv); code != 1 {
 		t.Fatalf("interrupted run: exit %d: %s", code, errb)
@@ -280,7 +293,7 @@ func TestRunBatch(t *testing.T) {
 	if !strings.Contains(errb.String(), "run the same command again") {
 		t.Errorf("interrupted run says: %s", errb)
 	}
-	srv.onRetrieve = nil
+	srv.setHooks(nil, nil)
 	errb.Reset()
 	if code := execute(context.Background(), e, argv); code != 0 {
 		t.Fatalf("second run: exit %d: %s", code, errb)
@@ -367,11 +380,11 @@ func TestRunWithoutBatchWarns(t *testing.T) {
 	e, errb := batchEnv(t)
 	argv := []string{"run", data, "--judge", "docqa", "--base-url", srv.URL + "/v1", "--model", "gpt-4o-mini", "--session", filepath.Join(dir, "s.gavel")}
 	ctx, cancel := context.WithCancel(context.Background())
-	srv.onRetrieve = cancel
+	srv.setHooks(nil, cancel)
 	if code := execute(ctx, e, append(argv, "--batch")); code != 1 {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
-	srv.onRetrieve = nil
+	srv.setHooks(nil, nil)
 	errb.Reset()
 	if code := execute(context.Background(), e, argv); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb)

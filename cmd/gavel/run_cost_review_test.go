@@ -31,9 +31,9 @@ func TestDryRunBatchWhileRunning(t *testing.T) {
 	out := e.stdout.(*bytes.Buffer)
 	argv := batchArgv(data, srv.URL, filepath.Join(dir, "s.gavel"))
 	ctx, cancel := context.WithCancel(context.Background())
-	srv.onRetrieve = cancel
+	srv.setHooks(nil, cancel)
 	execute(ctx, e, argv)
-	srv.onRetrieve = nil
+	srv.setHooks(nil, nil)
 	out.Reset()
 	errb.Reset()
 	if code := execute(context.Background(), e, append(argv, "--dry-run")); code != 0 {
@@ -215,9 +215,9 @@ func TestBatchCostLeavesOutRunningSamples(t *testing.T) {
 	out := e.stdout.(*bytes.Buffer)
 	argv := batchArgv(data, srv.URL, filepath.Join(dir, "s.gavel"))
 	ctx, cancel := context.WithCancel(context.Background())
-	srv.onRetrieve = cancel
+	srv.setHooks(nil, cancel)
 	execute(ctx, e, argv)
-	srv.onRetrieve = nil
+	srv.setHooks(nil, nil)
 	two := append(argv, "--samples", "2")
 	out.Reset()
 	if code := execute(context.Background(), e, append(two, "--dry-run")); code != 0 {
