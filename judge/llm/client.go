@@ -217,6 +217,14 @@ func (c *Client) complete(ctx context.Context, k call) (answer, error) {
 					c.inflight.Delete(key)
 					close(done)
 				}()
+				// Another task may have put its answer and left between
+				// this task's look in the cache and its claim: look again
+				// before asking.
+				if a, ok := c.cacheGet(key); ok {
+					if a.estimate, a.seen = estimate, c.seen.get(req.Model); !a.truncated() {
+						return a, nil
+					}
+				}
 				break
 			}
 			select {
