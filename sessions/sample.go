@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions/plan"
 )
 
 // SampleOptions say how to draw a calibration sample.
@@ -92,47 +93,11 @@ func Sample(items []judge.Item, opts SampleOptions) ([]int, []Stratum, error) {
 // their size, by largest remainders, never more than a group holds, and at
 // least one per group when n is at least the number of groups.
 func allocate(sizes []int, n int) []int {
-	total := 0
-	for _, s := range sizes {
-		total += s
-	}
-	alloc := make([]int, len(sizes))
-	if n >= total {
-		copy(alloc, sizes)
-		return alloc
-	}
-	floor := 0
+	least := 0
 	if n >= len(sizes) {
-		floor = 1
+		least = 1
 	}
-	quota := make([]float64, len(sizes))
-	sum := 0
-	for i, s := range sizes {
-		quota[i] = float64(n) * float64(s) / float64(total)
-		alloc[i] = min(s, max(floor, int(quota[i])))
-		sum += alloc[i]
-	}
-	for sum < n {
-		best := -1
-		for i := range sizes {
-			if alloc[i] < sizes[i] && (best < 0 || quota[i]-float64(alloc[i]) > quota[best]-float64(alloc[best])) {
-				best = i
-			}
-		}
-		alloc[best]++
-		sum++
-	}
-	for sum > n {
-		best := -1
-		for i := range sizes {
-			if alloc[i] > floor && (best < 0 || float64(alloc[i])-quota[i] > float64(alloc[best])-quota[best]) {
-				best = i
-			}
-		}
-		alloc[best]--
-		sum--
-	}
-	return alloc
+	return plan.AllocateAtLeast(sizes, n, least)
 }
 
 // strata groups row positions by the value of field: the segment of that

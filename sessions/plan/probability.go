@@ -156,6 +156,25 @@ func groups(units []Unit) ([]string, [][]int) {
 // interval. With n below twice the number of groups this is the
 // allocation of `gavel sample --stratify` (sessions.allocate).
 func Allocate(sizes []int, n int) []int {
+	least, two := 0, 0
+	for _, s := range sizes {
+		two += min(s, 2)
+	}
+	switch {
+	case n >= two:
+		least = 2
+	case n >= len(sizes):
+		least = 1
+	}
+	return AllocateAtLeast(sizes, n, least)
+}
+
+// AllocateAtLeast shares n draws among groups of the given sizes in
+// proportion to their size, by largest remainders, never more than a
+// group holds and never fewer than least (or all of a smaller group).
+// The caller chooses least so that the floors fit in n: Allocate for a
+// plan, sessions' allocate for `gavel sample --stratify` (one each).
+func AllocateAtLeast(sizes []int, n, least int) []int {
 	total := 0
 	for _, s := range sizes {
 		total += s
@@ -167,16 +186,6 @@ func Allocate(sizes []int, n int) []int {
 	}
 	if n <= 0 {
 		return alloc
-	}
-	least, two := 0, 0
-	for _, s := range sizes {
-		two += min(s, 2)
-	}
-	switch {
-	case n >= two:
-		least = 2
-	case n >= len(sizes):
-		least = 1
 	}
 	floor := func(i int) int { return min(sizes[i], least) }
 	quota := make([]float64, len(sizes))
