@@ -358,8 +358,8 @@ func writePlanSummary(w io.Writer, path string, dr sessions.PlanDraw, extended, 
 	for _, n := range dr.Notes {
 		fmt.Fprintln(w, safetext.SanitizeLine(n))
 	}
-	fmt.Fprintf(w, "Label them with: gavel label %s ID VALUE --via %s (gavel stats then weights each label by its probability).\n",
-		safetext.SanitizeLine(shellWordArg(path)), sessions.PlanVia(p.ID))
+	fmt.Fprintf(w, "Label them on the review screen (gavel review %s follows the plan), or with: gavel label %s ID VALUE --via %s (gavel stats then weights each label by its probability).\n",
+		safetext.SanitizeLine(shellWordArg(path)), safetext.SanitizeLine(shellWordArg(path)), sessions.PlanVia(p.ID))
 }
 
 // shellWordArg quotes a path for a command line shown to the user when
