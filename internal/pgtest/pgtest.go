@@ -147,7 +147,7 @@ func (s *Server) StartErr() error {
 	if s.closed {
 		return errors.New("the server was closed")
 	}
-	if s.running {
+	if s.running && s.alive() {
 		return nil
 	}
 	return s.startLocked()
@@ -193,7 +193,7 @@ func (s *Server) stopLocked() error {
 	if !s.running {
 		return nil
 	}
-	if _, err := s.run("pg_ctl", "stop", "-D", s.data(), "-m", "immediate", "-w", "-t", "60"); err != nil {
+	if _, err := s.run("pg_ctl", "stop", "-D", s.data(), "-m", "immediate", "-w", "-t", "60"); err != nil && s.alive() {
 		return fmt.Errorf("stopping the server on port %d: %v", s.port, err)
 	}
 	s.running = false
@@ -207,6 +207,14 @@ func (s *Server) startLocked() error {
 	}
 	s.running = true
 	return nil
+}
+
+// alive says whether the server runs (pg_ctl status), so that a server
+// that died on its own is started again by StartErr and "stopped" by
+// StopErr without an error.
+func (s *Server) alive() bool {
+	_, err := s.run("pg_ctl", "status", "-D", s.data())
+	return err == nil
 }
 
 // start makes and starts a new server with the binaries in bin.
