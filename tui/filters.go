@@ -133,7 +133,8 @@ func (w *workspace) filters() []filter {
 			out = append(out, f)
 		}
 		if f.id == "all" {
-			out = append(out, w.planFilters()...) // next to every item
+			out = append(out, w.planFilters()...)  // next to every item
+			out = append(out, w.queueFilters()...) // a team's queue (team.go)
 		}
 	}
 	out = append(out, w.decisionFilters()...)

@@ -120,6 +120,11 @@ type Options struct {
 	// item: seconds at a million); nil, nil for none. The screen follows
 	// it once read if the person has not moved or decided meanwhile.
 	ReadPlan func() (*Plan, error)
+	// Team, when set, is the team session the screen is on (team.go):
+	// the others' work arrives as it is saved, the review follows the
+	// person's queue when the session has one, and the judge keys say
+	// that only gavel run judges it.
+	Team *Team
 }
 
 // Guidelines is the version of the annotation guidelines on screen.
@@ -199,6 +204,8 @@ func New(o Options) *Model {
 
 		// The reliability checks: the blind share and re-tests.
 		blindShare: o.BlindShare, retestShare: o.Retest, seed: o.Seed,
+
+		team: newTeamState(o.Team),
 	}
 	if o.MoreItems != nil {
 		w.load = itemLoad{more: o.MoreItems, total: o.ItemCount}
@@ -278,6 +285,7 @@ func (m *Model) Init() tea.Cmd {
 		cmds = append(cmds, awaitStore(m.waitStore))
 	}
 	cmds = append(cmds, m.planInit()) // the plan's estimate, or reading the plan
+	cmds = append(cmds, m.teamInit()) // the others' work, the queue's first claim
 	return tea.Batch(cmds...)
 }
 

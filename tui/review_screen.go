@@ -223,6 +223,7 @@ func (s *reviewScreen) labelKey(msg tea.KeyPressMsg) action {
 		s.refuse("A re-test hides what you decided the first time, your note included: write the note once it is decided (→ leaves it for later).")
 	case key.Matches(msg, k.Note):
 		return action{open: newNoteDialog(s.cur, s.items[s.cur].ID, s.note(s.cur), s.width)}
+	case key.Matches(msg, k.Rejudge, k.RejudgeAll) && s.refusesJudging():
 	case key.Matches(msg, k.Rejudge):
 		if r := s.run(); r != nil {
 			return act(s.rejudgeNow(s.act, s.tasksFor(r, s.cur), "this item"))

@@ -46,6 +46,7 @@ type statsCache struct {
 	err    error
 	act    int
 	width  int
+	team   int // the team's update count + 1 on a team session
 	c      statsContent
 }
 
@@ -265,7 +266,10 @@ type statsContent struct {
 // --judge` prints it.
 func (s *statsScreen) content(width int) statsContent {
 	k := statsCache{valid: true, report: s.report, err: s.err, act: s.act, width: width}
-	if c := s.cache; c.valid && c.report == k.report && c.err == k.err && c.act == k.act && c.width == k.width {
+	if s.team != nil {
+		k.team = s.team.gen + 1
+	}
+	if c := s.cache; c.valid && c.report == k.report && c.err == k.err && c.act == k.act && c.width == k.width && c.team == k.team {
 		return c.c
 	}
 	k.c = s.draw(width)
@@ -273,8 +277,19 @@ func (s *statsScreen) content(width int) statsContent {
 	return k.c
 }
 
-// draw makes the content; see content.
+// draw makes the content; see content. On a team session the team's
+// progress comes first (team_stats.go).
 func (s *statsScreen) draw(width int) statsContent {
+	c := s.drawReport(width)
+	if team := s.teamLines(width); len(team) > 0 {
+		c.lines = append(append(team, nil), c.lines...)
+		c.figures = figures(c.lines)
+	}
+	return c
+}
+
+// drawReport makes the report's part of the content.
+func (s *statsScreen) drawReport(width int) statsContent {
 	note := func(text string) statsContent {
 		return statsContent{lines: []render.Line{{{Text: text, Role: render.RoleMuted}}}}
 	}

@@ -50,9 +50,15 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 			cmd = tea.Batch(cmd, m.computeStats())
 		}
 		if len(msg.done) > 0 {
-			cmd = tea.Batch(cmd, m.labelsChanged(), m.judgeNewLabels(msg.done))
+			cmd = tea.Batch(cmd, m.labelsChanged(), m.judgeNewLabels(msg.done), m.queueSaved(msg.done))
 		}
 		return cmd
+	case teamMsg:
+		return m.gotTeam(msg)
+	case TeamUpdate:
+		return m.applyTeam(msg)
+	case claimedMsg:
+		return m.gotClaimed(msg)
 	case retrySaveMsg:
 		return m.flush()
 	case healthMsg:

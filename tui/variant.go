@@ -181,6 +181,8 @@ func (s *reviewScreen) editJudge() action {
 	case s.edit != nil:
 		s.refuse("The judge file is already being edited.")
 		return action{}
+	case s.refusesJudging():
+		return action{}
 	case r.info.Definition == "":
 		s.refuse(fmt.Sprintf("%s has no judge file to edit: only LLM judges have one (review with --judge docqa --model MODEL, or a judge file).", SanitizeLine(r.name())))
 		return action{}

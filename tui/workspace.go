@@ -99,6 +99,8 @@ type workspace struct {
 	// waitStore is set while a new session is being written (store is
 	// nil meanwhile): labels wait in the save queue.
 	waitStore func() (Recorder, error)
+	// team is the team session the screen is on (team.go), nil for none.
+	team *teamState
 }
 
 // run returns the active run, or nil when the session has no judge.
