@@ -27,10 +27,11 @@ var ErrNoSplit = errors.New("session has no split")
 // judge is scored on ever reaches its prompt (SPEC "Improving a judge").
 // An item is a candidate when it has a current human label on the whole
 // item (criterion 0) for every dimension of dims; with several annotators
-// the label is their majority, and an item whose annotators tie on a
-// dimension is left out. Its Note is the item's current note (the latest
-// of any annotator's), its Item the item with its texts, rubric and whole
-// Fields.
+// the label is its adjudication when it has one (the latest, via
+// "adjudication"), else their majority, and an item whose annotators tie
+// on a dimension, unadjudicated, is left out. Its Note is the item's
+// current note (the latest of any annotator's), its Item the item with its
+// texts, rubric and whole Fields.
 //
 // The order is deterministic: candidates by their Split.Fraction, taken
 // round-robin over the first dimension's label values in ascending order
@@ -213,10 +214,11 @@ func currentCantJudgePairs(tx *sql.Tx) ([][2]string, error) {
 
 // fewShotCandidates reads the current whole-item labels on dims and keeps
 // the items of the calibration part (PartCalibration only) whose every
-// dimension has a majority label, ordered by their fraction. A label of
-// an annotator on an item they marked "can't judge" does not count. Labels are
-// read packed where they can be (stats_input_packed.go): a million rows
-// handed over one by one cost seconds in the driver.
+// dimension has a label, its adjudication or else a majority, ordered by
+// their fraction. A label of an annotator on an item they marked "can't
+// judge" does not count. Labels are read packed where they can be
+// (stats_input_packed.go): a million rows handed over one by one cost
+// seconds in the driver.
 func fewShotCandidates(tx *sql.Tx, sp Split, dims []judge.Dimension) ([]fewShotCandidate, error) {
 	codec, err := loadCodec(tx)
 	if err != nil {
@@ -274,11 +276,21 @@ func fewShotCandidates(tx *sql.Tx, sp Split, dims []judge.Dimension) ([]fewShotC
 			}
 		}
 	}
+	// An adjudicated item's label is its adjudication (the latest), which
+	// the tally counted as a person's label (adjudication.go).
+	settled, err := adjudicatedTally(tx, codec, t, dims, marks)
+	if err != nil {
+		return nil, err
+	}
 	cands := make([]fewShotCandidate, 0, len(t.items))
 	for _, it := range t.items {
 		values := make([]float64, len(dims))
 		ok := true
 		for i, counts := range it.counts {
+			if v, adj := settled[fewShotKey{it.id, i}]; adj {
+				values[i], ok = v.value, true
+				continue
+			}
 			if values[i], ok = majority(counts); !ok {
 				break
 			}

@@ -219,6 +219,9 @@ func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, err
 		hintUnits(in.Labelling.Decisions, units)
 	}
 	labelled := addStatsLabels(units, labels)
+	if err := orderAdjudications(tx, labels, units); err != nil {
+		return in, err
+	}
 	in.Dimensions = labelOnlyDimensions(runs, codec, labelled)
 	if err := readStatsPlan(tx, s.path, &in, o.PlanID, placed); err != nil {
 		return in, err

@@ -27,9 +27,13 @@
 //     verdict made with the responses swapped (Verdict.Swapped) is never
 //     the current verdict nor a re-judge: the last one is the current
 //     verdict's second order, read by the swap audit alone (and, with
-//     Options.SwapDisagreeAsTie, by the comparison with humans). The humans' value is the single label, or
-//     the annotators' majority; a tie on the most common value leaves the
+//     Options.SwapDisagreeAsTie, by the comparison with humans). The humans' value is the unit's
+//     adjudicated label (provenance "adjudication", the latest) when it
+//     has one, else the single label, or the annotators' majority; a tie
+//     on the most common value that no adjudication settles leaves the
 //     unit out (counted in human_ties) rather than breaking it one way.
+//     An adjudication is no annotator's label: it enters neither the
+//     figures between annotators nor the unit's selection class.
 //   - Tables: Confusion rows are the reference (the humans, or the second
 //     judge of a pair), columns the judge, over every category of the scale
 //     in ascending order, so chance terms (kappa, AC1, alpha) count the
@@ -115,7 +119,8 @@
 //	        disagree_as_tie}                         (pairwise only)
 //	judge_pairs[]: judge, reference, dimension, scale, agreement: Agreement
 //	humans[]: dimension, scale, annotators[], labelled, pairable,
-//	    majority_ties, small_sample?, percent_agreement, alpha_nominal,
+//	    majority_ties, adjudicated, awaiting_adjudication, small_sample?,
+//	    percent_agreement, alpha_nominal,
 //	    alpha_ordinal, alpha_interval, alpha_ratio, fleiss_kappa, gwet_ac1,
 //	    gwet_ac2, pairs[]: {a, b, n, percent_agreement, cohen_kappa}
 //	operating_points[]: judge, dimension, scale, grade ("score", "logprob",

@@ -40,8 +40,9 @@ const (
 type humanDim struct {
 	key  dimKey
 	cats []float64
-	// ref is the category index of the unit's human value (the single
-	// label or the majority), refNone or refTie.
+	// ref is the category index of the unit's human value (its latest
+	// adjudication, else the single label or the majority), refNone or
+	// refTie.
 	ref []int8
 	sel []uint8
 	// provStart[u]..provStart[u+1] index prov, the interned provenance of
@@ -55,6 +56,13 @@ type humanDim struct {
 // ProvenanceScript is the provenance of a label written by a script
 // (`gavel label --via script`, its default).
 const ProvenanceScript = "script"
+
+// ProvenanceAdjudication is the provenance of an adjudicator's label: made
+// on an item where people disagree, after seeing their labels (`gavel
+// review --adjudicate`, `gavel label --via adjudication`). It is no
+// rater's label: it sets the unit's reference and stays out of every
+// figure between people and out of the unit's selection class.
+const ProvenanceAdjudication = "adjudication"
 
 // provenanceClass sorts a provenance string into a selection class: a
 // seeded random order ("random"), a random sample ("sample") and a
@@ -70,7 +78,10 @@ func provenanceClass(p string) uint8 {
 		return selUnbiased
 	case p == "order":
 		return selOrder
-	case strings.HasPrefix(p, "filter:") || p == ProvenanceScript:
+	case strings.HasPrefix(p, "filter:") || p == ProvenanceScript || p == ProvenanceAdjudication:
+		// An adjudication counts only where it stands alone (its raters'
+		// labels undone since): reached through the queue of
+		// disagreements, it is hand-picked.
 		return selFiltered
 	}
 	return selUnknown
@@ -126,7 +137,9 @@ func categoryIndex(cats []float64, v float64) int {
 }
 
 // buildHumansWith reads every label on one dimension: each unit's
-// reference value and selection class, and the inter-annotator figures,
+// reference value (its latest adjudication, else the people's majority)
+// and selection class (its people's labels'), the adjudications counted,
+// and the inter-annotator figures (people only),
 // each with a seeded bootstrap interval over the units with a label
 // (seed is the report's seed, Options.Seed: the dimension's own seed is
 // derived from it and the dimension; resamples ≤ 0 leaves the bounds
@@ -166,13 +179,38 @@ func buildHumansWith(in *Input, key dimKey, notes *notes, seed uint64, resamples
 	lastProv, lastID := "", uint16(0)
 	classOf := planClasses(in)
 	rep := &h.report
+	addProv := func(p string) {
+		if p == "" {
+			p = "unknown"
+		}
+		id, ok := lastID, p == lastProv
+		if !ok {
+			id, ok = provID[p]
+		}
+		if !ok && len(h.provNames) < 1<<16-1 {
+			id = uint16(len(h.provNames))
+			provID[p] = id
+			h.provNames = append(h.provNames, p)
+		}
+		lastProv, lastID = p, id
+		h.prov = append(h.prov, id)
+	}
+	offScale := func() {
+		notes.add("labels with a value off the " + string(key.scale) + " scale of " + key.name + " were ignored")
+	}
 	for u := range in.Units {
 		h.provStart[u] = int32(len(h.prov))
 		clear(counts)
 		labels = labels[:0]
 		sel := selNone
 		all := in.Units[u].Labels
+		adj := adjudication{cat: -1}
+		var latest int64 // the largest Seq of a person's label
 		for i, l := range all {
+			if l.Provenance == ProvenanceAdjudication {
+				adj.add(l, key.name, cats, offScale)
+				continue
+			}
 			if laterLabelBy(all[i+1:], l.Annotator) {
 				continue
 			}
@@ -182,30 +220,30 @@ func buildHumansWith(in *Input, key dimKey, notes *notes, seed uint64, resamples
 			}
 			c := categoryIndex(cats, v)
 			if c < 0 {
-				notes.add("labels with a value off the " + string(key.scale) + " scale of " + key.name + " were ignored")
+				offScale()
 				continue
 			}
 			counts[c]++
 			labels = append(labels, usable{intern(l.Annotator), c})
-			p := l.Provenance
-			if p == "" {
-				p = "unknown"
-			}
-			id, ok := lastID, p == lastProv
-			if !ok {
-				id, ok = provID[p]
-			}
-			if !ok && len(h.provNames) < 1<<16-1 {
-				id = uint16(len(h.provNames))
-				provID[p] = id
-				h.provNames = append(h.provNames, p)
-			}
-			lastProv, lastID = p, id
-			h.prov = append(h.prov, id)
+			latest = max(latest, l.Seq)
+			addProv(l.Provenance)
 			sel = max(sel, classOf(l.Provenance))
 		}
-		h.sel[u] = sel
 		h.ref[u] = majority(counts)
+		if adj.cat >= 0 {
+			rep.Adjudicated++
+			h.ref[u] = int8(adj.cat)
+			if len(labels) == 0 {
+				// Its people's labels undone or set apart since: the
+				// adjudication stands alone, and is the unit's label.
+				addProv(ProvenanceAdjudication)
+				sel = classOf(ProvenanceAdjudication)
+			}
+		}
+		if disagree(counts) && (adj.cat < 0 || adj.seq > 0 && latest > adj.seq) {
+			rep.AwaitingAdjudication++
+		}
+		h.sel[u] = sel
 		if len(labels) == 0 {
 			continue
 		}
@@ -298,13 +336,51 @@ func buildHumansWith(in *Input, key dimKey, notes *notes, seed uint64, resamples
 	return h
 }
 
+// laterLabelBy reports whether rest holds another label of annotator as
+// a rater: their adjudications are no such label.
 func laterLabelBy(rest []Label, annotator string) bool {
 	for _, l := range rest {
-		if l.Annotator == annotator {
+		if l.Annotator == annotator && l.Provenance != ProvenanceAdjudication {
 			return true
 		}
 	}
 	return false
+}
+
+// adjudication is the latest adjudication met on a unit's dimension: its
+// category (-1 for none) and Seq.
+type adjudication struct {
+	cat int
+	seq int64
+}
+
+// add takes l, an adjudication, when it has a value on dim later than
+// (or as late as, coming after) the one kept.
+func (a *adjudication) add(l Label, dim string, cats []float64, offScale func()) {
+	v, has := l.Values[dim]
+	if !has {
+		return
+	}
+	c := categoryIndex(cats, v)
+	if c < 0 {
+		offScale()
+		return
+	}
+	if a.cat < 0 || l.Seq >= a.seq {
+		a.cat, a.seq = c, l.Seq
+	}
+}
+
+// disagree reports whether two people's labels differ: two categories
+// are used.
+func disagree(counts []int) bool {
+	used := 0
+	for _, n := range counts {
+		if n > 0 {
+			used++
+		}
+	}
+	return used >= 2
 }
 
 // majority returns the most common category, refTie when two or more share

@@ -62,7 +62,12 @@ type Unit struct {
 	// verdict, the earlier ones feed the re-judge flip rate.
 	Verdicts []Verdict `json:"verdicts,omitempty"`
 	// Labels holds each annotator's current label. If an annotator appears
-	// twice, the later label wins.
+	// twice, the later label wins. Adjudications (Provenance
+	// "adjudication") are apart: one never replaces the adjudicator's own
+	// label as a rater, and none counts as a label between people or in
+	// how the unit was selected. The unit's reference on a dimension is
+	// its adjudication when it has one (the latest, Label.Seq), else the
+	// annotators' majority (a tie: none).
 	Labels []Label `json:"labels,omitempty"`
 }
 
@@ -106,9 +111,19 @@ type Label struct {
 	// samples; "filter:NAME" (e.g. "filter:disagreements") and "script"
 	// (gavel label) do not; "plan:ID" (following labelling plan ID) is
 	// fair for a uniform or stratified plan and, for an active plan,
-	// feeds only Report.Plan; any other value, the empty string
-	// included, is unknown.
+	// feeds only Report.Plan; "adjudication" (ProvenanceAdjudication)
+	// marks an adjudicator's label, which is no rater's: it settles the
+	// unit's reference (see Unit.Labels); any other value, the empty
+	// string included, is unknown.
 	Provenance string `json:"provenance,omitempty"`
+	// Seq orders the labels in time when the caller knows it (a session
+	// gives the action's id): a larger Seq was made later; 0 means
+	// unknown. Only adjudications read it: of several on a dimension, the
+	// one with the largest Seq (the later in Labels on a tie) is the
+	// reference, and a person's label with a larger Seq than it (changed
+	// after the adjudication) puts a disagreement back among those
+	// waiting for adjudication.
+	Seq int64 `json:"seq,omitempty"`
 }
 
 // Options tunes Compute.

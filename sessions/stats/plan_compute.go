@@ -145,7 +145,14 @@ func planReport(in *Input) *PlanReport {
 		}
 		clear(counts)
 		planLabels, offLabels, corrected := 0, 0, 0
+		adj := adjudication{cat: -1}
 		for i, l := range u.Labels {
+			if l.Provenance == ProvenanceAdjudication {
+				// Neither on the plan nor off it: it settles the plan
+				// labels' value when they disagree (below).
+				adj.add(l, pl.Dimension, cats, func() {})
+				continue
+			}
 			if laterLabelBy(u.Labels[i+1:], l.Annotator) {
 				continue
 			}
@@ -197,6 +204,12 @@ func planReport(in *Input) *PlanReport {
 		it := planPick{stratum: st, certain: pu.Probability >= 1, responder: -1}
 		r.Selected++
 		ref := majority(counts)
+		if adj.cat >= 0 && planLabels > 0 {
+			// The item's reference is its adjudication, as in every
+			// figure; the plan still drew it and its plan labels made
+			// it a response.
+			ref = int8(adj.cat)
+		}
 		switch {
 		case ref >= 0:
 			r.Corrections += corrected

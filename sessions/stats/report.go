@@ -243,8 +243,18 @@ type HumanAgreement struct {
 	Labelled int `json:"labelled"`
 	Pairable int `json:"pairable"`
 	// MajorityTies counts units whose annotators tie on the most common
-	// value.
+	// value, and no adjudication settles.
 	MajorityTies int `json:"majority_ties"`
+	// Adjudicated counts units whose reference is an adjudicator's label
+	// (provenance "adjudication"; the latest when there are several)
+	// rather than the annotators' majority. Adjudications are in no other
+	// figure here: not the annotators, the pairs nor the agreement.
+	Adjudicated int `json:"adjudicated"`
+	// AwaitingAdjudication counts units where two people's labels differ
+	// and no adjudication settles them: none was made, or a person's label
+	// changed after the latest one (the adjudication queue's size;
+	// can't-judge decisions left out, as everywhere).
+	AwaitingAdjudication int `json:"awaiting_adjudication"`
 	// SmallSample is set when fewer than MinReliableItems units are
 	// pairable: the intervals are then unreliable.
 	SmallSample string `json:"small_sample,omitempty"`

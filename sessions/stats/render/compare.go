@@ -60,6 +60,9 @@ func humanLines(hs []stats.HumanAgreement, judges bool) []Line {
 			row("annotators", strings.Join(names, ", ")),
 			row("labelled", fmt.Sprintf("%s · %d by two or more · %d tied", plural(h.Labelled, "item", "items"), h.Pairable, h.MajorityTies)),
 		)
+		if a := adjudicationText(h); a != "" {
+			out = append(out, row("adjudication", a))
+		}
 		if len(h.Annotators) < 2 {
 			out = append(out, text(RoleMuted, "  Agreement between annotators needs a second one: label the same items with another --annotator."))
 			continue
@@ -101,4 +104,14 @@ func humanLines(hs []stats.HumanAgreement, judges bool) []Line {
 		}
 	}
 	return out
+}
+
+// adjudicationText says how many references an adjudicator settled and
+// how many disagreements between people wait for one; "" when neither.
+func adjudicationText(h stats.HumanAgreement) string {
+	if h.Adjudicated == 0 && h.AwaitingAdjudication == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s adjudicated · %s waiting",
+		plural(h.Adjudicated, "reference", "references"), plural(h.AwaitingAdjudication, "disagreement", "disagreements"))
 }

@@ -344,6 +344,12 @@ func markdownHumans(b *strings.Builder, hs []stats.HumanAgreement) {
 	}
 	mdTable(b, []string{"Dimension", "Annotators", ">Labelled", ">By two or more", ">Tied"}, rows)
 	for _, h := range hs {
+		if a := adjudicationText(h); a != "" {
+			fmt.Fprintf(b, "\nAdjudication on %s: %s (an adjudicated label is the item's reference; the waiting ones are the queue of gavel review --adjudicate).\n",
+				MarkdownText(h.Dimension), a)
+		}
+	}
+	for _, h := range hs {
 		if len(h.Annotators) < 2 {
 			continue
 		}
