@@ -68,7 +68,7 @@ const noteLimit = 2000
 
 func newCantJudgeDialog(item int, id, reason, note string) *cantJudgeDialog {
 	n := len(sessions.CantJudgeReasons)
-	d := &cantJudgeDialog{item: item, id: idText(id), now: reason, note: newFieldInput(note, "why can it not be judged?", noteLimit),
+	d := &cantJudgeDialog{item: item, id: idText(id), now: reason, note: newFieldInput(note, "can it not be judged?", noteLimit),
 		keys: cantJudgeKeys{
 			Reason: key.NewBinding(key.WithKeys(digitsUpTo(n)...), key.WithHelp("1–"+strconv.Itoa(n), "reason")),
 			Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous reason")),
