@@ -205,8 +205,13 @@ func screenGuidelines(s *sessions.Store, annotator, path string) (*tui.Guideline
 // labels to re-review, an older version given than the session's latest.
 func guidelinesNotices(g *guidelinesOnScreen, older int) []string {
 	var out []string
-	relabel := fmt.Sprintf("%s made under an older version; the filter 're-review: older guidelines' lists them.",
-		plural(older, "of your labels was", "of your labels were"))
+	// Labels not made under the version on screen are older ones when it is
+	// the latest; under an older file they may be newer, so "other".
+	under := plural(older, "of your labels was made under an older version", "of your labels were made under an older version")
+	if g.version.ID != g.latest {
+		under = plural(older, "of your labels was made under another version", "of your labels were made under other versions")
+	}
+	relabel := under + "; the filter 're-review: older guidelines' lists them."
 	switch {
 	case g.isNew && g.count > 1 && older > 0:
 		out = append(out, "The guidelines changed: "+relabel)

@@ -126,7 +126,7 @@ func TestLabellingOptions(t *testing.T) {
 				notices: []string{"Guidelines: 1 of your labels was made under an older version;"}}},
 		{"an older file", labellingFlags{guidelines: v1}, nil,
 			want{id: 1, older: 1, path: v1, tags: []string{"format", "too strict", "hallucinated gold"},
-				notices: []string{"Guidelines: 1 of your labels was", "v1.md is guidelines version 1, older than the session's latest (2)"}}},
+				notices: []string{"Guidelines: 1 of your labels was made under another version;", "v1.md is guidelines version 1, older than the session's latest (2)"}}},
 		{"a binary file: the latest version instead", labellingFlags{guidelines: bad}, nil,
 			want{id: 2, older: 1, path: session + " (guidelines version 2)", tags: []string{"format", "too strict", "hallucinated gold"},
 				notices: []string{"bad.md is not text", "the review shows the session's latest guidelines (version 2) instead."}}},
