@@ -295,3 +295,31 @@ func (s *Store) DecidedItems() (map[string]int, error) {
 	}
 	return out, nil
 }
+
+// LastLiveGroup returns annotator's latest group that is not undone, as
+// Undo would undo it (its live actions, in id order), or nil. A replica's
+// writer undoes in the team session what this gives, then applies the
+// undo rows here.
+func (s *Store) LastLiveGroup(annotator string) ([]Action, error) {
+	var out []Action
+	err := s.read("reading the last decision", func(tx *sql.Tx) error {
+		var target int64
+		err := tx.QueryRow(`SELECT group_id FROM live_actions WHERE annotator = ? ORDER BY id DESC LIMIT 1`, annotator).Scan(&target)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(`SELECT `+actionColumns+` FROM live_actions WHERE group_id = ? AND annotator = ? ORDER BY id`, target, annotator)
+		if err != nil {
+			return err
+		}
+		out, err = scanActions(tx, rows)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
