@@ -147,6 +147,23 @@ func TestCheckTagName(t *testing.T) {
 		{"isolate\u2066x", false},
 		{"mark\u200fx", false},
 		{"bad\xffutf8", false},
+		// Format characters (Cf) that draw nothing: the name would look
+		// like another ("zw\u200bsp" like "zwsp").
+		{"zw\u200bsp", false},
+		{"\u200bzwsp", false},
+		{"word\u2060joiner", false},
+		{"soft\u00adhyphen", false},
+		{"bom\ufeff", false},
+		{"a\u200db", false},       // a joiner between Latin letters shows nothing
+		{"a\u200cb", false},       // so does a non-joiner
+		{"\u200d👩", false},        // nor at an end
+		{"tag\U000e0041x", false}, // a tag character
+		{"interlinear\ufff9x", false},
+		// Joiners that change what is drawn stay allowed.
+		{"🧑🏽\u200d💻", true},      // after a skin tone
+		{"🏳\ufe0f\u200d🌈", true}, // after a variation selector
+		{"می\u200cخواهم", true},  // Persian: the non-joiner keeps the letters apart
+		{"क्\u200dष", true},      // Devanagari: the joiner picks a half form
 	} {
 		err := CheckTagName(tc.name)
 		if (err == nil) != tc.ok {

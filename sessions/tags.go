@@ -17,8 +17,10 @@ const MaxTagRunes = 40
 // CheckTagName is the one check of a failure tag's name, wherever it comes
 // from (--tags, the config, the screen, gavel label, a merged session): 1
 // to MaxTagRunes runes of valid UTF-8, no white space at either end (pass
-// strings.TrimSpace(name)), no control or bidirectional formatting
-// characters (the name reaches terminals and reports), and no comma
+// strings.TrimSpace(name)), no control, bidirectional or other format
+// characters (Unicode Cf: the name reaches terminals and reports, and an
+// invisible zero-width space would make "zw\u200bsp" look like "zwsp"; a
+// joiner is kept where it shows, see invisibleFormat), and no comma
 // (--tags "a,b" splits on commas, so a comma could never be given there).
 func CheckTagName(name string) error {
 	switch {
@@ -33,12 +35,48 @@ func CheckTagName(name string) error {
 	case strings.ContainsRune(name, ','):
 		return fmt.Errorf("tag name %q holds a comma (commas separate tags in --tags)", name)
 	}
-	for _, r := range name {
+	runes := []rune(name)
+	for i, r := range runes {
 		if unicode.IsControl(r) || isBidiControl(r) {
 			return fmt.Errorf("tag name %q holds a control character (%U)", name, r)
 		}
+		if invisibleFormat(runes, i) {
+			return fmt.Errorf("tag name %q holds an invisible format character (%U)", name, r)
+		}
 	}
 	return nil
+}
+
+// invisibleFormat reports whether runes[i] is a format character (Unicode
+// Cf: zero-width space, word joiner, soft hyphen, byte-order mark, …) that
+// would make the name look like another. A zero-width joiner inside an
+// emoji sequence ("👩\u200d💻") and a joiner or non-joiner between two
+// letters of a script whose letters join (Arabic, Persian, the Indic
+// scripts) change what is drawn, so they are kept.
+func invisibleFormat(runes []rune, i int) bool {
+	r := runes[i]
+	if !unicode.Is(unicode.Cf, r) {
+		return false
+	}
+	if r != '\u200c' && r != '\u200d' || i == 0 || i == len(runes)-1 {
+		return true
+	}
+	prev, next := runes[i-1], runes[i+1]
+	if r == '\u200d' && (unicode.In(prev, unicode.So, unicode.Sk) || prev == '\ufe0f') && unicode.Is(unicode.So, next) {
+		return false
+	}
+	return !(joiningScript(prev) && joiningScript(next))
+}
+
+// joiningScript reports the letters and marks of the scripts in which a
+// zero-width joiner or non-joiner changes the shapes drawn.
+func joiningScript(r rune) bool {
+	if !unicode.In(r, unicode.L, unicode.M) {
+		return false
+	}
+	return unicode.In(r, unicode.Arabic, unicode.Syriac, unicode.Nko, unicode.Mongolian,
+		unicode.Devanagari, unicode.Bengali, unicode.Gurmukhi, unicode.Gujarati, unicode.Oriya,
+		unicode.Tamil, unicode.Telugu, unicode.Kannada, unicode.Malayalam, unicode.Sinhala)
 }
 
 // isBidiControl reports the characters that reorder the text around them
