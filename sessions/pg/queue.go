@@ -37,6 +37,35 @@ type Queue struct {
 // NewQueue is the queue of the session s under ctx. Its Close closes s.
 func NewQueue(ctx context.Context, s *Store) *Queue { return &Queue{s: s, ctx: ctx} }
 
+// OpenQueue connects to the session at the URL raw and returns its queue,
+// refusing with a clear message a server that does not answer, a session
+// that is not there (naming those that are) and one made by a newer Gavel.
+func OpenQueue(ctx context.Context, raw string) (*Queue, error) {
+	s, err := Connect(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Reach(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	ok, err := s.Exists(ctx)
+	if err == nil && !ok {
+		err = s.noSession(ctx)
+	}
+	if err == nil {
+		var v int
+		if v, err = s.SchemaVersion(ctx, s.pool); err == nil && v > sessions.SchemaVersion() {
+			err = fmt.Errorf("session %s was made by a newer Gavel (schema v%d; this one reads up to v%d): update Gavel", s.where(), v, sessions.SchemaVersion())
+		}
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return NewQueue(ctx, s), nil
+}
+
 var _ sessions.QueueStore = (*Queue)(nil)
 
 // Store is the session the queue is in.
