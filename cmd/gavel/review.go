@@ -16,6 +16,7 @@ import (
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/dataset"
 	"github.com/gavel-dev/gavel/sessions/demo"
+	"github.com/gavel-dev/gavel/sessions/pg"
 	"github.com/gavel-dev/gavel/tui"
 )
 
@@ -87,6 +88,12 @@ answers are cached in the session, so reopening costs nothing; r re-judges.`,
 func runReview(ctx context.Context, e env, path string, o reviewFlags) error {
 	if path == "-" {
 		return usagef("gavel review needs the dataset as a file: standard input is where your keys come from. Save the stream to a file first, or judge it without a screen with gavel run - --session FILE.gavel")
+	}
+	if pg.IsURL(path) {
+		return reviewTeam(ctx, e, path, o) // a team session (review_team.go)
+	}
+	if pg.IsURL(o.session) {
+		return usagef("a team session holds its items: review it with gavel review %s (no dataset file)", pg.Redact(o.session))
 	}
 	if o.session == "" {
 		o.session = defaultSessionPath(path)
