@@ -480,6 +480,14 @@ func (lc *labellingData) byAnnotator() (map[string][]decision, []string) {
 		if filtered && d.Guidelines != f.Version {
 			continue
 		}
+		if !d.live() {
+			// A decision that records neither the verdict's visibility,
+			// nor its time on screen, nor a re-test was not made on the
+			// review screen (gavel label, a script, an older Gavel) even
+			// when its annotator also labelled there: the reliability
+			// figures count live key presses only.
+			continue
+		}
 		if d.ItemID != lastItem || d.Criterion != lastCrit {
 			if u, ok := lc.hinted(d); ok && d.Criterion == 0 {
 				itemU, lastOK, lastUnit = u, true, u

@@ -163,6 +163,11 @@ type Decision struct {
 	Unit int32 `json:"-"`
 }
 
+// live reports whether the decision was made on the review screen: only
+// those record how (the verdict's visibility, the time on screen, or a
+// re-test); `gavel label` records a sitting alone.
+func (d *Decision) live() bool { return d.Shown != "" || d.Timed || d.Retest }
+
 // The values of Decision.Shown and Decision.Kind.
 const (
 	ShownBlind    = "blind"

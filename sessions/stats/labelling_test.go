@@ -201,6 +201,28 @@ func TestDecisionTimeAndFatigue(t *testing.T) {
 	}
 }
 
+// Decisions a script wrote (gavel label: a sitting, nothing on how it was
+// made) are not key presses: an annotator who also labelled on the screen
+// keeps the screen's decisions, time and sittings alone (tour finding:
+// eight gavel label calls raised "decisions" from 32 to 40).
+func TestScriptDecisionsAreNotCounted(t *testing.T) {
+	in := anchoringInput(30, 30)
+	live := len(in.Labelling.Decisions)
+	for i := range 8 {
+		in.Labelling.Decisions = append(in.Labelling.Decisions, Decision{Group: int64(1000 + i), Annotator: "ann",
+			ItemID: in.Labelling.Decisions[i].ItemID, Kind: KindLabel, Dimension: in.Labelling.Decisions[i].Dimension,
+			Value: 1, HasValue: true, Sitting: "script"})
+	}
+	rep := Compute(in, Options{Seed: 1, Resamples: -1})
+	r := rep.Labelling.Annotators[0]
+	if r.Decisions != live || r.Timed != live {
+		t.Errorf("decisions %d, timed %d; want %d live ones", r.Decisions, r.Timed, live)
+	}
+	if r.Fatigue.Sittings != 1 {
+		t.Errorf("sittings %d: the script's sitting counted", r.Fatigue.Sittings)
+	}
+}
+
 // A report without labelling input, or with one that says nothing about
 // the units reported on, has no labelling section.
 func TestLabellingOmitted(t *testing.T) {
