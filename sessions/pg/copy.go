@@ -2,7 +2,9 @@ package pg
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -287,12 +289,11 @@ func CopyToSQLite(ctx context.Context, src *Store, dstPath string) (CopySummary,
 		return sum, errors.New(what + ": copy it with the Gavel that made it")
 	}
 
-	f, err := os.CreateTemp(dir, "."+filepath.Base(dstPath)+".copy-*")
-	if err != nil {
-		return sum, fmt.Errorf("cannot write session %s: %w", dstPath, err)
-	}
-	tmp := f.Name()
-	f.Close()
+	// A new name, which sessions.Open creates with the permissions any
+	// session file gets.
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(dir, "."+filepath.Base(dstPath)+".copy-"+hex.EncodeToString(rnd[:]))
 	defer sessions.RemoveSessionFiles(tmp)
 	st, err := sessions.Open(tmp, sessions.Options{Annotator: copyAnnotator})
 	if err != nil {
