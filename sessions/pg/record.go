@@ -194,7 +194,7 @@ func (s *Store) RecordUndo(ctx context.Context, annotator string, undos []sessio
 			case !ok:
 				return fmt.Errorf("action %d is not in the session", u.Undoes)
 			case a.Annotator != annotator:
-				return fmt.Errorf("action %d is %s's, not %s's", u.Undoes, a.Annotator, annotator)
+				return fmt.Errorf("action %d is %q's, not %q's", u.Undoes, a.Annotator, annotator)
 			case a.Kind == sessions.KindUndo:
 				return fmt.Errorf("action %d is an undo: undo rows are not undone", u.Undoes)
 			}
