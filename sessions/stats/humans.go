@@ -65,7 +65,9 @@ const ProvenanceScript = "script"
 const ProvenanceAdjudication = "adjudication"
 
 // provenanceClass sorts a provenance string into a selection class: a
-// seeded random order ("random"), a random sample ("sample") and a
+// seeded random order ("random"), a random sample ("sample"), a team's
+// queue ("queue": gavel assign deals each person's items in a seeded
+// random order, and the shared ones are a seeded random share) and a
 // labelling plan ("plan", "plan:…") are random; "order" is dataset
 // order; "filter:NAME" a filter; anything else (imported labels) unknown.
 // "script" (gavel label's default) counts as a filter: a script picks its
@@ -74,7 +76,7 @@ const ProvenanceAdjudication = "adjudication"
 // planClasses, which knows the plans' designs.
 func provenanceClass(p string) uint8 {
 	switch {
-	case p == "random" || p == "sample" || p == "plan" || strings.HasPrefix(p, "plan:"):
+	case p == "random" || p == "sample" || p == "queue" || p == "plan" || strings.HasPrefix(p, "plan:"):
 		return selUnbiased
 	case p == "order":
 		return selOrder
