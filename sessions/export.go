@@ -16,7 +16,8 @@ const (
 	OnlyReviewed = "reviewed"
 	// OnlyDisagreements writes the items where some judge's current
 	// verdict differs from some person's label on the same criterion and
-	// dimension.
+	// dimension (a label its annotator marked "can't judge" is left out,
+	// as the statistics leave it out).
 	OnlyDisagreements = "disagreements"
 	// OnlyAll writes every item.
 	OnlyAll = "all"
@@ -335,6 +336,16 @@ func (t *exportTable) columnNames() []string {
 	return append(cols, colFields)
 }
 
+// cantJudged reports whether the annotator marked item id as impossible
+// to judge: their label there, if any, is compared with no verdict.
+func (a *exportAnnotator) cantJudged(id string) bool {
+	if a.labelling == nil {
+		return false
+	}
+	_, ok := a.labelling.cantJudge[id]
+	return ok
+}
+
 // selected reports whether item i is written under the selection only.
 func (t *exportTable) selected(i int, only string) bool {
 	id := t.items[i].ID
@@ -355,6 +366,9 @@ func (t *exportTable) selected(i int, only string) bool {
 				continue
 			}
 			for _, a := range t.anns {
+				if a.cantJudged(id) {
+					continue // set aside, as every agreement figure sets it aside
+				}
 				for _, l := range a.labels[id] {
 					if x, ok := v.Values[l.Dimension]; ok && l.Criterion == v.Criterion && x != l.Value {
 						return true
