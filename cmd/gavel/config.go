@@ -448,7 +448,9 @@ func resolveSettings(e env, f *pflag.FlagSet) (settings, error) {
 }
 
 // applyLabellingConfig fills review's labelling flags not given on the
-// command line from the config file.
+// command line from the config file, and refuses a bad --tags here,
+// before any session file is made (the config's tags were checked as it
+// was read).
 func applyLabellingConfig(e env, f *pflag.FlagSet, l *labellingFlags) error {
 	s, err := resolveSettings(e, f)
 	if err != nil {
@@ -456,6 +458,9 @@ func applyLabellingConfig(e env, f *pflag.FlagSet, l *labellingFlags) error {
 	}
 	l.guidelines, l.tags = s.labelling.guidelines, s.labelling.tags
 	l.retest, l.blindShare = share(s.labelling.retest), share(s.labelling.blindShare)
+	if _, err := sessions.ParseTagList(l.tags); err != nil {
+		return usagef("--tags: %v", err)
+	}
 	return nil
 }
 
