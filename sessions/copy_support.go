@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
+
+	"github.com/gavel-dev/gavel/judge"
 )
 
 // What `gavel copy` (package sessions/pg) needs of a session file: the
@@ -140,4 +144,67 @@ func RemoveSessionFiles(path string) {
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		os.Remove(path + suffix)
 	}
+}
+
+// The rows a judge run writes, for another store (sessions/pg) that must
+// write exactly what EnsureRun and SaveVerdicts write here.
+
+// RunRow is what EnsureRun writes of info in the runs table: the run's key,
+// its params as canonical JSON, and its definition (nil for none).
+func RunRow(info judge.Info) (key, params string, def any, err error) {
+	if key, err = RunKey(info); err != nil {
+		return "", "", nil, err
+	}
+	p, err := canonicalParams(info.Params)
+	if err != nil {
+		return "", "", nil, err
+	}
+	return key, string(p), definition(info), nil
+}
+
+// RegistryScale is the scale EnsureRun records in dimension_scales for a
+// dimension whose values are stored by name; ok is false for the others.
+func RegistryScale(d judge.Dimension) (scale judge.Scale, ok bool) {
+	if !d.Scale.Categorical() {
+		return "", false
+	}
+	return registryScale(d.Scale), true
+}
+
+// VerdictColumnNames are the columns of a verdicts row VerdictRow gives,
+// in its order (the id aside).
+var VerdictColumnNames = []string{"run_id", "item_id", "criterion", "swapped", "status", "reason", "error", "raw", "model",
+	"prompt_tokens", "completion_tokens", "latency_ms", "confidence", "extra", "created_at"}
+
+// VerdictRow is what SaveVerdicts writes for one verdict of run runID,
+// as SQLite values (nil, int64, float64, string): its verdicts row
+// (VerdictColumnNames) and its verdict_values, the stored value per
+// dimension; scales are the session's dimensions stored by name
+// (dimension_scales). at is the time to record when v has none.
+func VerdictRow(runID int64, v judge.Verdict, scales map[string]judge.Scale, at time.Time) (row []any, values map[string]any) {
+	if !v.At.IsZero() {
+		at = v.At
+	}
+	var conf any
+	if v.Confidence != nil && !math.IsNaN(*v.Confidence) {
+		conf = *v.Confidence
+	}
+	swapped := int64(0)
+	if v.Swapped {
+		swapped = 1
+	}
+	row = []any{runID, v.ItemID, int64(v.Criterion), swapped, string(v.Status),
+		judge.CutText(v.Reason, judge.TextHead, judge.TextTail), judge.CutText(v.Error, judge.TextHead, judge.TextTail),
+		judge.CutText(v.Raw, judge.RawHead, judge.RawTail), v.Model,
+		int64(v.PromptTokens), int64(v.CompletionTokens), float64(v.Latency) / float64(time.Millisecond), conf,
+		capJSON(extraJSON(v.Extra)), stamp(at)}
+	codec := &valueCodec{scales: scales}
+	values = map[string]any{}
+	for dim, x := range v.Values {
+		if math.IsNaN(x) {
+			continue // NaN means no value
+		}
+		values[dim] = codec.encode(dim, x)
+	}
+	return row, values
 }
