@@ -79,6 +79,9 @@ func Open(path string, opts Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("no session file given: pass --session FILE")
 	}
+	if isTeamURL(path) {
+		return nil, newError(ErrNotSession, nil, "%s is a team session in PostgreSQL: gavel review, stats, export, report, compare, plan --show, assign and copy open it; for other commands copy it to a file first (gavel copy URL FILE.gavel)", redactURL(path))
+	}
 	annotator := strings.TrimSpace(opts.Annotator)
 	if !opts.ReadOnly && annotator == "" {
 		return nil, fmt.Errorf("session %s: an annotator name is required to label: pass --annotator NAME", path)
@@ -450,4 +453,23 @@ func (s *Store) writable() (*sql.DB, error) {
 		return nil, err
 	}
 	return s.w, nil
+}
+
+// isTeamURL reports whether a session argument is a PostgreSQL URL (a
+// team session, package sessions/pg) rather than a file.
+func isTeamURL(path string) bool {
+	return strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://")
+}
+
+// redactURL is a URL fit to print: its password replaced.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "a postgres:// URL"
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
 }

@@ -123,7 +123,7 @@ func runExport(e env, path string, o exportFlags) error {
 	if filtered && !o.onlySet {
 		only = sessions.OnlyAll
 	}
-	s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+	s, err := openRead(path)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/pg"
 	"github.com/gavel-dev/gavel/sessions/plan"
 	"github.com/gavel-dev/gavel/sessions/safetext"
 )
@@ -93,7 +94,7 @@ SESSION, the demo's session (the one gavel with no arguments labels).`,
 			var path string
 			if len(a) == 1 {
 				path = a[0]
-			} else {
+			} else if path = sessionOr(e, ""); path == "" {
 				var err error
 				if path, err = demoSessionPath(e); err != nil {
 					return err
@@ -150,14 +151,23 @@ func runPlan(e env, path string, o planFlags, set func(string) bool) error {
 	case !set("n") && !set("show") && len(given) > 0:
 		return usagef("say how many items to label with -n N")
 	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	if err := fileOnly("plan -n", path); err != nil && (set("n") || set("extend")) {
+		return err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && !pg.IsURL(path) {
 		return usagef("no session %s: make one with gavel review, gavel run or gavel import first", path)
 	}
 	if !set("n") && !set("show") {
 		return listPlans(e, path)
 	}
-	// Drawing or extending writes the session; --show only reads it.
-	s, err := sessions.Open(path, sessions.Options{Annotator: planAnnotator, ReadOnly: set("show")})
+	// Drawing or extending writes the session; --show only reads it (a
+	// team session's too).
+	var s *sessions.Store
+	if set("show") {
+		s, err = openRead(path)
+	} else {
+		s, err = sessions.Open(path, sessions.Options{Annotator: planAnnotator})
+	}
 	if err != nil {
 		return err
 	}
@@ -373,7 +383,7 @@ func shellWordArg(s string) string {
 
 // listPlans prints the session's plans, one line each.
 func listPlans(e env, path string) error {
-	s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+	s, err := openRead(path)
 	if err != nil {
 		return err
 	}

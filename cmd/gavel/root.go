@@ -15,7 +15,7 @@ func execute(ctx context.Context, e env, argv []string) int {
 	root.SetErr(e.stderr)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "gavel: %v\n", err)
+		fmt.Fprintf(e.stderr, "gavel: %s\n", redactURLs(err.Error()))
 		if exitCode(err) == exitUsage {
 			fmt.Fprintf(e.stderr, "Run `%s --help` for usage.\n", cmd.CommandPath())
 		}
@@ -75,6 +75,7 @@ kept in your state directory.`,
 		newCompletionCmd(e), newVersionCmd(e))
 	root.AddCommand(newConfigCmd(e))
 	root.AddCommand(newAssignCmd(e))
+	root.AddCommand(newCopyCmd(e))
 	root.AddCommand(newReportCmd(e))
 	root.AddCommand(newModelsCmd(e))
 	root.AddCommand(newPlanCmd(e))

@@ -86,6 +86,9 @@ func runSplit(e env, path string, o splitFlags, seedSet, shareSet bool) error {
 	if err := want.Valid(); err != nil {
 		return usagef("--calibration %v: %v", o.calibration, err)
 	}
+	if err := fileOnly("split", path); err != nil {
+		return err
+	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return usagef("no session %s: make one with gavel review, gavel run or gavel import first", path)
 	}
@@ -255,7 +258,7 @@ func splitDimensions(in stats.Input) []judge.Dimension {
 // which (selectSplit): what `gavel stats` and `gavel compare` start from.
 // The caller closes the store.
 func readSplitInput(e env, path, which string) (*sessions.Store, stats.Input, stats.SplitUsed, error) {
-	s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+	s, err := openRead(path)
 	if err != nil {
 		return nil, stats.Input{}, stats.SplitUsed{}, err
 	}

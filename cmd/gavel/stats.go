@@ -125,7 +125,7 @@ func runStats(e env, path string, o statsFlags) error {
 	if err != nil {
 		return err
 	}
-	if path == "" {
+	if path = sessionOr(e, path); path == "" {
 		var err error
 		if path, err = demoSessionPath(e); err != nil {
 			return err

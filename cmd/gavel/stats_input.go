@@ -19,7 +19,7 @@ func readFiguresInput(e env, path, which string, f figureFlags) (*sessions.Store
 	if err != nil {
 		return nil, stats.Input{}, stats.SplitUsed{}, err
 	}
-	s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+	s, err := openRead(path)
 	if err != nil {
 		return nil, stats.Input{}, stats.SplitUsed{}, err
 	}

@@ -182,6 +182,9 @@ func runTune(ctx context.Context, e env, path string, o tuneFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := fileOnly("tune", path); err != nil {
+		return err
+	}
 	if _, err := os.Stat(path); err != nil {
 		return usagef("no session %s: gavel tune reads a session that gavel review, run or import made (%v)", path, err)
 	}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"regexp"
+	"strings"
+
+	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/pg"
+)
+
+// envSession names the session a command opens when none is given (a
+// file, or a team's postgres://…?session=NAME), before the demo's.
+const envSession = "GAVEL_SESSION"
+
+// sessionOr is the session a command was given, else $GAVEL_SESSION, else
+// "" (the caller's default, the demo's session).
+func sessionOr(e env, given string) string {
+	if given != "" {
+		return given
+	}
+	return e.getenv(envSession)
+}
+
+// openRead opens a session read-only: a file as it is, a team session
+// (a postgres:// URL) through its local copy, brought up to date first
+// (pg.SyncReplica), so that stats, export, report, compare, plan --show
+// and split read a team session as they read a file. Ctrl-C stops the
+// copy.
+func openRead(path string) (*sessions.Store, error) {
+	if !pg.IsURL(path) {
+		return sessions.Open(path, sessions.Options{ReadOnly: true})
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	local, err := pg.SyncReplica(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return sessions.Open(local, sessions.Options{ReadOnly: true})
+}
+
+// passwordInURL finds the password of a postgres:// URL's user info, and
+// password= parameters, in any text.
+var (
+	passwordInURL   = regexp.MustCompile(`(postgres(?:ql)?://[^:/@\s]*):[^@\s]*@`)
+	passwordInQuery = regexp.MustCompile(`([?&]password=)[^&\s]*`)
+)
+
+// redactURLs replaces the password of every PostgreSQL URL in a message
+// with xxxxx: a last guard for messages that name the session as given
+// (a file path check, say) before any code knew it was a URL.
+func redactURLs(msg string) string {
+	if !strings.Contains(msg, "postgres") {
+		return msg
+	}
+	msg = passwordInURL.ReplaceAllString(msg, "${1}:xxxxx@")
+	return passwordInQuery.ReplaceAllString(msg, "${1}xxxxx")
+}
+
+// fileOnly refuses a team session's URL for a command that works on
+// session files alone, saying what to do instead.
+func fileOnly(command, path string) error {
+	if !pg.IsURL(path) {
+		return nil
+	}
+	return usagef("gavel %s works on session files, and %s is a team session in PostgreSQL: copy it to a file first (gavel copy URL FILE.gavel)", command, pg.Redact(path))
+}
