@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"database/sql"
 	"fmt"
 	"math"
@@ -17,31 +16,9 @@ import (
 	"github.com/gavel-dev/gavel/sessions"
 )
 
-// runGavel runs gavel as execute does, with `gavel copy` registered even
-// while root.go does not list it yet.
-func runGavel(t *testing.T, argv ...string) (int, string, string) {
-	t.Helper()
-	e, out, errb, _ := testEnv(t)
-	root := newRootCmd(e)
-	if c, _, err := root.Find([]string{"copy"}); err != nil || c == root {
-		root.AddCommand(newCopyCmd(e))
-	}
-	root.SetArgs(argv)
-	root.SetOut(e.stdout)
-	root.SetErr(e.stderr)
-	cmd, err := root.ExecuteContextC(context.Background())
-	if err != nil {
-		fmt.Fprintf(e.stderr, "gavel: %v\n", err)
-		if exitCode(err) == exitUsage {
-			fmt.Fprintf(e.stderr, "Run `%s --help` for usage.\n", cmd.CommandPath())
-		}
-	}
-	return exitCode(err), out.String(), errb.String()
-}
-
 func mustRun(t *testing.T, argv ...string) string {
 	t.Helper()
-	code, out, errs := runGavel(t, argv...)
+	code, out, errs := run(t, argv...)
 	if code != 0 {
 		t.Fatalf("gavel %s: exit %d: %s", strings.Join(argv, " "), code, errs)
 	}
@@ -320,7 +297,7 @@ func TestCopyRefusesWithClearMessages(t *testing.T) {
 		{"one argument", []string{"copy", session}, 2, []string{"copy takes SRC DST, but got 1 argument", "e.g. gavel copy"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, out, errs := runGavel(t, c.args...)
+			code, out, errs := run(t, c.args...)
 			if code != c.code {
 				t.Errorf("exit %d, want %d: %s", code, c.code, errs)
 			}

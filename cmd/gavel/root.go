@@ -74,7 +74,7 @@ kept in your state directory.`,
 		newImportCmd(e), newExportCmd(e), newMergeCmd(e), newSampleCmd(e), newLabelCmd(e),
 		newCompletionCmd(e), newVersionCmd(e))
 	root.AddCommand(newConfigCmd(e))
-	root.AddCommand(newAssignCmd(e))
+	root.AddCommand(newAssignCmd(e), newCopyCmd(e))
 	root.AddCommand(newCopyCmd(e))
 	root.AddCommand(newReportCmd(e))
 	root.AddCommand(newModelsCmd(e))
