@@ -49,7 +49,9 @@ func (m *Model) headerLine() string {
 		if m.sel.filter.id == "all" {
 			what = m.sel.order.String()
 		}
-		if m.hasItem() {
+		if m.hasItem() && m.adjudicating() {
+			notice += m.adjudicationNotice() + " · " // how many are left
+		} else if m.hasItem() {
 			notice += fmt.Sprintf("%d/%d %s · ", m.sel.pos+1, len(m.sel.items), ansi.Truncate(what, 24, "…"))
 		} else if len(m.items) > 0 {
 			notice += "no item · " + ansi.Truncate(what, 24, "…")

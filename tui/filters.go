@@ -49,6 +49,7 @@ var staticFilters = []filter{
 		offered: func(w *workspace) bool { return len(w.runs) > 1 && !w.blind }},
 	{id: "annotators-differ", name: "annotators disagree", match: seen((*workspace).annotatorsDiffer),
 		offered: func(w *workspace) bool { return w.others.any() && !w.blind }},
+	adjudicationFilter, // adjudicate.go
 	{id: "low-confidence", name: fmt.Sprintf("confidence < %.0f%%", lowConfidence*100), match: seen((*workspace).lowConfidence)},
 	// A failed verdict is a verdict too: on a hidden item, that it
 	// failed (and so is not a YES) is not told either.

@@ -200,22 +200,26 @@ func (s *reviewScreen) record(acts []sessions.Action) tea.Cmd {
 		return nil
 	}
 	s.labelsGen++
+	s.adj.recorded(acts)
 	s.refresh(item)
+	s.adjudicationRecorded(item)
 	cmd := s.push(saveOp{item: item, acts: acts})
 	switch {
 	case retest && s.retestComplete(item, acts):
 		s.leaveRetest(true)
 	case retest:
 		s.row = s.firstOpenRow(item)
-	case s.reviewed[item]:
+	case s.reviewed[item] || s.leftAdjudication(item):
 		next := -1
 		if s.sel.pos+1 < len(s.sel.items) {
 			next = s.sel.items[s.sel.pos+1]
 		}
 		switch {
-		case s.startRetest(item, next):
+		case !s.adjudicating() && s.startRetest(item, next):
 		case next >= 0:
 			s.step(1)
+		case s.adjudicating():
+			// adjudicationRecorded said what is left.
 		default:
 			s.hint("That was the last item here. Press g for any item still unreviewed, s for statistics.")
 		}
@@ -238,6 +242,7 @@ func (s *reviewScreen) undo() tea.Cmd {
 		return nil
 	}
 	s.labelsGen++
+	s.adj.undone(keys)
 	item, ok := s.index.at(keys[0].ItemID)
 	if !ok {
 		// A label made before the dataset changed, on an item it no

@@ -120,6 +120,11 @@ type Options struct {
 	// item: seconds at a million); nil, nil for none. The screen follows
 	// it once read if the person has not moved or decided meanwhile.
 	ReadPlan func() (*Plan, error)
+	// Adjudicate opens the review on the adjudication queue (adjudicate.go):
+	// the items where people's labels differ and no adjudication settles
+	// them, labels there recorded via "adjudication". The caller follows
+	// no plan then (Plan and ReadPlan nil) and leaves Blind off.
+	Adjudicate bool
 	// Team, when set, is the team session the screen is on (team.go):
 	// the others' work arrives as it is saved, the review follows the
 	// person's queue when the session has one, and the judge keys say
@@ -215,6 +220,7 @@ func New(o Options) *Model {
 		w.runs = append(w.runs, newRunView(r, w.index, len(o.Items)))
 	}
 	w.labels = sessions.ReplayLabels(o.History)
+	w.adj = newAdjState(o.History, o.Others)
 	if w.loading() {
 		// Placed once every item has its position (gotItems).
 		w.load.others, w.load.othersCantJudge = o.Others, o.OthersCantJudge
@@ -244,6 +250,10 @@ func New(o Options) *Model {
 	w.reselect()
 	w.openPlan(o.Plan, o.History)
 	w.waitPlan(o)
+	if o.Adjudicate {
+		w.plan, w.planWait = nil, nil
+		w.openAdjudication()
+	}
 	w.readDetails(w.cur)
 	m := &Model{
 		workspace: w,

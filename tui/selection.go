@@ -233,6 +233,10 @@ func (w *workspace) saySelection() {
 	if w.quitting {
 		return // "Saving your last labels before quitting…" stays
 	}
+	if w.adjudicating() {
+		w.sayAdjudication()
+		return
+	}
 	if len(w.sel.items) == 0 {
 		w.refuse(fmt.Sprintf("No item matches %s: f or F picks another filter, / searches.", w.sel.filter.name))
 		return

@@ -48,6 +48,13 @@ func (s *reviewScreen) verdictLines(inner int) []string {
 	}
 	rw := rows[sel]
 	lines = append(lines, s.swapLines(rw, inner)...)
+	people := s.otherAnnotators(rw, inner)
+	if s.adjudicating() && len(people) > 0 {
+		// What adjudication settles: the people's labels come first.
+		lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
+		lines = append(lines, people...)
+		people = nil
+	}
 	vd, has := r.verdict(s.cur, rw.crit)
 	if has && !s.hidden(s.cur) {
 		vd = s.detailed(r, s.cur, vd)
@@ -81,7 +88,7 @@ func (s *reviewScreen) verdictLines(inner int) []string {
 		}
 	}
 	rule := st.Muted.Render(strings.Repeat("─", inner))
-	if people := s.otherAnnotators(rw, inner); len(people) > 0 {
+	if len(people) > 0 {
 		lines = append(ruleOnce(lines, rule), people...)
 	}
 	if others := s.otherJudges(rw, inner); len(others) > 0 {
@@ -443,7 +450,11 @@ func (s *reviewScreen) otherAnnotators(rw row, inner int) []string {
 		if hasMine && o.Value != mine {
 			text += st.Disagree.Render(" ≠ you")
 		}
-		out = append(out, s.nameValue("human ", o.Annotator, text, inner))
+		who := "human "
+		if o.Via == sessions.ViaAdjudication {
+			who = "adjudicator " // settled it: no rater
+		}
+		out = append(out, s.nameValue(who, o.Annotator, text, inner))
 	}
 	return out
 }

@@ -101,6 +101,9 @@ type workspace struct {
 	waitStore func() (Recorder, error)
 	// team is the team session the screen is on (team.go), nil for none.
 	team *teamState
+	// adj is what the adjudication queue knows of this person's labels
+	// (adjudicate.go).
+	adj *adjState
 }
 
 // run returns the active run, or nil when the session has no judge.
@@ -269,5 +272,7 @@ func (w *workspace) nextUnreviewed(from int) int {
 // are hidden on item i: in blind mode and for the blind share until the
 // person has reviewed it, and on a re-test on screen.
 func (w *workspace) hidden(i int) bool {
-	return ((w.blind || w.blindShared(i)) && !w.reviewed[i]) || w.retesting(i)
+	// The adjudication queue shows every item whole: the others' labels
+	// are what it is for (adjudicate.go).
+	return ((w.blind || w.blindShared(i) && !w.adjudicating()) && !w.reviewed[i]) || w.retesting(i)
 }

@@ -31,6 +31,8 @@ type reviewFlags struct {
 	runner    runnerFlags
 	label     labellingFlags
 	plan      reviewPlanFlags
+	// adjudicate opens on the adjudication queue (review_adjudicate.go).
+	adjudicate bool
 	// defaultJudge is set when no judge was named (flag or config): the
 	// default, match, is then not run on a dataset of pairs it cannot judge.
 	defaultJudge bool
@@ -69,6 +71,9 @@ answers are cached in the session, so reopening costs nothing; r re-judges.`,
 				return err
 			}
 			o.defaultJudge = !cmd.Flags().Changed("judge") && len(o.judges) == 1 && o.judges[0] == match.Name
+			if err := o.checkAdjudicate(cmd.Flags().Changed("plan")); err != nil {
+				return err
+			}
 			return runReview(cmd.Context(), e, a[0], o)
 		},
 	}
@@ -78,6 +83,7 @@ answers are cached in the session, so reopening costs nothing; r re-judges.`,
 	f.StringVar(&o.annotator, "annotator", "", "your `NAME` in the session (default: your OS user name)")
 	f.BoolVar(&o.blind, "blind", false, "hide each verdict until you have labelled the item (calibration labels; b toggles)")
 	addSwap(f, &o.swap)
+	addAdjudicate(f, &o.adjudicate)
 	o.label.add(cmd)
 	o.plan.add(f)
 	o.data.add(f)
@@ -99,6 +105,9 @@ func runReview(ctx context.Context, e env, path string, o reviewFlags) error {
 		o.session = defaultSessionPath(path)
 	}
 	if err := o.plan.check(o.session); err != nil {
+		return err
+	}
+	if err := o.checkAdjudicate(false); err != nil {
 		return err
 	}
 	if rv, ds, err := reopenUnchanged(e, path, &o); err != nil || rv != nil {
@@ -134,6 +143,9 @@ func runDemo(ctx context.Context, e env, o reviewFlags) error {
 		o.session = filepath.Join(dir, "demo.gavel")
 	}
 	if err := o.plan.check(o.session); err != nil {
+		return err
+	}
+	if err := o.checkAdjudicate(false); err != nil {
 		return err
 	}
 	if len(o.judges) == 0 {
@@ -253,6 +265,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 	if err := o.plan.options(rv.Store, &opts); err != nil {
 		return err
 	}
+	o.adjudicateOptions(&opts)
 	vs := &variants{ctx: ctx, open: func() (*sessions.Review, error) { return rv, nil }, cfg: cfg, running: &running, client: client}
 	vs.prices, _ = configPrices(e) // read once already: a bad file has stopped the command before
 	vs.options(&opts)

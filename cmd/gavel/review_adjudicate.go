@@ -1,0 +1,45 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/gavel-dev/gavel/tui"
+)
+
+// The review's adjudication queue (SPEC "Teams"; tui/adjudicate.go):
+// --adjudicate opens the review on the items where people's labels differ
+// and no adjudication settles them; labels there record via
+// "adjudication", which the statistics take as the item's reference.
+// gavel label --via adjudication is its headless twin.
+
+// addAdjudicate adds --adjudicate to a review's flags.
+func addAdjudicate(f *pflag.FlagSet, on *bool) {
+	f.BoolVar(on, "adjudicate", false, "open on the adjudication queue: the items where people's labels differ, theirs shown by name; your labels there record via adjudication and become the items' reference (f leaves it)")
+}
+
+// checkAdjudicate refuses --adjudicate with what it cannot go with,
+// before anything is opened: blind mode (the others' labels are what
+// adjudication looks at), a plan to follow, a session not yet written
+// (nobody has labelled it).
+func (o reviewFlags) checkAdjudicate(planGiven bool) error {
+	switch {
+	case !o.adjudicate:
+		return nil
+	case o.blind:
+		return usagef("--adjudicate shows the others' labels, which --blind hides: leave out --blind")
+	case planGiven:
+		return usagef("--adjudicate follows the adjudication queue, not a labelling plan: leave out --plan (f reaches the plan's items on screen)")
+	case o.session != "" && newSession(o.session):
+		return usagef("--adjudicate: session %s is new, so nobody has labelled it yet: adjudication settles items where people's labels differ (label it first, e.g. gavel label %s ID VALUE --annotator NAME)", o.session, shellWordArg(o.session))
+	}
+	return nil
+}
+
+// adjudicateOptions opens the screen on the queue: no plan is followed.
+func (o reviewFlags) adjudicateOptions(opts *tui.Options) {
+	if !o.adjudicate {
+		return
+	}
+	opts.Adjudicate = true
+	opts.Plan, opts.ReadPlan = nil, nil
+}
