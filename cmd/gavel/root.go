@@ -75,7 +75,6 @@ kept in your state directory.`,
 		newCompletionCmd(e), newVersionCmd(e))
 	root.AddCommand(newConfigCmd(e))
 	root.AddCommand(newAssignCmd(e), newCopyCmd(e))
-	root.AddCommand(newCopyCmd(e))
 	root.AddCommand(newReportCmd(e))
 	root.AddCommand(newModelsCmd(e))
 	root.AddCommand(newPlanCmd(e))
