@@ -281,6 +281,9 @@ func (o *labelFlags) actions(s *sessions.Store, it judge.Item, value *string) ([
 			}
 		}
 	}
+	if err := checkTagChanges(s, it.ID, o.tags, o.untags); err != nil {
+		return nil, err
+	}
 	for _, name := range o.tags {
 		acts = append(acts, sessions.Action{Kind: sessions.KindTag, ItemID: it.ID, Tag: name, Value: 1})
 	}
