@@ -64,7 +64,11 @@ as a new version when the session lacks it), else the config's guidelines,
 else the session's latest version. --via says how the item was reached
 (default script, which statistics keep outside the random sample); --via
 plan:ID labels an item of labelling plan ID (gavel plan), which the
-statistics weight by the item's probability in the plan.
+statistics weight by the item's probability in the plan; --via adjudication
+settles a row where people's labels differ (gavel review --adjudicate's
+twin): the label becomes the item's reference for the judge's statistics
+and counts in no agreement between people. It is refused on a row where
+no two people's labels differ.
 
 A value off the item's scale, an unknown id, and a session open on the
 review screen for the same annotator are refused with what to do.`,
@@ -73,7 +77,8 @@ review screen for the same annotator are refused with what to do.`,
   gavel label evals.gavel rubric_3 4 --criterion 2 --dimension score --annotator ana
   gavel label evals.gavel tq_18 --cant-judge gold-wrong
   gavel label evals.gavel tq_19 --cant-judge other --note "the question is cut off"
-  gavel label evals.gavel tq_17 --undo`,
+  gavel label evals.gavel tq_17 --undo
+  gavel label evals.gavel tq_17 NO --via adjudication --annotator lead`,
 		Args: args(cobra.RangeArgs(2, 3)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			f := cmd.Flags()
@@ -102,10 +107,10 @@ review screen for the same annotator are refused with what to do.`,
 	f.StringVar(&o.cantJudge, "cant-judge", "", "the item cannot be judged, for `REASON`: "+strings.Join(sessions.CantJudgeReasons, ", ")+" (with --note)")
 	f.BoolVar(&o.undo, "undo", false, "take back your latest decision on the item")
 	f.StringVar(&o.guidelines, "guidelines", "", "the guidelines `FILE` the decision is made under (default: the config's, else the session's latest version)")
-	f.StringVar(&o.via, "via", viaScript, "how the item was reached, `HOW`: order, random, script, or plan:ID when following labelling plan ID (gavel plan)")
+	f.StringVar(&o.via, "via", viaScript, "how the item was reached, `HOW`: order, random, script, plan:ID when following labelling plan ID (gavel plan), or adjudication to settle a disagreement between people")
 	cmd.ValidArgsFunction = first(completeExts(sessionExts))
 	_ = cmd.RegisterFlagCompletionFunc("cant-judge", cobra.FixedCompletions(sessions.CantJudgeReasons, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("via", cobra.FixedCompletions([]string{viaOrder, viaRandom, viaScript}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("via", cobra.FixedCompletions([]string{viaOrder, viaRandom, viaScript, viaAdjudication}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"dimension", "criterion", "note", "tag", "untag"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
@@ -158,9 +163,13 @@ func (o *labelFlags) check(value *string) error {
 	}
 	switch o.via {
 	case viaOrder, viaRandom, viaScript:
+	case viaAdjudication:
+		if value == nil {
+			return usagef("--via adjudication settles a row with a label: give the VALUE (--cant-judge, --note and --tag alone adjudicate nothing)")
+		}
 	default:
 		if _, ok := sessions.ParsePlanVia(o.via); !ok {
-			return usagef("--via %q: how the item was reached is order, random or script, or plan:ID when following labelling plan ID", o.via)
+			return usagef("--via %q: how the item was reached is order, random or script, or plan:ID when following labelling plan ID (or adjudication, to settle a disagreement between people)", o.via)
 		}
 	}
 	for i, list := range [][]string{o.tags, o.untags} {
@@ -226,6 +235,11 @@ func runLabel(e env, path, id string, value *string, o labelFlags) error {
 	if err != nil {
 		return err
 	}
+	if o.via == viaAdjudication {
+		if err := checkAdjudication(s, acts[0]); err != nil {
+			return err
+		}
+	}
 	g, fileErr, err := pickGuidelines(s, o.guidelines)
 	switch {
 	case err != nil:
@@ -244,7 +258,11 @@ func runLabel(e env, path, id string, value *string, o labelFlags) error {
 	if _, err := s.Record(acts); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "Recorded on %s for %s: %s.\n", id, annotator, describeActions(s, acts))
+	adjudged := ""
+	if o.via == viaAdjudication {
+		adjudged = " (an adjudication: the item's reference for the judge's statistics)"
+	}
+	fmt.Fprintf(e.stderr, "Recorded on %s for %s: %s%s.\n", id, annotator, describeActions(s, acts), adjudged)
 	return nil
 }
 

@@ -59,6 +59,9 @@ kept in your state directory.`,
 			if err := applyLabellingConfig(e, cmd.Flags(), &o.label); err != nil {
 				return err
 			}
+			if err := o.checkAdjudicate(cmd.Flags().Changed("plan")); err != nil {
+				return err
+			}
 			return runDemo(cmd.Context(), e, o)
 		},
 	}
@@ -69,6 +72,7 @@ kept in your state directory.`,
 	root.Flags().StringArrayVar(&o.judges, "judge", nil, "judge the demo with this `NAME` or judge file instead of the offline match judge (an LLM judge needs --model and a server: try E on it to edit its prompt); repeat for several")
 	o.label.add(root)
 	o.plan.add(root.Flags())
+	addAdjudicate(root.Flags(), &o.adjudicate)
 	o.runner.add(root.Flags())
 	root.AddCommand(newReviewCmd(e), newRunCmd(e), newJudgesCmd(e), newStatsCmd(e), newCompareCmd(e), newSplitCmd(e), newTuneCmd(e),
 		newImportCmd(e), newExportCmd(e), newMergeCmd(e), newSampleCmd(e), newLabelCmd(e),
