@@ -40,6 +40,9 @@ func reviewTeam(ctx context.Context, e env, raw string, o reviewFlags) error {
 		}
 		o.annotator = a
 	}
+	if o.plan.plan != "" && o.adjudicate {
+		return usagef("--adjudicate follows the adjudication queue, not a labelling plan: leave out --plan")
+	}
 	src, err := pg.Connect(ctx, raw)
 	if err != nil {
 		return err
@@ -88,6 +91,8 @@ func reviewTeam(ctx context.Context, e env, raw string, o reviewFlags) error {
 	case errors.Is(err, sessions.ErrNoQueue):
 	case err != nil:
 		notices = append(notices, "The team's queue could not be read ("+err.Error()+"): the review shows every item.")
+	case o.adjudicate:
+		feed.queue = true
 	case !slices.Contains(st.Annotators, o.annotator):
 		feed.queue = true
 		notices = append(notices, fmt.Sprintf("The session's queue deals its items to %s; %s is not among them, so the review shows every item (--annotator NAME to review as one of them).",
@@ -123,6 +128,7 @@ func reviewTeam(ctx context.Context, e env, raw string, o reviewFlags) error {
 	if err := o.plan.options(rv.Store, &opts); err != nil {
 		return err
 	}
+	o.adjudicateOptions(&opts)
 
 	fctx, stop := context.WithCancel(ctx)
 	followed := make(chan struct{})

@@ -175,3 +175,48 @@ func TestReviewTeamNoServer(t *testing.T) {
 		t.Errorf("a dataset with a team session: exit %d: %s", code, errb)
 	}
 }
+
+// --adjudicate on a team session opens the adjudication queue for
+// someone outside the team, and claims nothing.
+func TestReviewTeamAdjudicate(t *testing.T) {
+	url, st := teamURL(t, pgtest.Shared(t))
+	ctx := context.Background()
+	if _, err := st.Assign(ctx, sessions.AssignOptions{Annotators: []string{"ana", "bo"}, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []struct {
+		name  string
+		value float64
+	}{{"ana", 1}, {"bo", 0}} {
+		if _, err := st.RecordAs(ctx, who.name, []sessions.Action{{Kind: sessions.KindLabel, ItemID: "q2", Dimension: "correct", Value: who.value, Via: "queue"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	e, _, errb, _ := testEnv(t)
+	e.runTUI = func(_ context.Context, m tea.Model) (tea.Model, error) {
+		m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+		m = runCommand(t, m, m.Init(), 0)
+		m = send(t, m, screenKey("y"))
+		return m, nil
+	}
+	if code := execute(ctx, e, []string{"review", url, "--annotator", "lead", "--adjudicate"}); code != 0 {
+		t.Fatalf("review --adjudicate: exit %d: %s", code, errb)
+	}
+	acts, err := st.Actions(ctx, "lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acts) != 1 || acts[0].ItemID != "q2" || acts[0].Via != sessions.ViaAdjudication {
+		t.Errorf("the adjudicator's actions %+v, want q2 via adjudication", acts)
+	}
+	slots, err := st.QueueSlots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range slots {
+		if q.ClaimedBy != "" {
+			t.Errorf("slot %+v claimed during adjudication", q)
+		}
+	}
+}
