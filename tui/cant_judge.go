@@ -277,3 +277,15 @@ func (s *reviewScreen) cantJudgeLines(inner int) []string {
 	}
 	return lines
 }
+
+// labelSetAside reports whether the person's label on item is set aside
+// by their can't judge: the verdict pane shows it compared with nothing,
+// as every agreement figure leaves it out. A re-test hides the can't
+// judge, and its label is the re-test's own.
+func (w *workspace) labelSetAside(item int) bool {
+	if w.retesting(item) {
+		return false
+	}
+	_, _, ok := w.labels.CantJudge(w.items[item].ID)
+	return ok
+}

@@ -139,9 +139,13 @@ func (s *reviewScreen) rowLine(rw row, selected, named bool, inner int) string {
 	long, brief := "", ""
 	if x, ok := s.label(s.cur, rw); ok {
 		hv = s.valueStyle(rw.dim.Scale, x).Render(formatValue(rw.dim.Scale, x))
-		// While the verdict is hidden (a row labelled on an item not yet
-		// reviewed, a re-test), agreement would tell it.
-		if j, ok := r.judgeValue(s.cur, rw); ok && !s.hidden(s.cur) {
+		// Marked can't judge, the label is compared with nothing
+		// (cant_judge.go). While the verdict is hidden (a row labelled on
+		// an item not yet reviewed, a re-test), agreement would tell it.
+		if s.labelSetAside(s.cur) {
+			hv = st.Muted.Render(formatValue(rw.dim.Scale, x))
+			long = st.Muted.Render(" set aside")
+		} else if j, ok := r.judgeValue(s.cur, rw); ok && !s.hidden(s.cur) {
 			if j == x {
 				long, brief = st.Agree.Render(" ✓ agree"), st.Agree.Render(" ✓")
 			} else {
@@ -440,7 +444,7 @@ func (s *reviewScreen) otherAnnotators(rw row, inner int) []string {
 		return nil
 	}
 	st := s.styles
-	mine, hasMine := s.label(s.cur, rw)
+	mine, hasMine := s.judgement(s.cur, rw) // none under a can't judge
 	var out []string
 	for _, o := range s.others.on(s.cur) {
 		if o.Criterion != rw.crit || o.Dimension != rw.dim.Name {
