@@ -141,23 +141,43 @@ func (s *Store) SaveVerdicts(ctx context.Context, runID int64, vs []judge.Verdic
 		if err != nil {
 			return err
 		}
+		// Every row in one round trip to the server: a judge's batch
+		// does not wait a network delay per verdict.
 		cols := append([]string{"id"}, sessions.VerdictColumnNames...)
+		batch := &pgx.Batch{}
+		var what []string // per queued statement, for its error
 		for i, v := range vs {
 			row, values := sessions.VerdictRow(runID, v, scales, at)
-			if _, _, err := w.insert(ctx, "verdicts", cols, append([]any{ids[i]}, row...), "ON CONFLICT (id) DO NOTHING"); err != nil {
+			stmt, args, err := w.insertSQL(ctx, "verdicts", cols, append([]any{ids[i]}, row...), "ON CONFLICT (id) DO NOTHING")
+			if err != nil {
 				return fmt.Errorf("verdict for item %q: %w", v.ItemID, err)
 			}
+			batch.Queue(stmt, args...)
+			what = append(what, fmt.Sprintf("verdict for item %q", v.ItemID))
 			dims := make([]string, 0, len(values))
 			for d := range values {
 				dims = append(dims, d)
 			}
 			slices.Sort(dims)
 			for _, d := range dims {
-				if _, _, err := w.insert(ctx, "verdict_values", []string{"verdict_id", "dimension", "value"}, []any{ids[i], d, values[d]},
-					"ON CONFLICT DO NOTHING"); err != nil {
+				stmt, args, err := w.insertSQL(ctx, "verdict_values", []string{"verdict_id", "dimension", "value"}, []any{ids[i], d, values[d]},
+					"ON CONFLICT DO NOTHING")
+				if err != nil {
 					return fmt.Errorf("verdict for item %q, dimension %q: %w", v.ItemID, d, err)
 				}
+				batch.Queue(stmt, args...)
+				what = append(what, fmt.Sprintf("verdict for item %q, dimension %q", v.ItemID, d))
 			}
+		}
+		results := tx.SendBatch(ctx, batch)
+		for _, desc := range what {
+			if _, err := results.Exec(); err != nil {
+				results.Close()
+				return fmt.Errorf("%s: %w", desc, err)
+			}
+		}
+		if err := results.Close(); err != nil {
+			return err
 		}
 		return notify(ctx, tx, s.target.Session, "verdicts", ids[len(ids)-1])
 	})
@@ -274,16 +294,10 @@ func (w *rowWriter) encode(ctx context.Context, table string, cols []string, val
 // RETURNING id). With RETURNING, id is the returned id and inserted
 // whether a row came back.
 func (w *rowWriter) insert(ctx context.Context, table string, cols []string, vals []any, suffix string) (id int64, inserted bool, err error) {
-	typed, odd, err := w.encode(ctx, table, cols, vals)
+	stmt, args, err := w.insertSQL(ctx, table, cols, vals, suffix)
 	if err != nil {
 		return 0, false, err
 	}
-	args := append(typed, jsonArg(odd))
-	marks := make([]string, len(args))
-	for i := range marks {
-		marks[i] = fmt.Sprintf("$%d", i+1)
-	}
-	stmt := `INSERT INTO ` + w.s.table(table) + ` (` + quoteAll(append(slices.Clone(cols), OddColumn)) + `) VALUES (` + strings.Join(marks, ", ") + `) ` + suffix
 	if strings.Contains(suffix, "RETURNING") {
 		err := w.tx.QueryRow(ctx, stmt, args...).Scan(&id)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -293,6 +307,21 @@ func (w *rowWriter) insert(ctx context.Context, table string, cols []string, val
 	}
 	_, err = w.tx.Exec(ctx, stmt, args...)
 	return 0, err == nil, err
+}
+
+// insertSQL is the statement and arguments that insert one row.
+func (w *rowWriter) insertSQL(ctx context.Context, table string, cols []string, vals []any, suffix string) (string, []any, error) {
+	typed, odd, err := w.encode(ctx, table, cols, vals)
+	if err != nil {
+		return "", nil, err
+	}
+	args := append(typed, jsonArg(odd))
+	marks := make([]string, len(args))
+	for i := range marks {
+		marks[i] = fmt.Sprintf("$%d", i+1)
+	}
+	stmt := `INSERT INTO ` + w.s.table(table) + ` (` + quoteAll(append(slices.Clone(cols), OddColumn)) + `) VALUES (` + strings.Join(marks, ", ") + `) ` + suffix
+	return stmt, args, nil
 }
 
 // update sets columns of the row with this id; the row's gavel_odd
