@@ -265,6 +265,19 @@ func (w *workspace) adjudicationRecorded(item int) {
 	w.tell(fmt.Sprintf("Adjudicated %s: %d left to adjudicate.", id, left))
 }
 
+// nextToAdjudicate is the position among the items chosen of the next
+// one still to adjudicate after the one on screen, wrapping round; -1
+// when none is.
+func (w *workspace) nextToAdjudicate() int {
+	n := len(w.sel.items)
+	for k := 1; k < n; k++ {
+		if p := (w.sel.pos + k) % n; w.toAdjudicate(w.sel.items[p]) {
+			return p
+		}
+	}
+	return -1
+}
+
 // leftAdjudication reports whether item i, just decided in the queue,
 // has left it (so the review moves on, as after an item fully labelled).
 func (w *workspace) leftAdjudication(i int) bool {

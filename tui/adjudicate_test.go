@@ -242,3 +242,28 @@ func TestAdjudicationProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestAdjudicationSkipsSettled: after a label the review moves to the next
+// item still to adjudicate, past those settled meanwhile, wrapping round.
+func TestAdjudicationSkipsSettled(t *testing.T) {
+	m := update(t, New(adjudicationOptions(&fakeStore{}, true)), tea.WindowSizeMsg{Width: 80, Height: 24})
+	at := func(want string) {
+		t.Helper()
+		if got := m.items[m.cur].ID; got != want {
+			t.Fatalf("on %s, want %s", got, want)
+		}
+	}
+	m = press(t, m, "right", "right") // q6
+	at("q6")
+	m = press(t, m, "y")
+	at("q8")
+	m = press(t, m, "y") // the last: round to q2
+	at("q2")
+	m = press(t, m, "right", "y") // q3 settled: round to q2
+	at("q2")
+	m = press(t, m, "n")
+	at("q2") // nothing left: it stays
+	if h := header(m); !strings.Contains(h, "0 left") {
+		t.Errorf("header %q", h)
+	}
+}

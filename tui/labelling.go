@@ -194,6 +194,11 @@ func (s *reviewScreen) record(acts []sessions.Action) tea.Cmd {
 		for k := range acts {
 			acts[k].Via = viaRetest
 		}
+	} else if kept := s.dropRepeats(acts); len(kept) == 0 && len(acts) > 0 {
+		s.repeated(item, acts[0]) // repeat.go
+		return nil
+	} else {
+		acts = kept
 	}
 	if err := s.labels.Apply(acts); err != nil {
 		s.fail("Not labelled: " + SanitizeLine(err.Error()))
@@ -215,11 +220,16 @@ func (s *reviewScreen) record(acts []sessions.Action) tea.Cmd {
 			next = s.sel.items[s.sel.pos+1]
 		}
 		switch {
-		case !s.adjudicating() && s.startRetest(item, next):
+		case s.adjudicating():
+			// On to the next item still to adjudicate, past those settled
+			// meanwhile (wrapping round); adjudicationRecorded said what
+			// is left.
+			if p := s.nextToAdjudicate(); p >= 0 {
+				s.step(p - s.sel.pos)
+			}
+		case s.startRetest(item, next):
 		case next >= 0:
 			s.step(1)
-		case s.adjudicating():
-			// adjudicationRecorded said what is left.
 		default:
 			s.hint("That was the last item here. Press g for any item still unreviewed, s for statistics.")
 		}
