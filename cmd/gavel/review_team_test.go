@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/gavel-dev/gavel/internal/pgtest"
+	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/pg"
 	"github.com/gavel-dev/gavel/tui"
@@ -88,6 +90,26 @@ func TestReviewTeamLive(t *testing.T) {
 		tm.Type("s")
 		waitScreen(t, tm, "decided")
 		tm.Type("s")
+		// A judge run elsewhere saves a new judge's verdict: J reaches it.
+		run, err := st.EnsureRun(ctx, judge.Info{Name: "strict", Dimensions: []judge.Dimension{{Name: "correct", Scale: judge.Binary}}})
+		if err != nil {
+			t.Error(err)
+		}
+		if err := st.SaveVerdicts(ctx, run.ID, []judge.Verdict{{ItemID: "q1", Status: judge.StatusOK, Values: map[string]float64{"correct": 0}, Reason: "too loose", At: time.Now()}}); err != nil {
+			t.Error(err)
+		}
+		// J, until the new judge has arrived and is on screen.
+		var seen []byte
+		for deadline := time.Now().Add(20 * time.Second); !bytes.Contains(seen, []byte("too loose")); {
+			if time.Now().After(deadline) {
+				t.Fatal("the new judge's verdict never came on screen")
+			}
+			tm.Type("J")
+			time.Sleep(300 * time.Millisecond)
+			b, _ := io.ReadAll(tm.Output())
+			seen = append(seen, b...)
+		}
+		tm.Type("J")
 		srv.Stop(t)
 		tm.Type("y") // bo labels q1 YES
 		waitScreen(t, tm, "✗ not saved")
