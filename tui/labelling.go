@@ -194,6 +194,11 @@ func (s *reviewScreen) record(acts []sessions.Action) tea.Cmd {
 		for k := range acts {
 			acts[k].Via = viaRetest
 		}
+	} else if kept := s.dropRepeats(acts); len(kept) == 0 && len(acts) > 0 {
+		s.repeated(item, acts[0]) // repeat.go
+		return nil
+	} else {
+		acts = kept
 	}
 	if err := s.labels.Apply(acts); err != nil {
 		s.fail("Not labelled: " + SanitizeLine(err.Error()))
