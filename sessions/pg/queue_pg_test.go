@@ -208,11 +208,13 @@ func teamSession(t *testing.T, n int) string {
 	return path
 }
 
-// Five annotators label 200 items each at once from one queue while the
-// server is stopped and started again: writers retry (a claim or a label
-// whose commit may or may not be in is called again as it was), and at the
-// end every label a RecordAs confirmed is there exactly once, nothing else
-// is, every slot is done, and no item went to more people than its slots.
+// Five annotators label 200 items each at once from one queue, while a
+// judge run elsewhere saves verdicts, and the server is stopped and
+// started again: writers retry (a claim or a label whose commit may or may
+// not be in is called again as it was; SaveVerdicts retries itself), and
+// at the end every label a RecordAs confirmed is there exactly once,
+// nothing else is, every slot is done, no item went to more people than
+// its slots, and every verdict batch confirmed is there once.
 func TestQueueFiveAnnotatorsThroughRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a PostgreSQL restart under load: not in -short")
@@ -259,10 +261,37 @@ func TestQueueFiveAnnotatorsThroughRestart(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+	// The judge: two passes over the items (the second re-judges), ten
+	// verdicts a call.
+	run, err := st.EnsureRun(ctx, judge.Info{Name: "grader", Model: "m", Dimensions: []judge.Dimension{{Name: "correct", Scale: judge.Binary}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verdicts, atRestart atomic.Int64
+	judged := make(chan error, 1)
+	go func() {
+		for pass := range 2 {
+			for i := 0; i < 800; i += 10 {
+				var vs []judge.Verdict
+				for j := i; j < i+10; j++ {
+					vs = append(vs, judge.Verdict{ItemID: fmt.Sprintf("t%04d", j), Status: judge.StatusOK,
+						Values: map[string]float64{"correct": float64((j + pass) % 2)}, Reason: fmt.Sprintf("pass %d", pass)})
+				}
+				if err := retry("verdicts", func() error { return st.SaveVerdicts(ctx, run.ID, vs) }); err != nil {
+					judged <- err
+					return
+				}
+				verdicts.Add(int64(len(vs)))
+				time.Sleep(2 * time.Millisecond)
+			}
+		}
+		judged <- nil
+	}()
 	go func() {
 		for labels.Load() < 300 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
+		atRestart.Store(verdicts.Load())
 		restarted <- srv.RestartErr()
 	}()
 	var wg sync.WaitGroup
@@ -309,7 +338,13 @@ func TestQueueFiveAnnotatorsThroughRestart(t *testing.T) {
 	if err := <-restarted; err != nil {
 		t.Fatalf("restart: %v", err)
 	}
-	t.Logf("%d labels, %d failed calls retried across the restart", labels.Load(), failures.Load())
+	if err := <-judged; err != nil {
+		t.Error(err)
+	}
+	t.Logf("%d labels, %d failed calls retried across the restart; %d of 1600 verdicts saved when it began", labels.Load(), failures.Load(), atRestart.Load())
+	if v := atRestart.Load(); v == 0 || v == 1600 {
+		t.Errorf("the judge was not writing when the server restarted (%d verdicts saved then)", v)
+	}
 	if failures.Load() == 0 {
 		t.Error("the restart failed no call: it did not happen under load")
 	}
@@ -344,6 +379,13 @@ func TestQueueFiveAnnotatorsThroughRestart(t *testing.T) {
 		if len(who) != n || len(slices.Compact(sorted)) != n {
 			t.Errorf("item %s: labelled by %v, it has %d slots", id, who, n)
 		}
+	}
+	var nVerdicts, items, latest int
+	err = st.Pool().QueryRow(ctx, `SELECT count(*), count(DISTINCT item_id), count(*) FILTER (WHERE reason = 'pass 1') FROM `+
+		pgx.Identifier{st.Target().Schema, "verdicts"}.Sanitize()+` WHERE run_id = $1`, run.ID).Scan(&nVerdicts, &items, &latest)
+	if err != nil || nVerdicts != 1600 || verdicts.Load() != 1600 || items != 800 || latest != 800 {
+		t.Errorf("verdicts: %d stored (%d items, %d of the second pass), %d confirmed, %v; want 1600, 800, 800, 1600",
+			nVerdicts, items, latest, verdicts.Load(), err)
 	}
 	progress, err := st.Progress(ctx)
 	if err != nil {
