@@ -156,17 +156,22 @@ func localMark(tx *sql.Tx, t Table) (*mark, error) {
 	return m, nil
 }
 
-// pulledTable is what one table brought: its rows as SQLite values, in
-// its column order (its rowid last on a rowid table), and for a numbered
-// table the ids read.
+// pulledTable is what one table brought: the rows inserted, the ids
+// read of a numbered table, and the values of the columns its children
+// are read by.
 type pulledTable struct {
-	t    Table
-	rows [][]any
-	ids  []int64
-	full bool // the whole table, to set the local one to
+	t        Table
+	inserted int
+	read     int
+	ids      []int64
+	keys     map[string][]any // parent column -> values read
+	by       map[string]int   // actions: rows read per annotator
+	full     bool             // read whole: the count to remember
 }
 
-// pull reads what is new in the team session and inserts it.
+// pull reads what is new in the team session, in one snapshot, and
+// inserts it into the replica in one transaction, row by row as it is
+// read (a catch-up after a long absence holds no table in memory).
 func (p *puller) pull(ctx context.Context) (Pulled, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -180,61 +185,33 @@ func (p *puller) pull(ctx context.Context) (Pulled, error) {
 		if version != sessions.SchemaVersion() {
 			return fmt.Errorf("the session's tables are schema v%d, this Gavel's v%d: use a Gavel of schema v%d", version, sessions.SchemaVersion(), version)
 		}
-		keys := map[string][]any{} // per parent table, the parent column's values read
-		for _, t := range p.tables {
-			var pt *pulledTable
-			var err error
-			switch c, child := childOf[t.Name]; {
-			case t.Serial != "":
-				pt, err = p.readNumbered(ctx, tx, t)
-			case child:
-				pt, err = p.readChildren(ctx, tx, t, c.col, keys[c.parent+"."+c.parentCol])
-			default:
-				pt, err = p.readSmall(ctx, tx, t)
+		return p.local.WriteTx("saving the team's work", func(stx *sql.Tx) error {
+			got = nil
+			if _, err := stx.Exec(`PRAGMA defer_foreign_keys = ON`); err != nil {
+				return err
 			}
-			if err != nil {
-				return fmt.Errorf("table %s: %w", t.Name, err)
-			}
-			if pt == nil {
-				continue
-			}
-			got = append(got, pt)
-			// The keys children are read by.
-			for _, c := range childOf {
-				if c.parent != t.Name {
-					continue
+			keys := map[string][]any{} // "parent.column" -> the values read
+			for _, t := range p.tables {
+				pt := &pulledTable{t: t, keys: map[string][]any{}}
+				var err error
+				switch c, child := childOf[t.Name]; {
+				case t.Serial != "":
+					err = p.readNumbered(ctx, tx, stx, pt)
+				case child:
+					err = p.readChildren(ctx, tx, stx, pt, c.col, keys[c.parent+"."+c.parentCol])
+				default:
+					err = p.readSmall(ctx, tx, stx, pt)
 				}
-				k := slices.IndexFunc(t.Columns, func(col Column) bool { return col.Name == c.parentCol })
-				if k < 0 {
-					continue
+				if err != nil {
+					return fmt.Errorf("table %s: %w", t.Name, err)
 				}
-				name := c.parent + "." + c.parentCol
-				if _, done := keys[name]; done {
-					continue
+				for col, vs := range pt.keys {
+					keys[t.Name+"."+col] = vs
 				}
-				keys[name] = []any{}
-				for _, r := range pt.rows {
-					keys[name] = append(keys[name], r[k])
-				}
+				got = append(got, pt)
 			}
-		}
-		return nil
-	})
-	if err != nil {
-		return out, err
-	}
-	err = p.local.WriteTx("saving the team's work", func(stx *sql.Tx) error {
-		if _, err := stx.Exec(`PRAGMA defer_foreign_keys = ON`); err != nil {
-			return err
-		}
-		for _, pt := range got {
-			n, err := insertPulled(ctx, stx, pt)
-			if err != nil {
-				return fmt.Errorf("table %s: %w", pt.t.Name, err)
-			}
-			out.Rows[pt.t.Name] = n
-		}
-		return nil
+			return nil
+		})
 	})
 	if err != nil {
 		return Pulled{}, err
@@ -245,23 +222,23 @@ func (p *puller) pull(ctx context.Context) (Pulled, error) {
 			m.advance(pt.ids)
 		}
 		if pt.full {
-			p.counts[pt.t.Name] = int64(len(pt.rows))
+			p.counts[pt.t.Name] = int64(pt.read)
+		}
+		if pt.inserted > 0 || pt.read > 0 {
+			out.Rows[pt.t.Name] = pt.inserted
 		}
 		switch pt.t.Name {
 		case "actions":
 			out.Actions = pt.ids
-			if k := columnIndex(pt.t, "annotator"); k >= 0 {
-				for _, r := range pt.rows {
-					if a, ok := r[k].(string); ok {
-						out.ActionsBy[a]++
-					}
-				}
-			}
+			out.ActionsBy = pt.by
 		case "verdicts":
 			out.Verdicts = pt.ids
 		case "runs":
 			out.Runs = pt.ids
 		}
+	}
+	if out.ActionsBy == nil {
+		out.ActionsBy = map[string]int{}
 	}
 	return out, nil
 }
@@ -285,8 +262,9 @@ func selectList(t Table, alias string) string {
 }
 
 // readNumbered reads a numbered table's rows past its mark and in its
-// holes.
-func (p *puller) readNumbered(ctx context.Context, tx pgx.Tx, t Table) (*pulledTable, error) {
+// holes into the replica.
+func (p *puller) readNumbered(ctx context.Context, tx pgx.Tx, stx *sql.Tx, pt *pulledTable) error {
+	t := pt.t
 	m := p.marks[t.Name]
 	los, his := make([]int64, len(m.holes)), make([]int64, len(m.holes))
 	for i, h := range m.holes {
@@ -297,39 +275,26 @@ func (p *puller) readNumbered(ctx context.Context, tx pgx.Tx, t Table) (*pulledT
 		UNION ALL
 		SELECT ` + selectList(t, "t.") + ` FROM ` + p.src.table(t.Name) + ` t
 		JOIN unnest($2::bigint[], $3::bigint[]) AS h(lo, hi) ON t.` + id + ` BETWEEN h.lo AND h.hi AND t.` + id + ` <= $1
-		ORDER BY 1`
-	if columnIndex(t, t.Serial) != 0 {
-		q = strings.Replace(q, "ORDER BY 1", "ORDER BY "+fmt.Sprint(columnIndex(t, t.Serial)+1), 1)
-	}
-	rows, err := p.decode(ctx, tx, t, q, m.last, los, his)
-	if err != nil {
-		return nil, err
-	}
-	pt := &pulledTable{t: t, rows: rows}
-	k := columnIndex(t, t.Serial)
-	for _, r := range rows {
-		if id, ok := r[k].(int64); ok {
-			pt.ids = append(pt.ids, id)
-		}
-	}
-	return pt, nil
+		ORDER BY ` + fmt.Sprint(columnIndex(t, t.Serial)+1)
+	return p.copyRows(ctx, tx, stx, pt, q, m.last, los, his)
 }
 
 // readChildren reads the rows of a child table whose column col holds one
-// of keys (the parent rows just read).
-func (p *puller) readChildren(ctx context.Context, tx pgx.Tx, t Table, col string, keys []any) (*pulledTable, error) {
+// of keys (the parent rows just read) into the replica.
+func (p *puller) readChildren(ctx context.Context, tx pgx.Tx, stx *sql.Tx, pt *pulledTable, col string, keys []any) error {
 	if len(keys) == 0 {
-		return nil, nil
+		return nil
 	}
+	t := pt.t
 	c, ok := t.Column(col)
 	if !ok {
-		return nil, fmt.Errorf("no column %s", col)
+		return fmt.Errorf("no column %s", col)
 	}
 	typed := make([]any, 0, len(keys))
 	for _, k := range keys {
 		v, _, err := EncodeValue(c.Type, k)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		typed = append(typed, v)
 	}
@@ -338,76 +303,42 @@ func (p *puller) readChildren(ctx context.Context, tx pgx.Tx, t Table, col strin
 		arr = "text[]"
 	}
 	q := `SELECT ` + selectList(t, "") + ` FROM ` + p.src.table(t.Name) + ` WHERE ` + quote(col) + ` = ANY($1::` + arr + `)`
-	rows, err := p.decode(ctx, tx, t, q, typed)
-	if err != nil {
-		return nil, err
-	}
-	return &pulledTable{t: t, rows: rows}, nil
+	return p.copyRows(ctx, tx, stx, pt, q, typed)
 }
 
-// readSmall reads a table without ids whole when its row count changed
-// since the last pull (or at the first).
-func (p *puller) readSmall(ctx context.Context, tx pgx.Tx, t Table) (*pulledTable, error) {
+// readSmall reads a table without ids whole, when its row count changed
+// since the last pull (or at the first), and sets the replica's rows to
+// the session's.
+func (p *puller) readSmall(ctx context.Context, tx pgx.Tx, stx *sql.Tx, pt *pulledTable) error {
+	t := pt.t
 	if len(t.Key) == 0 {
-		return nil, nil // no key to match rows by: left as copied
+		return nil // no key to match rows by: left as copied
 	}
 	var n int64
 	if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+p.src.table(t.Name)).Scan(&n); err != nil {
-		return nil, err
+		return err
 	}
 	if last, ok := p.counts[t.Name]; ok && last == n {
-		return nil, nil
+		return nil
 	}
-	rows, err := p.decode(ctx, tx, t, `SELECT `+selectList(t, "")+` FROM `+p.src.table(t.Name))
-	if err != nil {
-		return nil, err
-	}
-	return &pulledTable{t: t, rows: rows, full: true}, nil
+	pt.full = true
+	return p.copyRows(ctx, tx, stx, pt, `SELECT `+selectList(t, "")+` FROM `+p.src.table(t.Name))
 }
 
-// decode runs a query of selectList's columns and gives its rows as the
-// SQLite values they stand for.
-func (p *puller) decode(ctx context.Context, tx pgx.Tx, t Table, q string, args ...any) ([][]any, error) {
-	rows, err := tx.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out [][]any
-	for rows.Next() {
-		raw, err := rows.Values()
-		if err != nil {
-			return nil, err
-		}
-		var oddText string
-		if o := raw[len(raw)-1]; o != nil {
-			oddText, _ = o.(string)
-		}
-		odd, err := ParseOdd(oddText)
-		if err != nil {
-			return nil, err
-		}
-		vals := make([]any, len(t.Columns), len(t.Columns)+1)
-		for i, c := range t.Columns {
-			if vals[i], err = DecodeValue(c.Type, raw[i], odd[c.Name]); err != nil {
-				return nil, fmt.Errorf("column %s: %w", c.Name, err)
-			}
-		}
-		if t.Rowid {
-			vals = append(vals, raw[len(t.Columns)])
-		}
-		out = append(out, vals)
-	}
-	return out, rows.Err()
-}
-
-// insertPulled writes a table's pulled rows into the replica: a row whose
-// key is there already is left (it came before, or this process wrote
-// it), but a small table read whole takes the team session's values.
-func insertPulled(ctx context.Context, stx *sql.Tx, pt *pulledTable) (int, error) {
+// copyRows runs a query of selectList's columns and inserts each row, as
+// the SQLite values it stands for, into the replica: a row whose key is
+// there already is left (it came before, or this process wrote it),
+// except in a small table read whole, which takes the session's values.
+// It keeps the ids of a numbered table, the values its children are read
+// by, and for actions the annotators.
+func (p *puller) copyRows(ctx context.Context, tx pgx.Tx, stx *sql.Tx, pt *pulledTable, q string, args ...any) error {
 	t := pt.t
-	if len(pt.rows) == 0 {
-		return 0, nil
+	key := t.Key
+	if len(key) == 0 && t.Serial != "" {
+		key = []string{t.Serial}
+	}
+	if len(key) == 0 {
+		return nil
 	}
 	var cols []string
 	for _, c := range t.Columns {
@@ -415,13 +346,6 @@ func insertPulled(ctx context.Context, stx *sql.Tx, pt *pulledTable) (int, error
 	}
 	if t.Rowid {
 		cols = append(cols, "_rowid_")
-	}
-	key := t.Key
-	if len(key) == 0 && t.Serial != "" {
-		key = []string{t.Serial}
-	}
-	if len(key) == 0 {
-		return 0, nil
 	}
 	conflict := ` ON CONFLICT (` + quoteAll(key) + `) DO NOTHING`
 	if pt.full {
@@ -438,20 +362,76 @@ func insertPulled(ctx context.Context, stx *sql.Tx, pt *pulledTable) (int, error
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")
 	ins, err := stx.PrepareContext(ctx, `INSERT INTO `+quote(t.Name)+` (`+strings.Join(cols, ", ")+`) VALUES (`+marks+`)`+conflict)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer ins.Close()
-	n := 0
-	for _, r := range pt.rows {
-		res, err := ins.ExecContext(ctx, r...) // a NULL rowid: SQLite numbers the row
-		if err != nil {
-			return n, err
-		}
-		if k, err := res.RowsAffected(); err == nil && k > 0 {
-			n++
+	serial := -1
+	if t.Serial != "" {
+		serial = columnIndex(t, t.Serial)
+	}
+	keyCols := map[string]int{} // the columns children are read by
+	for _, c := range childOf {
+		if c.parent == t.Name {
+			if k := columnIndex(t, c.parentCol); k >= 0 {
+				keyCols[c.parentCol] = k
+			}
 		}
 	}
-	return n, nil
+	who := -1
+	if t.Name == "actions" {
+		who = columnIndex(t, "annotator")
+		pt.by = map[string]int{}
+	}
+	rows, err := tx.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	vals := make([]any, len(cols))
+	for rows.Next() {
+		raw, err := rows.Values()
+		if err != nil {
+			return err
+		}
+		var oddText string
+		if o := raw[len(raw)-1]; o != nil {
+			oddText, _ = o.(string)
+		}
+		odd, err := ParseOdd(oddText)
+		if err != nil {
+			return err
+		}
+		for i, c := range t.Columns {
+			if vals[i], err = DecodeValue(c.Type, raw[i], odd[c.Name]); err != nil {
+				return fmt.Errorf("column %s: %w", c.Name, err)
+			}
+		}
+		if t.Rowid {
+			vals[len(t.Columns)] = raw[len(t.Columns)] // NULL: SQLite numbers the row
+		}
+		res, err := ins.ExecContext(ctx, vals...)
+		if err != nil {
+			return err
+		}
+		if k, err := res.RowsAffected(); err == nil && k > 0 {
+			pt.inserted++
+		}
+		pt.read++
+		if serial >= 0 {
+			if id, ok := vals[serial].(int64); ok {
+				pt.ids = append(pt.ids, id)
+			}
+		}
+		for col, k := range keyCols {
+			pt.keys[col] = append(pt.keys[col], vals[k])
+		}
+		if who >= 0 {
+			if a, ok := vals[who].(string); ok {
+				pt.by[a]++
+			}
+		}
+	}
+	return rows.Err()
 }
 
 // advance moves the mark past the ids read: the ids seen leave the

@@ -2,6 +2,7 @@ package pg
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -318,9 +319,40 @@ func TestSyncReplica(t *testing.T) {
 	if _, err := src.RecordAs(ctx, "cy", []sessions.Action{{Kind: sessions.KindLabel, ItemID: "q1", Dimension: "correct", Value: 1, Via: "order"}}); err != nil {
 		t.Fatal(err)
 	}
+	// A judge run while nobody followed: 3,000 verdicts (re-judges of the
+	// 8 items) come in with one sync.
+	run, err := src.EnsureRun(ctx, judge.Info{Name: "docqa", Model: "m", Dimensions: []judge.Dimension{{Name: "correct", Scale: judge.Binary}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []judge.Verdict
+	for i := range 3000 {
+		vs = append(vs, judge.Verdict{ItemID: fmt.Sprintf("q%d", i%8+1), Status: judge.StatusOK, Values: map[string]float64{"correct": float64(i % 2)},
+			Reason: strings.Repeat("why ", 50), At: time.Now()})
+	}
+	if err := src.SaveVerdicts(ctx, run.ID, vs); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
 	again, err := SyncReplica(ctx, url)
 	if err != nil || again != path {
 		t.Fatalf("second sync: %s, %v (want %s)", again, err, path)
+	}
+	t.Logf("a sync bringing 3,000 verdicts: %v", time.Since(start).Round(time.Millisecond))
+	var want, have int
+	if err := src.pool.QueryRow(ctx, `SELECT count(*) FROM `+src.table("verdict_values")).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ReadSnapshot(func(tx *sql.Tx) error { return tx.QueryRow(`SELECT count(*) FROM verdict_values`).Scan(&have) }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if have != want || want < 3000 {
+		t.Errorf("the replica holds %d verdict values, the session %d", have, want)
 	}
 	s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
 	if err != nil {
