@@ -519,7 +519,7 @@ func NoQueueError(where string) error {
 // QueueExistsError refuses an Assign over the queue st of the session
 // named where (errors.Is ErrQueueExists).
 func QueueExistsError(where string, st QueueSettings) error {
-	return &queueError{kind: ErrQueueExists, msg: fmt.Sprintf("%s already has a queue (%s; overlap %s; seed %d; assigned %s): --replace deals it again, keeping the slots already done",
+	return &queueError{kind: ErrQueueExists, msg: fmt.Sprintf("%s already has a queue (%s; overlap %s; seed %d; assigned %s): --replace deals it again, keeping what is already done",
 		where, quoteNames(st.Annotators), strconv.FormatFloat(st.Overlap, 'g', -1, 64), st.Seed, st.CreatedAt.Format("2006-01-02 15:04 UTC"))}
 }
 
