@@ -41,7 +41,7 @@ type reviewFlags struct {
 func newReviewCmd(e env) *cobra.Command {
 	var o reviewFlags
 	cmd := &cobra.Command{
-		Use:   "review DATASET",
+		Use:   "review DATASET|URL",
 		Short: "Review a judge's verdicts on a dataset, item by item",
 		Long: `Open DATASET for review. The judges run in the background over every item
 that has no verdict yet; verdicts appear as they arrive. Your labels are saved
@@ -54,14 +54,22 @@ recognises the usual field names; --map says which field holds what.
 Name several judges with --judge to compare them (J switches on screen). LLM
 judges call an OpenAI-compatible server: --model names the model, --base-url
 (or OPENAI_BASE_URL) the server, OPENAI_API_KEY (or --api-key) the key. Their
-answers are cached in the session, so reopening costs nothing; r re-judges.`,
+answers are cached in the session, so reopening costs nothing; r re-judges.
+
+A team's session in PostgreSQL is reviewed by its URL instead of a dataset:
+gavel review 'postgres://USER@HOST/DB?session=NAME' (no dataset file: the
+session holds its items). You then see the others' labels as they make
+them and, when the session has a queue (gavel assign), label the items
+dealt to you; only gavel run judges a team session.`,
 		Example: `  gavel review evals.jsonl
   gavel review evals.jsonl --session team.gavel --annotator ana
   gavel review outputs.csv --map question=input,gold=target,prediction=output
   gavel review evals.jsonl --judge match --judge docqa --model gpt-4o-mini
   gavel review evals.jsonl --judge docqa --base-url http://localhost:8000/v1 --model qwen2.5-7b
   gavel review pairs.jsonl --judge pairwise --model gpt-4o-mini --swap
-  gavel review evals.jsonl --guidelines guidelines.md --tags "too strict,format" --retest 5% --blind-share 30%`,
+  gavel review evals.jsonl --guidelines guidelines.md --tags "too strict,format" --retest 5% --blind-share 30%
+  gavel review 'postgres://ana@db.example.com/evals?session=triviaqa' --annotator ana
+  gavel review 'postgres://lead@db.example.com/evals?session=triviaqa' --annotator lead --adjudicate`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if err := applyConfig(e, cmd.Flags(), &o.judges, &o.runner); err != nil {
