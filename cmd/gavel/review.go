@@ -41,7 +41,7 @@ type reviewFlags struct {
 func newReviewCmd(e env) *cobra.Command {
 	var o reviewFlags
 	cmd := &cobra.Command{
-		Use:   "review DATASET|URL",
+		Use:   "review DATASET",
 		Short: "Review a judge's verdicts on a dataset, item by item",
 		Long: `Open DATASET for review. The judges run in the background over every item
 that has no verdict yet; verdicts appear as they arrive. Your labels are saved
@@ -274,6 +274,8 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 		return err
 	}
 	o.adjudicateOptions(&opts)
+	st, qerr := rv.Store.QueueSettings()
+	blindQueueOptions(st, qerr, o, &opts)
 	vs := &variants{ctx: ctx, open: func() (*sessions.Review, error) { return rv, nil }, cfg: cfg, running: &running, client: client}
 	vs.prices, _ = configPrices(e) // read once already: a bad file has stopped the command before
 	vs.options(&opts)
