@@ -26,6 +26,14 @@ package sessions
 // it) and deals the rest of the new assignment around them; claims in
 // progress are dropped.
 //
+// A queue may be blind (Blind; SPEC "Teams": "in a blind queue people do
+// not see each other's labels until adjudication"): the review screen
+// then shows nobody else's labels or can't judges, only the aggregate
+// figures of the statistics, and the adjudicator (gavel review
+// --adjudicate) sees them all. It is a setting of the queue the screens
+// follow, not a permission: the session still holds everyone's labels for
+// gavel stats and export. A Replace sets it anew, or keeps it (KeepBlind).
+//
 // Claim(annotator, n) hands out up to n items, and marks their slots
 // claimed until now + ClaimTimeout (default 30 minutes):
 //  1. the slots the annotator has in hand (claimed, not expired, not
@@ -112,6 +120,13 @@ type AssignOptions struct {
 	// Replace deals again over an existing queue, keeping the slots
 	// already done.
 	Replace bool
+	// Blind makes the queue blind: people do not see each other's labels
+	// on the review screen until adjudication.
+	Blind bool
+	// KeepBlind, on a Replace, keeps the replaced queue's Blind (Blind is
+	// then not used): gavel assign --replace without --blind. A new queue
+	// is blind only with Blind.
+	KeepBlind bool
 }
 
 // QueueSettings are a queue's recorded settings.
@@ -121,6 +136,9 @@ type QueueSettings struct {
 	Seed         int64
 	ClaimTimeout time.Duration
 	CreatedAt    time.Time
+	// Blind: people do not see each other's labels on the review screen
+	// until adjudication (false for queues assigned before the setting).
+	Blind bool
 }
 
 // AssignSummary says what Assign dealt.
@@ -413,7 +431,7 @@ func holderOf(s QueueSlot) string {
 // annotator, in the team's order.
 func SummariseDeal(o AssignOptions, slots []QueueSlot, kept map[string][]QueueSlot, overlap int, at time.Time) AssignSummary {
 	sum := AssignSummary{
-		Settings: QueueSettings{Annotators: o.Annotators, Overlap: o.Overlap, Seed: o.Seed, ClaimTimeout: o.ClaimTimeout, CreatedAt: at},
+		Settings: QueueSettings{Annotators: o.Annotators, Overlap: o.Overlap, Seed: o.Seed, ClaimTimeout: o.ClaimTimeout, CreatedAt: at, Blind: o.Blind},
 		Overlap:  overlap,
 	}
 	slotsOf := map[string]int{}
@@ -451,6 +469,7 @@ const (
 	settingSeed         = "seed"
 	settingClaimTimeout = "claim_timeout"
 	settingCreatedAt    = "created_at"
+	settingBlind        = "blind"
 )
 
 // QueueSettingRows is the settings as queue_settings rows (key, value).
@@ -462,6 +481,7 @@ func QueueSettingRows(st QueueSettings) [][2]string {
 		{settingSeed, strconv.FormatInt(st.Seed, 10)},
 		{settingClaimTimeout, st.ClaimTimeout.String()},
 		{settingCreatedAt, stamp(st.CreatedAt)},
+		{settingBlind, strconv.FormatBool(st.Blind)},
 	}
 }
 
@@ -497,7 +517,39 @@ func ParseQueueSettings(rows map[string]string) (QueueSettings, error) {
 	if st.CreatedAt, err = parseStamp(rows[settingCreatedAt]); err != nil {
 		return st, bad(settingCreatedAt, err)
 	}
+	if st.Blind, err = parseBlind(rows); err != nil {
+		return st, bad(settingBlind, err)
+	}
 	return st, nil
+}
+
+// parseBlind reads the blind setting: "true" or "false", none (a queue
+// assigned before the setting) false.
+func parseBlind(rows map[string]string) (bool, error) {
+	switch v, ok := rows[settingBlind]; {
+	case !ok:
+		return false, nil
+	case v == "true":
+		return true, nil
+	case v == "false":
+		return false, nil
+	}
+	return false, errors.New(`neither "true" nor "false"`)
+}
+
+// ReplacingQueue is o for a Replace of the queue whose settings are rows:
+// with KeepBlind, Blind is the replaced queue's. Both backends call it
+// within the transaction that deals again.
+func ReplacingQueue(o AssignOptions, rows map[string]string) (AssignOptions, error) {
+	if !o.KeepBlind {
+		return o, nil
+	}
+	blind, err := parseBlind(rows)
+	if err != nil {
+		return o, fmt.Errorf("the queue's setting %s (%s) cannot be read: %v", settingBlind, strconv.Quote(rows[settingBlind]), err)
+	}
+	o.Blind = blind
+	return o, nil
 }
 
 // InTeam checks that annotator may use the queue of the session named
@@ -519,8 +571,12 @@ func NoQueueError(where string) error {
 // QueueExistsError refuses an Assign over the queue st of the session
 // named where (errors.Is ErrQueueExists).
 func QueueExistsError(where string, st QueueSettings) error {
-	return &queueError{kind: ErrQueueExists, msg: fmt.Sprintf("%s already has a queue (%s; overlap %s; seed %d; assigned %s): --replace deals it again, keeping what is already done",
-		where, quoteNames(st.Annotators), strconv.FormatFloat(st.Overlap, 'g', -1, 64), st.Seed, st.CreatedAt.Format("2006-01-02 15:04 UTC"))}
+	blind := ""
+	if st.Blind {
+		blind = "; blind"
+	}
+	return &queueError{kind: ErrQueueExists, msg: fmt.Sprintf("%s already has a queue (%s; overlap %s; seed %d%s; assigned %s): --replace deals it again, keeping what is already done",
+		where, quoteNames(st.Annotators), strconv.FormatFloat(st.Overlap, 'g', -1, 64), st.Seed, blind, st.CreatedAt.Format("2006-01-02 15:04 UTC"))}
 }
 
 // queueError is a queue's message for the user, classified by a sentinel.

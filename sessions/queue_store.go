@@ -155,6 +155,9 @@ func (s *Store) Assign(o AssignOptions) (AssignSummary, error) {
 				}
 				return QueueExistsError(s.path, st)
 			}
+			if o, err = ReplacingQueue(o, rows); err != nil {
+				return err
+			}
 			done, err := scanSlots(tx, `SELECT q.item_id, q.slot, q.annotator, q.rank, q.claimed_by, q.claimed_at, q.expires_at
 				FROM queue_slots q WHERE `+sqliteSlotDone)
 			if err != nil {

@@ -192,6 +192,38 @@ func TestQueueSettingRows(t *testing.T) {
 	}
 }
 
+// The blind setting: written as true or false, read back; a queue
+// assigned before it (no row) is not blind; anything else is refused.
+func TestQueueSettingBlind(t *testing.T) {
+	st := QueueSettings{Annotators: []string{"ana", "bo"}, Overlap: 0.2, Seed: 7, ClaimTimeout: time.Minute,
+		CreatedAt: time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC), Blind: true}
+	rows := map[string]string{}
+	for _, kv := range QueueSettingRows(st) {
+		rows[kv[0]] = kv[1]
+	}
+	if rows[settingBlind] != "true" {
+		t.Errorf("blind written as %q", rows[settingBlind])
+	}
+	if got, err := ParseQueueSettings(rows); err != nil || !got.Blind {
+		t.Errorf("%+v %v: not blind", got, err)
+	}
+	delete(rows, settingBlind)
+	if got, err := ParseQueueSettings(rows); err != nil || got.Blind {
+		t.Errorf("without the key: %+v %v, want not blind", got, err)
+	}
+	rows[settingBlind] = "yes"
+	if _, err := ParseQueueSettings(rows); err == nil || !strings.Contains(err.Error(), "blind") {
+		t.Errorf("a bad blind setting: %v", err)
+	}
+	o, err := ReplacingQueue(AssignOptions{KeepBlind: true, Blind: true}, map[string]string{settingBlind: "false"})
+	if err != nil || o.Blind {
+		t.Errorf("kept: %+v %v, want not blind", o, err)
+	}
+	if _, err := ReplacingQueue(AssignOptions{KeepBlind: true}, rows); err == nil {
+		t.Error("a bad blind setting kept")
+	}
+}
+
 // ActionRow and ActionFromRow, which another backend writes and reads
 // actions with, agree with this package's own writer and reader on every
 // kind and column.

@@ -16,7 +16,8 @@ package sessions
 //   - queue_settings holds the assignment's settings as text: annotators
 //     (a JSON array, in the order given), overlap (the share, as Go
 //     formats a float64), seed (decimal), claim_timeout (a Go duration,
-//     e.g. 30m0s) and created_at.
+//     e.g. 30m0s), created_at and blind ("true" or "false"; absent in
+//     queues assigned before it: not blind).
 //
 // Both tables are shared data (a PostgreSQL session mirrors them), not a
 // process's local state.

@@ -34,8 +34,11 @@ func (m *Model) headerLine() string {
 
 	// The right part: blind mode and the filter (warnings), the item.
 	var notice, where, id, segs, mark string
+	if m.blindQueue {
+		notice = blindQueueNotice + " · " // the others' labels hidden
+	}
 	if n := m.blindNotice(); n != "" {
-		notice = n + " · " // blind mode, a blind-share item, a re-test
+		notice += n + " · " // blind mode, a blind-share item, a re-test
 	}
 	// room pads the notice to the plan's widest word, so that the parts
 	// given up below do not change as the plan's estimate comes in.

@@ -120,6 +120,12 @@ type Options struct {
 	// item: seconds at a million); nil, nil for none. The screen follows
 	// it once read if the person has not moved or decided meanwhile.
 	ReadPlan func() (*Plan, error)
+	// BlindQueue: the session's queue is blind (gavel assign --blind;
+	// blind_queue.go): unless Adjudicate, the screen sets aside Others,
+	// OthersCantJudge and those of every TeamUpdate, shows nothing of
+	// other people's labels on items until adjudication, and says "blind
+	// queue" on the header.
+	BlindQueue bool
 	// Adjudicate opens the review on the adjudication queue (adjudicate.go):
 	// the items where people's labels differ and no adjudication settles
 	// them, labels there recorded via "adjudication". The caller follows
@@ -220,6 +226,9 @@ func New(o Options) *Model {
 		w.runs = append(w.runs, newRunView(r, w.index, len(o.Items)))
 	}
 	w.labels = sessions.ReplayLabels(o.History)
+	if w.blindQueue = hidesOthers(o); w.blindQueue {
+		o.Others, o.OthersCantJudge = nil, nil // blind_queue.go
+	}
 	w.adj = newAdjState(o.History, o.Others)
 	if w.loading() {
 		// Placed once every item has its position (gotItems).

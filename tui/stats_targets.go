@@ -206,6 +206,7 @@ func (s *statsScreen) open() action {
 	}
 	_, o := s.wanted()
 	cmd := s.selectAs(cellFilter(dims[d], t, len(dims) > 1), o)
+	s.blindQueueCell()
 	s.reveal = true
 	return action{show: showReview, cmd: cmd}
 }

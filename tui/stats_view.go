@@ -162,6 +162,9 @@ func (s *statsScreen) writeReport() tea.Cmd {
 		s.refuse("No report can be written from here: run gavel report SESSION.")
 		return nil
 	}
+	if s.refuseBlindReport() {
+		return nil
+	}
 	if s.writing {
 		s.refuse("The report is being written…")
 		return nil

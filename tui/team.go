@@ -191,7 +191,9 @@ func (m *Model) applyTeam(u TeamUpdate) tea.Cmd {
 	}
 	t.at = time.Now()
 	changed := false // what the statistics are computed from
-	if u.OthersChanged {
+	if u.OthersChanged && m.blindQueue {
+		changed = true // the statistics' aggregate figures; no label kept
+	} else if u.OthersChanged {
 		if m.loading() {
 			m.load.others, m.load.othersCantJudge = u.Others, u.OthersCantJudge
 		} else {

@@ -31,6 +31,8 @@ type workspace struct {
 
 	labels *sessions.LabelState // the one derivation of current labels
 	others otherLabels          // every other annotator's current labels
+	// blindQueue: a blind queue keeps others empty (blind_queue.go).
+	blindQueue bool
 	// Derived per item for the active run, kept up to date by refresh so
 	// that drawing a frame never scans the dataset.
 	reviewed   []bool

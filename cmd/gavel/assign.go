@@ -26,6 +26,7 @@ type assignFlags struct {
 	seed         int64
 	claimTimeout time.Duration
 	replace      bool
+	blind        bool
 }
 
 // assignAnnotator is the name `gavel assign` holds a session file's lock
@@ -35,7 +36,7 @@ const assignAnnotator = "gavel assign"
 func newAssignCmd(e env) *cobra.Command {
 	var o assignFlags
 	cmd := &cobra.Command{
-		Use:   "assign SESSION --annotators ana,bo,cy [--overlap 0.2] [--seed S] [--claim-timeout 30m] [--replace]",
+		Use:   "assign SESSION --annotators ana,bo,cy [--overlap 0.2] [--seed S] [--claim-timeout 30m] [--blind] [--replace]",
 		Short: "Deal a session's items to a team: each item to one person, a seeded share of them to two",
 		Long: `Make the work queue of a team labelling SESSION together: a session file,
 or a PostgreSQL session URL (postgres://USER@HOST:PORT/DB?session=NAME) that
@@ -56,14 +57,23 @@ so that nobody waits while work is left — never an item they have decided
 or one whose other place they hold. A claim not decided within
 --claim-timeout returns the item to the queue.
 
+A blind queue (--blind) keeps each person's labels from the others until
+adjudication: their reviews show nobody else's labels, can't judges or
+disagreements, only the team's progress and the agreement figures of the
+statistics; the adjudicator (gavel review --adjudicate) sees them all. It
+is a convention of the review screen, not a permission: the session holds
+everyone's labels for gavel stats and gavel export.
+
 Without --annotators, the session's queue and each person's progress
 (assigned, claimed now, done) are printed. A session keeps its queue:
 --replace deals again (a new team, overlap or seed), keeping every item
-already done by whoever did it. Without --seed a random seed is drawn,
-printed and recorded.`,
+already done by whoever did it; it keeps the queue blind or not unless
+--blind or --blind=false says otherwise. Without --seed a random seed is
+drawn, printed and recorded.`,
 		Example: `  gavel assign evals.gavel --annotators ana,bo,cy --overlap 0.2
   gavel assign 'postgres://lead@db.example.com/evals?session=triviaqa' --annotators ana,bo,cy --overlap 0.2 --seed 7
   gavel assign evals.gavel
+  gavel assign evals.gavel --annotators ana,bo,cy --overlap 0.2 --blind
   gavel assign evals.gavel --annotators ana,bo,cy,dan --overlap 0.2 --replace`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -76,6 +86,7 @@ printed and recorded.`,
 	f.Int64Var(&o.seed, "seed", 0, "the deal's `SEED` (default: a random one, printed and recorded)")
 	f.DurationVar(&o.claimTimeout, "claim-timeout", sessions.DefaultClaimTimeout, "how long a claimed item stays with its claimant undecided before it returns to the queue, a `DURATION` such as 45m or 2h")
 	f.BoolVar(&o.replace, "replace", false, "deal the session's queue again, keeping the items already done")
+	f.BoolVar(&o.blind, "blind", false, "a blind queue: nobody sees the others' labels on the review screen until adjudication (with --replace: --blind=false lifts it; left out, kept)")
 	cmd.ValidArgsFunction = first(completeExts(sessionExts))
 	for _, name := range []string{"annotators", "overlap", "seed", "claim-timeout"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
@@ -88,13 +99,14 @@ func runAssign(ctx context.Context, e env, arg string, o assignFlags, set func(s
 		ctx = context.Background()
 	}
 	if !set("annotators") {
-		for _, name := range []string{"overlap", "seed", "claim-timeout", "replace"} {
+		for _, name := range []string{"overlap", "seed", "claim-timeout", "blind", "replace"} {
 			if set(name) {
 				return usagef("--%s deals a queue: name the team with --annotators ana,bo,…", name)
 			}
 		}
 	}
-	opts := sessions.AssignOptions{Overlap: o.overlap, Seed: o.seed, ClaimTimeout: o.claimTimeout, Replace: o.replace}
+	opts := sessions.AssignOptions{Overlap: o.overlap, Seed: o.seed, ClaimTimeout: o.claimTimeout, Replace: o.replace,
+		Blind: o.blind, KeepBlind: o.replace && !set("blind")}
 	if set("annotators") {
 		for _, a := range strings.Split(o.annotators, ",") {
 			if a = strings.TrimSpace(a); a != "" {
@@ -126,7 +138,7 @@ func runAssign(ctx context.Context, e env, arg string, o assignFlags, set func(s
 	if err != nil {
 		return err
 	}
-	writeAssigned(e.stdout, where, sum)
+	writeAssigned(e.stdout, where, sum, set("blind"))
 	return nil
 }
 
@@ -150,8 +162,9 @@ func openAssignQueue(ctx context.Context, arg string) (sessions.QueueStore, stri
 	return s, arg, nil
 }
 
-// writeAssigned prints what a deal gave each annotator.
-func writeAssigned(w io.Writer, where string, sum sessions.AssignSummary) {
+// writeAssigned prints what a deal gave each annotator; saidBlind: --blind
+// was given (so that --blind=false is answered).
+func writeAssigned(w io.Writer, where string, sum sessions.AssignSummary, saidBlind bool) {
 	st := sum.Settings
 	fmt.Fprintf(w, "Assigned the %d items of %s to %s (seed %d; a claim lasts %s).\n",
 		sum.Items, safetext.SanitizeLine(where), plural(len(st.Annotators), "annotator", "annotators"), st.Seed, claimTimeout(st.ClaimTimeout))
@@ -163,6 +176,11 @@ func writeAssigned(w io.Writer, where string, sum sessions.AssignSummary) {
 	}
 	if sum.Kept > 0 {
 		fmt.Fprintf(w, "Kept the %s already done, each with the person who decided it.\n", plural(sum.Kept, "place", "places"))
+	}
+	if st.Blind {
+		fmt.Fprintln(w, blindQueueLine)
+	} else if saidBlind {
+		fmt.Fprintln(w, "Not a blind queue: each person's review shows the others' labels beside the verdict.")
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "annotator\titems\tshared\t")
@@ -203,6 +221,9 @@ func showQueue(w io.Writer, q sessions.QueueStore, where string) error {
 	fmt.Fprintf(w, "The queue of %s, assigned %s: %d items to %s (%s), %d of them to two people (overlap %s); seed %d; a claim lasts %s.\n",
 		safetext.SanitizeLine(where), st.CreatedAt.Format("2006-01-02 15:04 UTC"), len(per), plural(len(st.Annotators), "annotator", "annotators"),
 		strings.Join(names, ", "), two, strconv.FormatFloat(st.Overlap, 'g', -1, 64), st.Seed, claimTimeout(st.ClaimTimeout))
+	if st.Blind {
+		fmt.Fprintln(w, blindQueueLine)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "annotator\tassigned\tclaimed\tdone\t")
 	for _, p := range progress {
@@ -210,6 +231,9 @@ func showQueue(w io.Writer, q sessions.QueueStore, where string) error {
 	}
 	return tw.Flush()
 }
+
+// blindQueueLine is what gavel assign says of a blind queue.
+const blindQueueLine = "Blind queue: nobody sees the others' labels on the review screen until adjudication (gavel review --adjudicate shows them all)."
 
 // claimTimeout writes a duration as people do: 30m, 1h, 1h30m, 45s.
 func claimTimeout(d time.Duration) string {

@@ -67,27 +67,36 @@ func reviewTeam(ctx context.Context, e env, raw string, o reviewFlags) error {
 	if err != nil {
 		return err
 	}
-	others, err := rv.Store.LabelsExcept(o.annotator)
-	if err != nil {
-		return err
-	}
-	othersCantJudge, err := cantJudgesExcept(rv.Store, o.annotator)
-	if err != nil {
-		return err
+	// A blind queue (review_blind.go) keeps the others' labels off the
+	// screen: they are not even read.
+	st, qerr := src.QueueSettings(ctx)
+	hide := !o.adjudicate && (st.Blind || qerr != nil && !errors.Is(qerr, sessions.ErrNoQueue))
+	var others []sessions.Label
+	var othersCantJudge []sessions.CantJudge
+	if !hide {
+		if others, err = rv.Store.LabelsExcept(o.annotator); err != nil {
+			return err
+		}
+		if othersCantJudge, err = cantJudgesExcept(rv.Store, o.annotator); err != nil {
+			return err
+		}
 	}
 	name := filepath.Base(rv.Info.Path)
 	if name == "." || name == "" {
 		name = src.Target().Session
 	}
 	notices := []string{fmt.Sprintf("Team session %s: your labels are saved there first, and the others' appear beside the verdict as they save them. Only gavel run judges it.", where)}
+	if hide {
+		notices[0] = fmt.Sprintf("Team session %s: your labels are saved there first. Only gavel run judges it.", where)
+	}
 
 	// The queue, when the session has one and this person is in its team.
-	feed := &teamFeed{src: src, rep: rep, rv: rv, annotator: o.annotator, ch: make(chan tui.TeamUpdate, 4)}
+	feed := &teamFeed{src: src, rep: rep, rv: rv, annotator: o.annotator, hideOthers: hide, ch: make(chan tui.TeamUpdate, 4)}
 	for _, r := range runs {
 		feed.known = append(feed.known, r.ID)
 	}
 	team := &tui.Team{Where: where, Updates: feed.ch}
-	switch st, err := src.QueueSettings(ctx); {
+	switch err := qerr; {
 	case errors.Is(err, sessions.ErrNoQueue):
 	case err != nil:
 		notices = append(notices, "The team's queue could not be read ("+err.Error()+"): the review shows every item.")
@@ -129,6 +138,7 @@ func reviewTeam(ctx context.Context, e env, raw string, o reviewFlags) error {
 		return err
 	}
 	o.adjudicateOptions(&opts)
+	blindQueueOptions(st, qerr, o, &opts)
 
 	fctx, stop := context.WithCancel(ctx)
 	followed := make(chan struct{})
@@ -255,12 +265,15 @@ type teamFeed struct {
 	rep       *pg.Replica
 	rv        *sessions.Review
 	annotator string
-	queue     bool    // the session has a queue: progress from it
-	known     []int64 // the runs on screen
-	ch        chan tui.TeamUpdate
-	failing   bool
-	progress  []tui.TeamProgress
-	pulls     int
+	// hideOthers: a blind queue; the others' labels are not read, only
+	// said to have changed (the statistics' figures follow them).
+	hideOthers bool
+	queue      bool    // the session has a queue: progress from it
+	known      []int64 // the runs on screen
+	ch         chan tui.TeamUpdate
+	failing    bool
+	progress   []tui.TeamProgress
+	pulls      int
 }
 
 // progressEvery is how many pulls (of pollEvery) may pass without a new
@@ -289,7 +302,9 @@ func (f *teamFeed) update(ctx context.Context, p pg.Pulled, err error, first boo
 		}
 	}
 	s := f.rv.Store
-	if theirs > 0 {
+	if theirs > 0 && f.hideOthers {
+		u.OthersChanged, ok = true, true
+	} else if theirs > 0 {
 		if u.Others, err = s.LabelsExcept(f.annotator); err != nil {
 			return fail(err)
 		}

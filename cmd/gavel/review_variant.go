@@ -28,6 +28,9 @@ type variants struct {
 	// prices are the config's, for the cost the confirmation tells
 	// (none: told without a price).
 	prices cost.Prices
+	// ownLabels, when set, is the only annotator whose labels the
+	// comparison counts (a blind queue: review_blind.go).
+	ownLabels string
 
 	mu     sync.Mutex
 	client *llm.Client // the judges' shared client; made at first use when none
@@ -37,6 +40,9 @@ type variants struct {
 func (vs *variants) options(o *tui.Options) {
 	o.Variant = vs.variant
 	o.Compare = vs.compare
+	if hidesOthers(o) {
+		vs.ownLabels = o.Annotator
+	}
 }
 
 // clientFor returns the client variants call: the one the judges share
@@ -230,6 +236,9 @@ func (vs *variants) compare(a, b int64) (tui.Compared, error) {
 	in, used, err := selectSplit(s, in, "")
 	if err != nil {
 		return tui.Compared{}, err
+	}
+	if vs.ownLabels != "" {
+		ownLabelsOnly(in.Units, vs.ownLabels)
 	}
 	runs, err := s.Runs()
 	if err != nil {

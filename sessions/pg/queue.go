@@ -423,6 +423,9 @@ func (s *Store) Assign(ctx context.Context, o sessions.AssignOptions) (sessions.
 				}
 				return sessions.QueueExistsError(s.where(), st)
 			}
+			if o, err = sessions.ReplacingQueue(o, rows); err != nil {
+				return err
+			}
 			done, err := scanSlots(ctx, tx, s.sql(`SELECT `+slotColumns+` FROM {queue_slots} q WHERE `+slotDoneSQL))
 			if err != nil {
 				return err

@@ -92,6 +92,7 @@ func Run(t *testing.T, open Open) {
 		{"AlreadyDecided", testAlreadyDecided},
 		{"NotInTeam", testNotInTeam},
 		{"Replace", testReplace},
+		{"Blind", testBlind},
 		{"RecordAsIDs", testRecordAsIDs},
 		{"OddText", testOddText},
 	} {
@@ -169,7 +170,7 @@ func testAssign(t *testing.T, q sessions.QueueStore) {
 		}
 	}
 	st := must(q.QueueSettings())(t)
-	if !slices.Equal(st.Annotators, team3) || st.Overlap != 0.2 || st.Seed != 7 || st.ClaimTimeout != sessions.DefaultClaimTimeout || st.CreatedAt.IsZero() {
+	if !slices.Equal(st.Annotators, team3) || st.Overlap != 0.2 || st.Seed != 7 || st.ClaimTimeout != sessions.DefaultClaimTimeout || st.CreatedAt.IsZero() || st.Blind {
 		t.Errorf("settings %+v", st)
 	}
 	slots := must(q.QueueSlots())(t)
@@ -515,6 +516,44 @@ func testReplace(t *testing.T, q sessions.QueueStore) {
 	}
 	if _, err := q.Claim("cy", 1); !errors.Is(err, sessions.ErrNotInTeam) {
 		t.Errorf("cy after leaving the team: %v (held %v)", err, cy)
+	}
+}
+
+// A blind queue's setting is recorded, read back, named when a second
+// deal is refused, and set anew or kept by a Replace (KeepBlind); the
+// deal itself is the same as without it.
+func testBlind(t *testing.T, q sessions.QueueStore) {
+	sum := must(q.Assign(sessions.AssignOptions{Annotators: team3, Overlap: 0.2, Seed: 7, Blind: true}))(t)
+	if !sum.Settings.Blind {
+		t.Errorf("summary settings %+v: not blind", sum.Settings)
+	}
+	if st := must(q.QueueSettings())(t); !st.Blind || st.Seed != 7 {
+		t.Errorf("settings %+v: want blind, seed 7", st)
+	}
+	o, _ := sessions.CheckAssign(sessions.AssignOptions{Annotators: team3, Overlap: 0.2, Seed: 7})
+	if want, _ := sessions.DealQueue(ItemIDs(), o, nil); !reflect.DeepEqual(must(q.QueueSlots())(t), want) {
+		t.Error("a blind queue is dealt differently")
+	}
+	if _, err := q.Assign(sessions.AssignOptions{Annotators: team3}); !errors.Is(err, sessions.ErrQueueExists) || !strings.Contains(err.Error(), "seed 7; blind;") {
+		t.Errorf("a second assign over a blind queue: %v", err)
+	}
+	for i, step := range []struct {
+		opts sessions.AssignOptions
+		want bool
+	}{
+		{sessions.AssignOptions{KeepBlind: true}, true},               // --replace alone keeps it on
+		{sessions.AssignOptions{Blind: false}, false},                 // --blind=false
+		{sessions.AssignOptions{KeepBlind: true, Blind: true}, false}, // kept off; Blind unused
+		{sessions.AssignOptions{Blind: true}, true},                   // --blind
+	} {
+		o := step.opts
+		o.Annotators, o.Seed, o.Replace = team3, 7, true
+		if sum := must(q.Assign(o))(t); sum.Settings.Blind != step.want {
+			t.Errorf("replace %d (%+v): summary blind %v, want %v", i, step.opts, sum.Settings.Blind, step.want)
+		}
+		if st := must(q.QueueSettings())(t); st.Blind != step.want {
+			t.Errorf("replace %d (%+v): settings blind %v, want %v", i, step.opts, st.Blind, step.want)
+		}
 	}
 }
 
