@@ -286,3 +286,22 @@ func TestTeamLiveProgram(t *testing.T) {
 		t.Errorf("store holds %v", got)
 	}
 }
+
+// A team session nobody has judged yet says what brings verdicts (only
+// gavel run judges a team session), and a judge that then appears takes
+// its place.
+func TestTeamWithoutAJudgeSaysWhatToDo(t *testing.T) {
+	items := testItems(2)
+	m := New(Options{Store: &fakeStore{}, Annotator: "cy", Dataset: "team", Items: items, Team: &Team{}})
+	m = update(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
+	if s := plain(m); !strings.Contains(s, "gavel run") || strings.Contains(s, "No judge in this session.") {
+		t.Fatalf("a team session without a judge:\n%s", s)
+	}
+	m = update(t, m, TeamUpdate{Runs: []Run{{Info: matchInfo, Key: "match", ID: 1, Verdicts: verdictsFor(items)}}})
+	if m.run() == nil {
+		t.Fatal("the judge that appeared is not on screen")
+	}
+	if s := plain(m); strings.Contains(s, "nothing to label") {
+		t.Errorf("the judge's verdicts arrived, yet:\n%s", s)
+	}
+}

@@ -33,6 +33,11 @@ func (s *reviewScreen) verdictLines(inner int) []string {
 	}
 	r := s.run()
 	if r == nil {
+		if s.team != nil {
+			// Only gavel run judges a team session: say so, or the
+			// person is left with keys that label nothing.
+			return append(lines, wrapPlain("No judge in this session yet, so there is nothing to label: someone runs gavel run SESSION-URL --judge NAME, and its verdicts appear here as they are made.", inner)...)
+		}
 		return append(lines, st.Muted.Render("No judge in this session."))
 	}
 	rows := s.rows(s.cur)
