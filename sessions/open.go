@@ -56,6 +56,10 @@ type Store struct {
 	// it cannot see.
 	immutable bool
 	notice    string
+
+	// upstream, when set, is where judge runs are written first (a
+	// team session's replica: upstream.go).
+	upstream Upstream
 }
 
 // busyTimeoutMS is how long a statement waits for another process's write

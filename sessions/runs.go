@@ -72,10 +72,18 @@ func (s *Store) EnsureRun(info judge.Info) (Run, error) {
 	}
 	params, _ := canonicalParams(info.Params)
 	run := Run{Info: info, Key: key}
+	var up Run // a replica's run, as the team session holds it (upstream.go)
+	if s.upstream != nil {
+		if up, err = s.upstreamRun(info); err != nil {
+			return Run{}, err
+		}
+	}
 	err = s.write("saving the judge run", func(tx *sql.Tx) error {
 		var created string
 		err := tx.QueryRow(`SELECT id, created_at FROM runs WHERE key = ?`, key).Scan(&run.ID, &created)
 		switch {
+		case errors.Is(err, sql.ErrNoRows) && s.upstream != nil:
+			return fmt.Errorf("the judge run %d of the team session is not in its local copy yet", up.ID)
 		case errors.Is(err, sql.ErrNoRows):
 			run.CreatedAt = now()
 			res, err := tx.Exec(`INSERT INTO runs (key, judge, model, params, per_criterion, description, definition, created_at)
@@ -114,6 +122,9 @@ func (s *Store) EnsureRun(info judge.Info) (Run, error) {
 	})
 	if err != nil {
 		return Run{}, err
+	}
+	if s.upstream != nil && run.ID != up.ID {
+		return Run{}, newError(ErrReplicaDiverged, nil, "session %s: the judge run is %d here and %d in the team session", s.path, run.ID, up.ID)
 	}
 	return run, nil
 }

@@ -23,6 +23,10 @@ func (s *Store) SaveVerdicts(runID int64, vs []judge.Verdict) error {
 	if len(vs) == 0 {
 		return nil
 	}
+	if s.upstream != nil {
+		// A replica's verdicts are the team session's (upstream.go).
+		return s.upstream.SaveVerdicts(runID, vs)
+	}
 	return s.write("saving verdicts", func(tx *sql.Tx) error {
 		var one int
 		if err := tx.QueryRow(`SELECT 1 FROM runs WHERE id = ?`, runID).Scan(&one); err != nil {

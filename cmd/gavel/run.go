@@ -16,6 +16,7 @@ import (
 	"github.com/gavel-dev/gavel/judge/llm"
 	"github.com/gavel-dev/gavel/judge/match"
 	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/pg"
 )
 
 // runAnnotator is the lock name of headless runs: one `gavel run` at a
@@ -33,6 +34,12 @@ type runFlags struct {
 	batch  bool
 	data   datasetFlags
 	runner runnerFlags
+	// datasetName names the items in notes: the dataset file's name, or
+	// the team session's.
+	datasetName string
+	// shown, when set, names the session in the dry run's messages (a
+	// team session's URL, counted on its local copy, o.session).
+	shown string
 }
 
 func newRunCmd(e env) *cobra.Command {
@@ -47,12 +54,19 @@ verdict received; running again judges only what is left. LLM answers are
 cached in the session: a second run costs nothing. --dry-run says what
 the run would send and cost — requests, prompt tokens (the model's
 tokenizer where Gavel knows it, else an estimate), the most output tokens,
-the price from the config's prices — and sends nothing.`,
+the price from the config's prices — and sends nothing.
+
+A team session's URL (postgres://…?session=NAME) in place of DATASET judges
+the items the team session holds: each verdict is written to PostgreSQL as
+it comes, so the reviewers' screens on other machines show it within
+seconds, and running again judges only the items the team session has no
+verdict for. One gavel run at a time judges a team session.`,
 		Example: `  OPENAI_API_KEY=… gavel run evals.jsonl --judge docqa --model gpt-4o-mini
   gavel run evals.jsonl --judge bbh --base-url http://127.0.0.1:8000/v1 --model qwen2.5-7b --concurrency 16
   gavel run evals.jsonl --judge ./judges/polite.yaml --model gpt-4o-mini --samples 3
   gavel run evals.jsonl --judge docqa --model gpt-4o-mini --dry-run   # what it would cost
-  gavel run pairs.jsonl --judge pairwise --model gpt-4o-mini --swap`,
+  gavel run pairs.jsonl --judge pairwise --model gpt-4o-mini --swap
+  gavel run 'postgres://ana@db.example.com/evals?session=triviaqa' --judge docqa --model gpt-4o-mini`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if err := applyConfig(e, cmd.Flags(), &o.judges, &o.runner); err != nil {
@@ -78,6 +92,9 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 	if err != nil {
 		return err
 	}
+	if pg.IsURL(path) || pg.IsURL(o.session) {
+		return runTeam(ctx, e, path, js, cfg, o) // a team session (run_team.go)
+	}
 	if path == "-" && o.session == "" {
 		return usagef("gavel run - reads the dataset from standard input, so there is no file name to name the session after: give --session FILE.gavel")
 	}
@@ -101,11 +118,18 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 	if o.dryRun {
 		return dryRun(ctx, e, ds, js, o)
 	}
+	o.datasetName = ds.Name
 	rv, err := sessions.OpenReview(o.session, runAnnotator, ds)
 	if err != nil {
 		return err
 	}
 	defer rv.Store.Close()
+	return judgeSession(ctx, e, rv, js, cfg, o)
+}
+
+// judgeSession runs the judges over the session rv holds (a file, or a
+// team session's replica), saying in o.session where the verdicts go.
+func judgeSession(ctx context.Context, e env, rv *sessions.Review, js judgeSet, cfg llm.Config, o runFlags) error {
 	for _, n := range rv.Notices {
 		fmt.Fprintln(e.stderr, n)
 	}
@@ -117,7 +141,7 @@ func runHeadless(ctx context.Context, e env, path string, o runFlags) error {
 		return err
 	}
 	rv.Swap = o.swap
-	for _, n := range swapNotes(o.swap, judges, rv.Items, ds.Name) {
+	for _, n := range swapNotes(o.swap, judges, rv.Items, o.datasetName) {
 		fmt.Fprintln(e.stderr, n)
 	}
 

@@ -75,7 +75,7 @@ func dryRun(ctx context.Context, e env, ds *dataset.Dataset, js judgeSet, o runF
 	)
 	switch _, err := os.Stat(o.session); {
 	case errors.Is(err, fs.ErrNotExist):
-		notes = append(notes, fmt.Sprintf("%s does not exist yet: every item is to do and no answer is cached.", safetext.SanitizeLine(o.session)))
+		notes = append(notes, fmt.Sprintf("%s does not exist yet: every item is to do and no answer is cached.", safetext.SanitizeLine(o.where())))
 	case err != nil:
 		return err
 	default:
@@ -97,9 +97,9 @@ func dryRun(ctx context.Context, e env, ds *dataset.Dataset, js judgeSet, o runF
 				return err
 			}
 			if items, err = syncedItems(items, held); err != nil {
-				return fmt.Errorf("%s: %w", safetext.SanitizeLine(o.session), err)
+				return fmt.Errorf("%s: %w", safetext.SanitizeLine(o.where()), err)
 			}
-			notes = append(notes, fmt.Sprintf("The dataset file changed since %s was made: counted on the items the run will hold once it takes the change in (%s).", safetext.SanitizeLine(o.session), count(len(items), "item")))
+			notes = append(notes, fmt.Sprintf("The dataset file changed since %s was made: counted on the items the run will hold once it takes the change in (%s).", safetext.SanitizeLine(o.where()), count(len(items), "item")))
 		case ok && !(info.Items == len(ds.Items) && maps.Equal(info.Mapping, ds.Mapping)):
 			// The session keeps its own items (another mapping, or
 			// items kept from an earlier file), as OpenReview does.
@@ -131,14 +131,14 @@ func dryRun(ctx context.Context, e env, ds *dataset.Dataset, js judgeSet, o runF
 			return err
 		}
 	} else if name := needsFewShot(judges); name != "" {
-		return fmt.Errorf("%s takes few-shot examples ({examples}) from the session's labelled items, and %s does not exist yet: make it and label some (gavel review), then count again", safetext.SanitizeLine(name), safetext.SanitizeLine(o.session))
+		return fmt.Errorf("%s takes few-shot examples ({examples}) from the session's labelled items, and %s does not exist yet: make it and label some (gavel review), then count again", safetext.SanitizeLine(name), safetext.SanitizeLine(o.where()))
 	}
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := cost.Render{Prices: prices, Batch: o.batch}
 	w := e.stdout
-	fmt.Fprintf(w, "Dry run: nothing is sent to any server and %s is not written.\n", safetext.SanitizeLine(o.session))
+	fmt.Fprintf(w, "Dry run: nothing is sent to any server and %s is not written.\n", safetext.SanitizeLine(o.where()))
 	for _, n := range notes {
 		fmt.Fprintln(w, n)
 	}

@@ -109,19 +109,34 @@ func (s *Store) SaveVerdicts(ctx context.Context, runID int64, vs []judge.Verdic
 			return fmt.Errorf("session %s: verdict for item %q has criterion %d: criteria start at 1 (0 is the whole item)", s.target.Shown, v.ItemID, v.Criterion)
 		}
 	}
+	ids, err := s.reserveVerdictIDs(ctx, len(vs))
+	if err != nil {
+		return err
+	}
+	return s.saveVerdicts(ctx, runID, ids, sessions.Now(), vs)
+}
+
+// reserveVerdictIDs takes n ids from verdicts_id_seq, in order.
+func (s *Store) reserveVerdictIDs(ctx context.Context, n int) ([]int64, error) {
 	var ids []int64
 	if err := s.retry(ctx, "reserving verdict ids", func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT nextval($1::regclass) FROM generate_series(1, $2)`, s.table("verdicts_id_seq"), len(vs))
+		rows, err := tx.Query(ctx, `SELECT nextval($1::regclass) FROM generate_series(1, $2)`, s.table("verdicts_id_seq"), n)
 		if err != nil {
 			return err
 		}
 		ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
 		return err
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	slices.Sort(ids)
-	at := sessions.Now()
+	return ids, nil
+}
+
+// saveVerdicts writes vs under ids (one each, reserved), at for those
+// without a time, and may be called again with the same arguments: a
+// row whose id is there is left as it is.
+func (s *Store) saveVerdicts(ctx context.Context, runID int64, ids []int64, at time.Time, vs []judge.Verdict) error {
 	return s.retry(ctx, "saving verdicts", func(tx pgx.Tx) error {
 		w, err := s.newRowWriter(ctx, tx)
 		if err != nil {
