@@ -12,6 +12,7 @@ import (
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/judge/catalog"
 	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/pg"
 	"github.com/gavel-dev/gavel/sessions/safetext"
 )
 
@@ -32,6 +33,11 @@ type importFlags struct {
 	scales []string
 	// join adds the file's columns to an existing session's items by id.
 	join bool
+	// shown names the session in the summary, when session is a file
+	// standing in for it (a new team session: import_team.go), and then
+	// runs once the file is written and closed, before the summary.
+	shown string
+	then  func() error
 }
 
 func newImportCmd(e env) *cobra.Command {
@@ -79,6 +85,10 @@ call, so that ` + "`gavel stats`" + ` can compare the judges with the humans.
     and --scale DIMENSION=SCALE gives it when they do not show it all (an
     ordinal range, a category no one used).
 
+--session postgres://…?session=NAME makes a new team session in PostgreSQL
+holding what the import into a file would hold (an existing team session is
+not added to: gavel copy it to a file, import there, and copy it back).
+
 Importing again is safe: what the session already has is not added twice,
 and a value that changed in the file is added as the newer one. If the
 file changed since the session began, new rows are added and the change is
@@ -119,6 +129,9 @@ func runImport(e env, path string, o importFlags) error {
 		return usageError{err}
 	}
 	opts := sessions.ImportOptions{Parser: parser, Scales: scales}
+	if pg.IsURL(o.session) {
+		return importTeam(e, path, o) // a new team session (import_team.go)
+	}
 	if o.join {
 		return runImportJoin(e, path, o, opts)
 	}
@@ -174,17 +187,26 @@ func runImport(e env, path string, o importFlags) error {
 	for _, s := range sum.Skipped {
 		fmt.Fprintln(e.stderr, s)
 	}
-	printImport(e, filepath.Base(ds.Name), o.session, len(rv.Items), sum)
 	if err := rv.Store.Close(); err != nil {
 		return err
 	}
+	if o.then != nil {
+		if err := o.then(); err != nil {
+			return err
+		}
+	}
+	where, runOn := o.session, path
+	if o.shown != "" {
+		where, runOn = o.shown, o.shown
+	}
+	printImport(e, filepath.Base(ds.Name), where, len(rv.Items), sum)
 	switch {
 	case len(sum.Runs) == 0 && len(sum.Annotators) == 0 && len(sum.Skipped) > 0:
 		fmt.Fprintf(e.stderr, "Nothing was imported from %s: see above.\n", filepath.Base(ds.Name))
 	case len(sum.Runs) == 0 && len(sum.Annotators) == 0:
-		fmt.Fprintf(e.stderr, "%s carries no verdicts or labels Gavel could read: name its columns with --map verdict=COLUMN,human=COLUMN, or judge it with `gavel run %s --judge NAME`.\n", filepath.Base(ds.Name), path)
+		fmt.Fprintf(e.stderr, "%s carries no verdicts or labels Gavel could read: name its columns with --map verdict=COLUMN,human=COLUMN, or judge it with `gavel run %s --judge NAME`.\n", filepath.Base(ds.Name), runOn)
 	default:
-		fmt.Fprintf(e.stderr, "See the agreement with: gavel stats %s\n", o.session)
+		fmt.Fprintf(e.stderr, "See the agreement with: gavel stats %s\n", where)
 	}
 	return nil
 }
