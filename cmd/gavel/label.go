@@ -12,6 +12,7 @@ import (
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/pg"
 )
 
 // labelFlags are the flags of `gavel label`.
@@ -71,7 +72,11 @@ and counts in no agreement between people. It is refused on a row where
 no two people's labels differ.
 
 A value off the item's scale, an unknown id, and a session open on the
-review screen for the same annotator are refused with what to do.`,
+review screen for the same annotator are refused with what to do.
+
+SESSION may be a team session's URL (postgres://…?session=NAME): the
+decision is written to PostgreSQL, as the team's review screens write
+theirs, and shows on them within seconds.`,
 		Example: `  gavel label evals.gavel tq_17 YES
   gavel label evals.gavel tq_17 NO --note "the gold answer is outdated" --tag "hallucinated gold"
   gavel label evals.gavel rubric_3 4 --criterion 2 --dimension score --annotator ana
@@ -193,6 +198,9 @@ func runLabel(e env, path, id string, value *string, o labelFlags) error {
 	if err := o.check(value); err != nil {
 		return err
 	}
+	if pg.IsURL(path) {
+		return runLabelTeam(e, path, id, value, o) // a team session (label_team.go)
+	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return usagef("no session %s: make one with gavel review, gavel run or gavel import first", path)
 	}
@@ -208,6 +216,13 @@ func runLabel(e env, path, id string, value *string, o labelFlags) error {
 		return err
 	}
 	defer s.Close()
+	return labelOn(e, s, s, path, annotator, id, value, o)
+}
+
+// labelOn records the decision in the session s reads (a file, or a team
+// session's local copy), writing through w (the file itself, or the team
+// session first: label_team.go); path names the session in messages.
+func labelOn(e env, s *sessions.Store, w labelWriter, path, annotator, id string, value *string, o labelFlags) error {
 	it, ok, err := s.Item(id)
 	if err != nil {
 		return err
@@ -221,7 +236,7 @@ func runLabel(e env, path, id string, value *string, o labelFlags) error {
 		}
 	}
 	if o.undo {
-		undone, err := s.UndoItem(id)
+		undone, err := w.UndoItem(id)
 		if err != nil {
 			return err
 		}
@@ -255,7 +270,7 @@ func runLabel(e env, path, id string, value *string, o labelFlags) error {
 			acts[i].Guidelines = g.version.ID
 		}
 	}
-	if _, err := s.Record(acts); err != nil {
+	if _, err := w.Record(acts); err != nil {
 		return err
 	}
 	adjudged := ""
