@@ -267,3 +267,27 @@ func TestAdjudicationSkipsSettled(t *testing.T) {
 		t.Errorf("header %q", h)
 	}
 }
+
+// An adjudicator whose queue was empty meets a disagreement that arrives
+// from the team (a TeamUpdate) without choosing the filter again.
+func TestAdjudicationQueueFillsFromTheTeam(t *testing.T) {
+	items := testItems(3)
+	o := Options{Store: &fakeStore{}, Annotator: "lead", Dataset: "team", Items: items,
+		Runs: []Run{{Info: matchInfo, Key: "match", ID: 1, Verdicts: verdictsFor(items)}},
+		Adjudicate: true, Team: &Team{}}
+	m := New(o)
+	m = update(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	if len(m.sel.items) != 0 {
+		t.Fatalf("the queue holds %v before anyone disagrees", m.sel.items)
+	}
+	m = update(t, m, TeamUpdate{OthersChanged: true, Others: []sessions.Label{
+		{ItemID: "q2", Dimension: "correct", Value: 1, Annotator: "ana", Via: "queue", ActionID: 1},
+		{ItemID: "q2", Dimension: "correct", Value: 0, Annotator: "bo", Via: "queue", ActionID: 2},
+	}})
+	if len(m.sel.items) != 1 || m.items[m.cur].ID != "q2" {
+		t.Fatalf("after the disagreement arrived: selection %v, on %s", m.sel.items, m.items[m.cur].ID)
+	}
+	if s := plain(m); !strings.Contains(s, "ana") || !strings.Contains(s, "bo") {
+		t.Errorf("the two labels are not on screen:\n%s", s)
+	}
+}

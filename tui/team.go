@@ -198,6 +198,13 @@ func (m *Model) applyTeam(u TeamUpdate) tea.Cmd {
 			m.load.others, m.load.othersCantJudge = u.Others, u.OthersCantJudge
 		} else {
 			m.others = newOtherLabels(u.Others, u.OthersCantJudge, m.index)
+			if len(m.sel.items) == 0 && m.sel.filter.match != nil {
+				// A filter left empty (nothing to adjudicate yet, no
+				// disagreement between people) may hold items now: an
+				// adjudicator waiting on "no item" meets the next
+				// disagreement without pressing f again.
+				m.reselect()
+			}
 		}
 		changed = true
 	}
