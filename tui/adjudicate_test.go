@@ -273,7 +273,7 @@ func TestAdjudicationSkipsSettled(t *testing.T) {
 func TestAdjudicationQueueFillsFromTheTeam(t *testing.T) {
 	items := testItems(3)
 	o := Options{Store: &fakeStore{}, Annotator: "lead", Dataset: "team", Items: items,
-		Runs: []Run{{Info: matchInfo, Key: "match", ID: 1, Verdicts: verdictsFor(items)}},
+		Runs:       []Run{{Info: matchInfo, Key: "match", ID: 1, Verdicts: verdictsFor(items)}},
 		Adjudicate: true, Team: &Team{}}
 	m := New(o)
 	m = update(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
