@@ -5,12 +5,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
 )
 
@@ -695,4 +698,37 @@ func (s *Store) Progress(ctx context.Context) ([]sessions.QueueProgress, error) 
 		return nil, err
 	}
 	return out, nil
+}
+
+var _ sessions.VerdictStore = (*Queue)(nil)
+
+// EnsureRun returns the team session's run of the judge info describes,
+// made when it has none (Store.EnsureRun).
+func (q *Queue) EnsureRun(info judge.Info) (sessions.Run, error) { return q.s.EnsureRun(q.ctx, info) }
+
+// SaveVerdicts adds verdicts to a run of the team session
+// (Store.SaveVerdicts: ids reserved first, never written twice).
+func (q *Queue) SaveVerdicts(runID int64, vs []judge.Verdict) error {
+	return q.s.SaveVerdicts(q.ctx, runID, vs)
+}
+
+// Verdicts returns the run's current verdicts as a session file would:
+// read from a snapshot of the team session copied into a temporary file
+// (CopyToSQLite), so that they are what every reader of the session sees.
+func (q *Queue) Verdicts(runID int64) ([]judge.Verdict, error) {
+	dir, err := os.MkdirTemp("", "gavel-verdicts-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "snapshot.gavel")
+	if _, err := CopyToSQLite(q.ctx, q.s, path); err != nil {
+		return nil, err
+	}
+	local, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer local.Close()
+	return local.Verdicts(runID)
 }

@@ -1,4 +1,5 @@
-// Package queuetest is the contract suite of sessions.Queue: the same
+// Package queuetest is the contract suite of sessions.Queue and
+// sessions.VerdictStore: the same
 // tests run against every backend (SQLite's *sessions.Store here, in
 // sqlite_test.go; PostgreSQL's pg.Queue in sessions/pg), so that a team
 // gets one behaviour whichever database holds its session.
@@ -95,6 +96,8 @@ func Run(t *testing.T, open Open) {
 		{"Blind", testBlind},
 		{"RecordAsIDs", testRecordAsIDs},
 		{"OddText", testOddText},
+		{"RunsOnce", testRunsOnce},
+		{"VerdictsRoundTrip", testVerdictsRoundTrip},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := open(t)
