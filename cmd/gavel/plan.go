@@ -337,7 +337,7 @@ func writePlanSummary(w io.Writer, path string, dr sessions.PlanDraw, extended, 
 		from = fmt.Sprintf("the verdicts of %s on %s", strconv.Quote(p.Judge), p.Dimension)
 	}
 	fmt.Fprintf(w, "%s plan %d of %s: %s, %d of %d items, seed %d, drawn from %s.\n",
-		verb, p.ID, safetext.SanitizeLine(path), p.Design, len(dr.Selected), p.Items, p.Seed, safetext.SanitizeLine(from))
+		verb, p.ID, safetext.SanitizeLine(shownPath(path)), p.Design, len(dr.Selected), p.Items, p.Seed, safetext.SanitizeLine(from))
 	if len(p.Dimensions) > 1 {
 		// A plan reads its judge's first dimension (tour finding 7):
 		// said, so that labels go on it.
@@ -369,7 +369,23 @@ func writePlanSummary(w io.Writer, path string, dr sessions.PlanDraw, extended, 
 		fmt.Fprintln(w, safetext.SanitizeLine(n))
 	}
 	fmt.Fprintf(w, "Label them on the review screen (gavel review %s follows the plan), or with: gavel label %s ID VALUE --via %s (gavel stats then weights each label by its probability).\n",
-		safetext.SanitizeLine(shellWordArg(path)), safetext.SanitizeLine(shellWordArg(path)), sessions.PlanVia(p.ID))
+		safetext.SanitizeLine(shellArg(path)), safetext.SanitizeLine(shellArg(path)), sessions.PlanVia(p.ID))
+}
+
+// shellArg is a session argument for a command line shown to the user:
+// shownPath (no password), quoted for a shell when needed (a URL's ? and
+// & always are).
+func shellArg(path string) string { return shellWordArg(shownPath(path)) }
+
+// drawPlanHint says how to draw a labelling plan on the session at path:
+// gavel plan PATH -n N on a file; gavel plan -n works on files only, so a
+// team session's plans are drawn on a copy in a file, copied back.
+func drawPlanHint(path string) string {
+	if !pg.IsURL(path) {
+		return "draw one with gavel plan " + shellArg(path) + " -n N"
+	}
+	u := shellArg(path)
+	return "plans are drawn on session files: copy it to one (gavel copy " + u + " FILE.gavel), draw the plan there (gavel plan FILE.gavel -n N), then copy it back (gavel copy FILE.gavel " + u + " --replace) while nobody labels or judges"
 }
 
 // shellWordArg quotes a path for a command line shown to the user when
@@ -393,7 +409,7 @@ func listPlans(e env, path string) error {
 		return err
 	}
 	if len(plans) == 0 {
-		fmt.Fprintf(e.stderr, "%s has no labelling plan yet: draw one with gavel plan %s -n N.\n", safetext.SanitizeLine(path), safetext.SanitizeLine(shellWordArg(path)))
+		fmt.Fprintf(e.stderr, "%s has no labelling plan yet: %s.\n", safetext.SanitizeLine(shownPath(path)), safetext.SanitizeLine(drawPlanHint(path)))
 		return nil
 	}
 	labelled, err := s.PlanLabelled()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gavel-dev/gavel/report"
 	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/pg"
 	"github.com/gavel-dev/gavel/sessions/safetext"
 	"github.com/gavel-dev/gavel/sessions/stats"
 	"github.com/gavel-dev/gavel/sessions/stats/render"
@@ -62,9 +63,10 @@ The figures are gavel stats' for the same session and flags: --judge,
 session is only read.
 
 With no -o, the report is written beside the session: evals.gavel gives
-evals-report.html (or .md). -o - writes it to standard output. On the
-statistics screen of a review (s), w writes the same report beside the
-session.`,
+evals-report.html (or .md); a team session's (a postgres:// URL) goes in
+the working directory, named after the session: NAME-report.html. -o -
+writes it to standard output. On the statistics screen of a review (s), w
+writes the same report beside the session.`,
 		Example: `  gavel report evals.gavel
   gavel report evals.gavel -o audit.html
   gavel report evals.gavel --judge gpt-4o --judge docqa@2 -o two-judges.html
@@ -110,7 +112,20 @@ func runReport(e env, path string, o reportFlags) error {
 		return usagef("--disagreements %d is negative: use 0 to list every item, or a count", o.disagree)
 	}
 	out := o.out
-	if out == "" {
+	team := ""
+	if pg.IsURL(path) {
+		t, err := pg.ParseURL(path)
+		if err != nil {
+			return err
+		}
+		team = t.Session
+	}
+	switch {
+	case out == "" && team != "":
+		// Not beside the URL: in the working directory, after the
+		// session's name.
+		out = report.DefaultPath(team, format)
+	case out == "":
 		out = report.DefaultPath(path, format)
 	}
 	if out != "-" {
@@ -156,6 +171,9 @@ func runReport(e env, path string, o reportFlags) error {
 	d, err := report.Gather(s, in, rep, ro)
 	if err != nil {
 		return err
+	}
+	if team != "" {
+		d.Session = team // not its local copy's file name
 	}
 	var b bytes.Buffer
 	if format == "markdown" {

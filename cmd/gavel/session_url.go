@@ -42,10 +42,20 @@ func openRead(path string) (*sessions.Store, error) {
 	return sessions.Open(local, sessions.Options{ReadOnly: true})
 }
 
+// shownPath is a session argument fit to print: a team session's URL
+// with its password replaced (pg.Redact), a file's path as it is.
+func shownPath(path string) string {
+	if pg.IsURL(path) {
+		return pg.Redact(path)
+	}
+	return path
+}
+
 // passwordInURL finds the password of a postgres:// URL's user info, and
-// password= parameters, in any text.
+// password= parameters, in any text; a URL made a file path
+// (postgres:/user:password@…, its // cleaned to /) too.
 var (
-	passwordInURL   = regexp.MustCompile(`(postgres(?:ql)?://[^:/@\s]*):[^@\s]*@`)
+	passwordInURL   = regexp.MustCompile(`(postgres(?:ql)?:/{1,2}[^:/@\s]*):[^@\s]*@`)
 	passwordInQuery = regexp.MustCompile(`([?&]password=)[^&\s]*`)
 )
 

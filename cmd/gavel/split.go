@@ -17,6 +17,7 @@ import (
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/pg"
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
@@ -374,7 +375,7 @@ func planNotes(path string, id int, used stats.SplitUsed, in stats.Input) []stri
 	var out []string
 	if used.Part != splitAll && used.Part != "" {
 		out = append(out, fmt.Sprintf("gavel: labelling plan %d was drawn over every item; its estimates here cover the %s part's %d items only, with the plan's probabilities (--split all estimates over every item, e.g. gavel stats %s --split all)",
-			id, used.Part, used.Items, shellWordArg(path)))
+			id, used.Part, used.Items, shellArg(path)))
 	}
 	items := 0
 	for _, u := range in.Units {
@@ -383,8 +384,12 @@ func planNotes(path string, id int, used stats.SplitUsed, in stats.Input) []stri
 		}
 	}
 	if after := items - len(in.Plan.Units); after > 0 {
-		out = append(out, fmt.Sprintf("gavel: %d of these %d items came after labelling plan %d was drawn: its estimates cover the %d items it was drawn over (gavel plan %s -n N draws a plan over them all)",
-			after, items, id, len(in.Plan.Units), shellWordArg(path)))
+		draw := "gavel plan " + shellArg(path) + " -n N draws a plan over them all"
+		if pg.IsURL(path) {
+			draw = "a plan drawn anew covers them all: " + drawPlanHint(path)
+		}
+		out = append(out, fmt.Sprintf("gavel: %d of these %d items came after labelling plan %d was drawn: its estimates cover the %d items it was drawn over (%s)",
+			after, items, id, len(in.Plan.Units), draw))
 	}
 	return out
 }
