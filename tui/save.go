@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -24,8 +25,14 @@ type saveOp struct {
 type saveQueue struct {
 	queue    []saveOp
 	inflight bool
+	sending  []saveOp    // being written (inflight)
 	pending  map[int]int // item → actions not yet committed
 	err      error       // the last failure, cleared by a success
+	// waiting: asked to quit while saving failed, the person chose to
+	// wait (unsaved_dialog.go): the program ends once everything is saved,
+	// and a failure meanwhile does not ask again. abandoned: they quit
+	// anyway, leaving what is queued unsaved.
+	waiting, abandoned bool
 }
 
 // savedMsg reports a batch written to the store: done were committed, the
@@ -55,6 +62,7 @@ func (w *workspace) flush() tea.Cmd {
 	ops := w.save.queue
 	w.save.queue = nil
 	w.save.inflight = true
+	w.save.sending = ops
 	store := w.store
 	return func() tea.Msg {
 		for i, op := range ops {
@@ -77,6 +85,7 @@ func (w *workspace) flush() tea.Cmd {
 // are retried shortly, and the error stays on screen until a write works.
 func (m *Model) saved(msg savedMsg) tea.Cmd {
 	m.save.inflight = false
+	m.save.sending = nil
 	for _, op := range msg.done {
 		if m.save.pending[op.item]--; m.save.pending[op.item] <= 0 {
 			delete(m.save.pending, op.item)
@@ -88,8 +97,13 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 		}
 		m.save.err = msg.err
 		m.save.queue = append(msg.rest, m.save.queue...)
-		if m.quitting {
-			return tea.Quit // main reports what was not saved
+		if m.quitting && !m.save.waiting {
+			// Quit was asked while the last labels were being written:
+			// ask before losing them (unsaved_dialog.go).
+			m.quitting = false
+			m.askUnsaved()
+		} else if m.unsavedOpen() != nil {
+			m.askUnsaved() // the counts and the error as they are now
 		}
 		return tea.Tick(2*time.Second, func(time.Time) tea.Msg { return retrySaveMsg{} })
 	}
@@ -97,8 +111,14 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 		m.save.err = nil
 		m.tell("Saving works again: every label on screen is in the session.")
 	}
-	if m.quitting && len(m.save.queue) == 0 {
+	if len(m.save.queue) == 0 && (m.quitting || m.unsavedOpen() != nil) {
+		// Quit was asked (the question still open counts: waiting is its
+		// default) and everything is saved now.
+		m.closeUnsaved()
 		return tea.Quit
+	}
+	if m.unsavedOpen() != nil {
+		m.askUnsaved()
 	}
 	return tea.Batch(m.flush(), m.planSaved(msg.done))
 }
@@ -107,7 +127,7 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 // (non-zero only when the store kept failing until quit) and the last error.
 func (m *Model) Unsaved() (int, error) {
 	n := 0
-	for _, op := range m.save.queue {
+	for _, op := range append(slices.Clip(m.save.sending), m.save.queue...) {
 		n += max(len(op.acts), 1)
 	}
 	return n, m.save.err

@@ -61,6 +61,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.gotClaimed(msg)
 	case retrySaveMsg:
 		return m.flush()
+	case waitQuitMsg, keepLabellingMsg, quitAnywayMsg:
+		return m.answerUnsaved(msg)
 	case healthMsg:
 		return m.gotHealth(msg)
 	case statsMsg:
@@ -192,6 +194,15 @@ func (m *Model) quit() tea.Cmd {
 	// whose write failed: the caller reports the labels not saved).
 	if !m.save.inflight && (len(m.save.queue) == 0 || (m.store == nil && m.waitStore == nil)) {
 		return tea.Quit
+	}
+	if m.save.err != nil && !m.building() {
+		// Saving fails: ask before losing anything (unsaved_dialog.go).
+		// Asked again (ctrl+c with the question open), it quits anyway.
+		if m.unsavedOpen() != nil && m.top() == m.unsavedOpen() {
+			return m.answerUnsaved(quitAnywayMsg{})
+		}
+		m.askUnsaved()
+		return nil
 	}
 	m.quitting = true
 	m.hint("Saving your last labels before quitting…")

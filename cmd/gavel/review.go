@@ -17,6 +17,7 @@ import (
 	"github.com/gavel-dev/gavel/sessions/dataset"
 	"github.com/gavel-dev/gavel/sessions/demo"
 	"github.com/gavel-dev/gavel/sessions/pg"
+	"github.com/gavel-dev/gavel/sessions/safetext"
 	"github.com/gavel-dev/gavel/tui"
 )
 
@@ -307,8 +308,9 @@ func cantJudgesExcept(s *sessions.Store, annotator string) ([]sessions.CantJudge
 // labels could not be saved, else how far the review went.
 func finalReport(e env, final tea.Model, session string) error {
 	if fm, ok := final.(*tui.Model); ok {
-		if n, serr := fm.Unsaved(); n > 0 {
-			return fmt.Errorf("%d of your last actions could not be saved to %s: %v", n, session, serr)
+		if n, ids := fm.UnsavedItems(); n > 0 {
+			_, serr := fm.Unsaved()
+			return unsavedError(n, ids, session, serr)
 		}
 		if fm.Loading() {
 			// The counts cover the items read so far only.
@@ -319,6 +321,41 @@ func finalReport(e env, final tea.Model, session string) error {
 		fmt.Fprintf(e.stderr, "Saved in %s: %d of %s reviewed.\n", session, done, count(total, "item"))
 	}
 	return nil
+}
+
+// unsavedError names the decisions lost on quitting while saving failed
+// (the person answered "quit anyway", or a new session could not be
+// written): how many, their items, and why.
+func unsavedError(n int, ids []string, session string, serr error) error {
+	shown := make([]string, 0, min(len(ids), 20))
+	for _, id := range ids[:min(len(ids), 20)] {
+		shown = append(shown, safetext.SanitizeLine(clipID(id)))
+	}
+	list := strings.Join(shown, ", ")
+	if len(ids) > len(shown) {
+		list += fmt.Sprintf(" and %d more", len(ids)-len(shown))
+	}
+	why := ""
+	if serr != nil {
+		why = " (" + serr.Error() + ")"
+	}
+	are, items, them := "are", "items", "them"
+	if n == 1 {
+		are = "is"
+	}
+	if len(ids) == 1 {
+		items, them = "item", "it"
+	}
+	return fmt.Errorf("%s could not be saved to %s and %s lost%s: %s %s; label %s again once the session can be written",
+		count(n, "decision"), session, are, why, items, list, them)
+}
+
+// clipID cuts an item id for a message.
+func clipID(id string) string {
+	if r := []rune(id); len(r) > 64 {
+		return string(r[:63]) + "…"
+	}
+	return id
 }
 
 // allPairs reports whether every item compares two responses.

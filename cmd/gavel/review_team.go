@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -161,12 +162,24 @@ func reviewTeam(ctx context.Context, e env, raw string, o reviewFlags) error {
 		if ids := fm.Claimed(); len(ids) > 0 {
 			rctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			if err := src.Release(rctx, o.annotator, ids); err != nil {
-				fmt.Fprintf(e.stderr, "gavel: %s claimed for you could not be given back (%v): they return to the queue when the claim expires.\n", count(len(ids), "item"), err)
+				fmt.Fprintf(e.stderr, "gavel: could not give back %s claimed for you: %s; they return to the queue when the claim times out in %s.\n",
+					count(len(ids), "item"), releaseWhy(err), claimTimeout(st.ClaimTimeout))
 			}
 			cancel()
 		}
 	}
 	return finalReport(e, final, where)
+}
+
+// releaseWhy says in a few words why claims could not be given back: the
+// server not answering, else the error's first line.
+func releaseWhy(err error) string {
+	var na *pg.NotAnsweringError
+	if errors.As(err, &na) {
+		return "PostgreSQL at " + na.Address + " is not answering"
+	}
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return strings.TrimSpace(msg)
 }
 
 // joinNames lists names for a message.

@@ -70,10 +70,21 @@ func (s *Store) connectError(ctx context.Context, err error) error {
 			cause = op.Err
 		}
 		detail := scrub(cause.Error(), s.target.Conn)
-		return fmt.Errorf("PostgreSQL at %s is not answering: is the server running, and are the host and port in %s right? (%s)", s.Address(), s.target.Shown, detail)
+		return &NotAnsweringError{Address: s.Address(),
+			msg: fmt.Sprintf("PostgreSQL at %s is not answering: is the server running, and are the host and port in %s right? (%s)", s.Address(), s.target.Shown, detail)}
 	}
 	return s.wrap(err, "connecting")
 }
+
+// NotAnsweringError is a server that could not be reached, or did not
+// answer in time: its message says so and what to check; Address is the
+// server's host and port, for a shorter message of the caller's.
+type NotAnsweringError struct {
+	Address string
+	msg     string
+}
+
+func (e *NotAnsweringError) Error() string { return e.msg }
 
 // rootCause is the innermost error of a chain of single wraps.
 func rootCause(err error) error {

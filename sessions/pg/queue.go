@@ -144,6 +144,13 @@ func (s *Store) queueTx(ctx context.Context, doing string, opts pgx.TxOptions, f
 	if plain != nil {
 		return plain
 	}
+	if err != nil {
+		// A server not answering, or a connection lost, is said as such
+		// (explain), not in the driver's words.
+		if e := s.explain(ctx, err); e != err {
+			return e
+		}
+	}
 	return s.wrap(err, doing)
 }
 
