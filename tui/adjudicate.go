@@ -221,11 +221,22 @@ func (w *workspace) openAdjudication() {
 		return
 	}
 	w.reselect()
+	w.firstToAdjudicate()
 	if !w.others.any() {
 		w.warn("Nothing to adjudicate: nobody else has labelled this session. Adjudication settles items where people's labels differ: label it as several annotators first (--annotator NAME, or gavel label).")
 		return
 	}
 	w.sayAdjudication()
+}
+
+// firstToAdjudicate moves to the queue's first item waiting, in the order
+// in force: the item the screen would open on otherwise (the first the
+// person has not labelled) may come after one they adjudicated and that
+// is back in the queue.
+func (w *workspace) firstToAdjudicate() {
+	if p := w.nextUnreviewed(0); p >= 0 {
+		w.sel.pos, w.cur = p, w.sel.items[p]
+	}
 }
 
 // sayAdjudication says what the queue holds and how it works, when it is

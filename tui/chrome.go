@@ -73,6 +73,11 @@ func (m *Model) headerLine() string {
 		segs = segmentText(it.Segments)
 		if m.reviewed[m.cur] {
 			mark = " ✓"
+			if m.adjudicating() && m.toAdjudicate(m.cur) {
+				// Labelled, but back in the queue (a person's label
+				// changed after it): not settled.
+				mark = " ↺ again"
+			}
 		}
 	}
 
@@ -135,7 +140,9 @@ func (m *Model) headerLine() string {
 	if showSegs {
 		right += st.Muted.Render(" · " + segs)
 	}
-	if mark != "" {
+	if mark == " ↺ again" {
+		right += st.Warning.Render(mark)
+	} else if mark != "" {
 		right += st.Agree.Render(mark)
 	}
 	return spread(left, right, w)

@@ -223,6 +223,15 @@ func (w *workspace) startItem() int {
 			}
 		}
 	}
+	if w.adjudicating() {
+		// The adjudication queue's first item, in dataset order (the
+		// selection made once every item is read keeps it).
+		for i := range w.items {
+			if w.toAdjudicate(i) {
+				return i
+			}
+		}
+	}
 	return w.firstUnreviewed(0)
 }
 

@@ -59,6 +59,13 @@ func (s *reviewScreen) verdictLines(inner int) []string {
 		lines = append(lines, st.Muted.Render(strings.Repeat("─", inner)))
 		lines = append(lines, people...)
 		people = nil
+		if s.reviewed[s.cur] && s.toAdjudicate(s.cur) {
+			// Back in the queue: this person's label is not the item's
+			// settlement any more.
+			for _, l := range wrapPlain("↺ Your label came before the others' latest: the item waits for your decision again.", inner) {
+				lines = append(lines, st.Warning.Render(l))
+			}
+		}
 	}
 	vd, has := r.verdict(s.cur, rw.crit)
 	if has && !s.hidden(s.cur) {

@@ -262,8 +262,18 @@ func (w *workspace) nextUnreviewed(from int) int {
 	n := len(w.sel.items)
 	for k := range n {
 		p := (from + k) % n
+		i := w.sel.items[p]
+		if w.adjudicating() {
+			// The adjudication queue: an item waits until it is settled,
+			// labelled or not (a person's label may have changed after
+			// this person's adjudication).
+			if w.toAdjudicate(i) {
+				return p
+			}
+			continue
+		}
 		// On a plan, an item labelled off it still needs its label.
-		if i := w.sel.items[p]; w.applicable[i] && (!w.reviewed[i] || (w.following() && !w.planDone(i))) {
+		if w.applicable[i] && (!w.reviewed[i] || (w.following() && !w.planDone(i))) {
 			return p
 		}
 	}
