@@ -559,13 +559,13 @@ func (st QueueSettings) InTeam(where, annotator string) error {
 		return nil
 	}
 	return &queueError{kind: ErrNotInTeam, msg: fmt.Sprintf("%s is not in the team of %s (%s): gavel assign %s --replace --annotators … deals the queue again with them",
-		strconv.Quote(annotator), where, quoteNames(st.Annotators), where)}
+		strconv.Quote(annotator), where, quoteNames(st.Annotators), shellWord(where))}
 }
 
 // NoQueueError says that the session named where has no queue yet
 // (errors.Is ErrNoQueue).
 func NoQueueError(where string) error {
-	return &queueError{kind: ErrNoQueue, msg: fmt.Sprintf("%s has no queue yet: gavel assign %s --annotators ana,bo,… deals its items to a team first", where, where)}
+	return &queueError{kind: ErrNoQueue, msg: fmt.Sprintf("%s has no queue yet: gavel assign %s --annotators ana,bo,… deals its items to a team first", where, shellWord(where))}
 }
 
 // QueueExistsError refuses an Assign over the queue st of the session

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gavel-dev/gavel/sessions/pg"
 	"github.com/gavel-dev/gavel/sessions/stats"
 	"github.com/gavel-dev/gavel/sessions/stats/render"
 )
@@ -106,7 +107,7 @@ func runCompare(e env, path string, o compareFlags) error {
 		return usagef("unknown --format %q: use text, json or markdown", o.format)
 	}
 	if len(o.judges) != 2 {
-		return usagef("gavel compare needs two judges, --judge A --judge B (got %d); gavel stats %s lists the session's judges", len(o.judges), path)
+		return usagef("gavel compare needs two judges, --judge A --judge B (got %d); gavel stats %s lists the session's judges", len(o.judges), shellArg(path))
 	}
 	if o.resamples < 0 || o.resamples > maxResamples {
 		return usagef("--resamples %d is out of range: use 0 (no bootstrap) to %d", o.resamples, maxResamples)
@@ -125,7 +126,10 @@ func runCompare(e env, path string, o compareFlags) error {
 		if len(labels) == 1 {
 			have = fmt.Sprintf("one judge (%q)", labels[0])
 		}
-		return usagef("%s has %s: gavel compare needs two — run another judge on its dataset (gavel run DATASET --judge NAME --session %s) or import a file with two verdict columns", path, have, path)
+		if pg.IsURL(path) {
+			return usagef("%s has %s: gavel compare needs two — run another judge on it (gavel run %s --judge NAME)", shownPath(path), have, shellArg(path))
+		}
+		return usagef("%s has %s: gavel compare needs two — run another judge on its dataset (gavel run DATASET --judge NAME --session %s) or import a file with two verdict columns", path, have, shellArg(path))
 	}
 	runs, err := s.Runs()
 	if err != nil {

@@ -204,9 +204,9 @@ func runImport(e env, path string, o importFlags) error {
 	case len(sum.Runs) == 0 && len(sum.Annotators) == 0 && len(sum.Skipped) > 0:
 		fmt.Fprintf(e.stderr, "Nothing was imported from %s: see above.\n", filepath.Base(ds.Name))
 	case len(sum.Runs) == 0 && len(sum.Annotators) == 0:
-		fmt.Fprintf(e.stderr, "%s carries no verdicts or labels Gavel could read: name its columns with --map verdict=COLUMN,human=COLUMN, or judge it with `gavel run %s --judge NAME`.\n", filepath.Base(ds.Name), runOn)
+		fmt.Fprintf(e.stderr, "%s carries no verdicts or labels Gavel could read: name its columns with --map verdict=COLUMN,human=COLUMN, or judge it with `gavel run %s --judge NAME`.\n", filepath.Base(ds.Name), shellWordArg(runOn))
 	default:
-		fmt.Fprintf(e.stderr, "See the agreement with: gavel stats %s\n", where)
+		fmt.Fprintf(e.stderr, "See the agreement with: gavel stats %s\n", shellWordArg(where))
 	}
 	return nil
 }

@@ -75,7 +75,7 @@ func runImportJoin(e env, path string, o importFlags, opts sessions.ImportOption
 	case len(sum.Runs) == 0 && len(sum.Annotators) == 0:
 		fmt.Fprintf(e.stderr, "%s carries no verdicts or labels Gavel could read: name its columns with --map verdict=COLUMN,human=COLUMN.\n", base)
 	default:
-		fmt.Fprintf(e.stderr, "See the agreement with: gavel stats %s\n", o.session)
+		fmt.Fprintf(e.stderr, "See the agreement with: gavel stats %s\n", shellWordArg(o.session))
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func TestImportTeam(t *testing.T) {
 	if want := strings.Replace(wantOut, file, shown, 1); out != want {
 		t.Errorf("stdout\n got %q\nwant %q", out, want)
 	}
-	if !strings.Contains(errs, "See the agreement with: gavel stats "+shown) {
+	if !strings.Contains(errs, "See the agreement with: gavel stats '"+shown+"'") {
 		t.Errorf("stderr: %s", errs)
 	}
 	for _, argv := range [][]string{

@@ -221,17 +221,19 @@ func runLabel(e env, path, id string, value *string, o labelFlags) error {
 
 // labelOn records the decision in the session s reads (a file, or a team
 // session's local copy), writing through w (the file itself, or the team
-// session first: label_team.go); path names the session in messages.
+// session first: label_team.go); path is the session as given (the file,
+// or the team session's URL), for messages: shownPath in words, shellArg
+// on command lines.
 func labelOn(e env, s *sessions.Store, w labelWriter, path, annotator, id string, value *string, o labelFlags) error {
 	it, ok, err := s.Item(id)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return unknownItem(s, id)
+		return unknownItem(s, id, path)
 	}
 	if planID, ok := sessions.ParsePlanVia(o.via); ok && !o.undo {
-		if err := checkInPlan(s, planID, id); err != nil {
+		if err := checkInPlan(s, planID, id, path); err != nil {
 			return err
 		}
 	}
@@ -241,7 +243,7 @@ func labelOn(e env, s *sessions.Store, w labelWriter, path, annotator, id string
 			return err
 		}
 		if len(undone) == 0 {
-			return fmt.Errorf("%s has no decision of %q on %s left to undo", path, annotator, id)
+			return fmt.Errorf("%s has no decision of %q on %s left to undo", shownPath(path), annotator, id)
 		}
 		fmt.Fprintf(e.stderr, "Undone on %s for %s: %s.\n", id, annotator, describeActions(s, undone))
 		return nil
@@ -251,7 +253,7 @@ func labelOn(e env, s *sessions.Store, w labelWriter, path, annotator, id string
 		return err
 	}
 	if o.via == viaAdjudication {
-		if err := checkAdjudication(s, acts[0]); err != nil {
+		if err := checkAdjudication(s, acts[0], path); err != nil {
 			return err
 		}
 	}
@@ -334,24 +336,25 @@ func listOrNone(names []string) string {
 	return strings.Join(quoteEach(names), ", ")
 }
 
-// unknownItem refuses an id the session does not have, with the ids it
-// may be a typo of.
-func unknownItem(s *sessions.Store, id string) error {
+// unknownItem refuses an id the session at path (as given) does not
+// have, with the ids it may be a typo of.
+func unknownItem(s *sessions.Store, id, path string) error {
 	ids, err := s.ItemIDs()
 	if err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("%s has no item %q", s.Path(), id)
+	msg := fmt.Sprintf("%s has no item %q", shownPath(path), id)
 	if near := nearestIDs(id, ids); len(near) > 0 {
 		return usagef("%s: did you mean %s?", msg, oneOf(quoteEach(near)))
 	}
-	return usagef("%s (ids are matched exactly, case included): gavel export %s --only all lists every item's id", msg, s.Path())
+	return usagef("%s (ids are matched exactly, case included): gavel export %s --only all lists every item's id", msg, shellArg(path))
 }
 
 // checkInPlan refuses a label --via plan:ID on an item plan ID did not
 // choose, or for a plan the session does not have: the statistics would
 // weight it by a probability that does not describe how it was reached.
-func checkInPlan(s *sessions.Store, planID int64, id string) error {
+// path is the session as given.
+func checkInPlan(s *sessions.Store, planID int64, id, path string) error {
 	chosen, n, items, err := s.PlanChose(planID, id)
 	if errors.Is(err, sessions.ErrPlan) {
 		return usagef("--via %s: %v", sessions.PlanVia(planID), err)
@@ -361,7 +364,7 @@ func checkInPlan(s *sessions.Store, planID int64, id string) error {
 	}
 	if !chosen {
 		return usagef("--via %s: plan %d did not choose %q (it chose %d of %d items: gavel plan %s --show %d lists them); label it with --via script",
-			sessions.PlanVia(planID), planID, id, n, items, shellWordArg(s.Path()), planID)
+			sessions.PlanVia(planID), planID, id, n, items, shellArg(path), planID)
 	}
 	return nil
 }

@@ -19,7 +19,8 @@ const viaAdjudication = sessions.ViaAdjudication
 // reads them): there is nothing to settle, and the label would be taken
 // as the item's reference all the same. A row already adjudicated whose
 // people still disagree may be adjudicated again: the latest one counts.
-func checkAdjudication(s *sessions.Store, a sessions.Action) error {
+// path is the session as given.
+func checkAdjudication(s *sessions.Store, a sessions.Action, path string) error {
 	all, err := s.ItemLabels(a.ItemID)
 	if err != nil {
 		return err
@@ -45,7 +46,7 @@ func checkAdjudication(s *sessions.Store, a sessions.Action) error {
 	}
 	row := judge.Row{Criterion: a.Criterion, Dimension: judge.Dimension{Name: a.Dimension}}
 	return usagef("--via adjudication: no two people's labels on %s of %q differ (%s), so there is nothing to adjudicate there: label it with --via script; gavel review DATASET --session %s --adjudicate shows the items to adjudicate",
-		describeRow(row), a.ItemID, said, shellWordArg(s.Path()))
+		describeRow(row), a.ItemID, said, shellArg(path))
 }
 
 // valueText spells a value on its dimension's scale, as the session's

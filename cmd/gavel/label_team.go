@@ -73,7 +73,7 @@ func runLabelTeam(e env, raw, id string, value *string, o labelFlags) error {
 			}
 		} // else labelOn says why the file is not used
 	}
-	err = labelOn(e, rv.Store, teamLabels{ctx: ctx, rep: rep}, shown, annotator, id, value, o)
+	err = labelOn(e, rv.Store, teamLabels{ctx: ctx, rep: rep}, raw, annotator, id, value, o)
 	return namingTeam(err, rv.Store.Path(), shown)
 }
 

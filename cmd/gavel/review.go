@@ -108,7 +108,7 @@ func runReview(ctx context.Context, e env, path string, o reviewFlags) error {
 		return reviewTeam(ctx, e, path, o) // a team session (review_team.go)
 	}
 	if pg.IsURL(o.session) {
-		return usagef("a team session holds its items: review it with gavel review %s (no dataset file)", pg.Redact(o.session))
+		return usagef("a team session holds its items: review it with gavel review %s (no dataset file)", shellArg(o.session))
 	}
 	if o.session == "" {
 		o.session = defaultSessionPath(path)

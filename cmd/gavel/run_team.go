@@ -27,10 +27,10 @@ import (
 // runTeam judges the team session at raw.
 func runTeam(ctx context.Context, e env, raw string, js judgeSet, cfg llm.Config, o runFlags) error {
 	if !pg.IsURL(raw) {
-		return usagef("a team session holds its items: judge them with gavel run %s --judge NAME (no dataset file)", pg.Redact(o.session))
+		return usagef("a team session holds its items: judge them with gavel run %s --judge NAME (no dataset file)", shellArg(o.session))
 	}
 	if o.session != "" {
-		return usagef("gavel run %s judges the team session the URL names: leave out --session", pg.Redact(raw))
+		return usagef("gavel run %s judges the team session the URL names: leave out --session", shellArg(raw))
 	}
 	src, err := pg.Connect(ctx, raw)
 	if err != nil {

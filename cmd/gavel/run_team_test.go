@@ -394,7 +394,7 @@ func TestRunTeamRefusals(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"run", data, "--session", url}, 2, "a team session holds its items: judge them with gavel run postgres://ana:xxxxx@"},
+		{[]string{"run", data, "--session", url}, 2, "a team session holds its items: judge them with gavel run 'postgres://ana:xxxxx@"},
 		{[]string{"run", url, "--session", filepath.Join(dir, "x.gavel")}, 2, "leave out --session"},
 		{[]string{"run", url}, 1, "127.0.0.1:1"},
 	} {
