@@ -53,6 +53,13 @@ func reviewTeam(ctx context.Context, e env, raw string, o reviewFlags) error {
 	if !o.defaultJudge && !(len(o.judges) == 1 && o.judges[0] == match.Name) {
 		fmt.Fprintf(e.stderr, "gavel: only gavel run judges a team session: the review shows the verdicts %s holds (--judge is not used here).\n", where)
 	}
+	// One screen per person on a team session (pg.LockScreen): a second
+	// one, here or elsewhere, would get out of step with the first.
+	unlock, err := src.LockScreen(ctx, o.annotator)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	fmt.Fprintf(e.stderr, "Opening the team session %s…\n", where)
 	rv, rep, err := pg.OpenReview(ctx, src, o.annotator)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,9 +35,10 @@ import (
 // poll every few seconds, which also covers a lost connection).
 //
 // One replica serves every process of the user on one session: it is
-// named after the session's URL (password removed) and the session's
-// creation time (a session copied anew under the same name gets a new
-// replica), and every insert into it is idempotent (an id already there
+// named after the server's host and port, the database, the user and the
+// session's name (however the URL spells them, password or not) and the
+// session's creation time (a session copied anew under the same name gets
+// a new replica), and every insert into it is idempotent (an id already there
 // is skipped), so a review and a `gavel stats` may both bring rows in.
 // Each reviewer's labels are theirs by the replica's annotator lock, as
 // on any session file.
@@ -52,13 +54,24 @@ func ReplicaDir() (string, error) {
 }
 
 // replicaPath is the replica's file for the session created at created.
+// It is named after what tells the session apart (replicaKey), so that
+// every way of writing its URL (with a password or without, parameters in
+// another order or spelling) shares one local copy.
 func (s *Store) replicaPath(created string) (string, error) {
 	dir, err := ReplicaDir()
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256([]byte(s.target.Shown + "\x00" + created))
+	sum := sha256.Sum256([]byte(s.replicaKey() + "\x00" + created))
 	return filepath.Join(dir, s.target.Session+"-"+hex.EncodeToString(sum[:10])+".gavel"), nil
+}
+
+// replicaKey is what names the session: the server's host (in lower case)
+// and port, the database, the user, and the session's name, as the
+// connection resolves them (defaults filled in).
+func (s *Store) replicaKey() string {
+	c := s.pool.Config().ConnConfig
+	return strings.Join([]string{strings.ToLower(c.Host), strconv.Itoa(int(c.Port)), c.Database, c.User, s.target.Session}, "\x00")
 }
 
 // createdAt reads the session's creation time from gavel_meta.
@@ -229,6 +242,14 @@ func OpenReview(ctx context.Context, src *Store, annotator string) (*sessions.Re
 		return rv.Store, nil
 	}
 	_, _, p, err := src.openReplica(ctx, open)
+	if le := (*sessions.LockedError)(nil); errors.As(err, &le) {
+		// The local copy's annotator lock: another Gavel on this machine
+		// labels as annotator. The message names the team session, not
+		// the copy in the cache folder.
+		named := *le
+		named.Path = src.target.Shown
+		return nil, nil, &named
+	}
 	if err != nil {
 		return nil, nil, err
 	}
