@@ -172,6 +172,13 @@ type QueueProgress struct {
 	// Done is the number of slots they have done, their own or taken
 	// from others.
 	Done int
+	// Taken is the number of slots dealt to them that someone else has
+	// done or holds now (claimed, not expired): gone from their share.
+	Taken int
+	// Left is the number of slots dealt to them that nobody has done and
+	// nobody else holds: what remains of their share (their own claims
+	// not yet decided included).
+	Left int
 }
 
 // QueueSlot is one row of queue_slots.

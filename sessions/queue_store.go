@@ -374,7 +374,9 @@ func (s *Store) Progress() ([]QueueProgress, error) {
 			return err
 		}
 		nowText := stamp(s.queueNow())
-		counts := [3]map[string]int{{}, {}, {}}
+		counts := [5]map[string]int{{}, {}, {}, {}, {}}
+		// A slot dealt to q.annotator that another holds (not expired).
+		heldByOther := `(q.claimed_by IS NOT NULL AND q.claimed_by <> q.annotator AND q.expires_at > ?)`
 		for i, c := range []struct {
 			query string
 			args  []any
@@ -383,6 +385,9 @@ func (s *Store) Progress() ([]QueueProgress, error) {
 			{`SELECT q.claimed_by, count(*) FROM queue_slots q WHERE q.claimed_by IS NOT NULL AND q.expires_at > ? AND NOT ` +
 				sqliteSlotDone + ` GROUP BY q.claimed_by`, []any{nowText}},
 			{`SELECT coalesce(q.claimed_by, q.annotator), count(*) FROM queue_slots q WHERE ` + sqliteSlotDone + ` GROUP BY 1`, nil},
+			{`SELECT q.annotator, count(*) FROM queue_slots q WHERE (q.claimed_by IS NOT NULL AND q.claimed_by <> q.annotator AND ` +
+				sqliteSlotDone + `) OR ` + heldByOther + ` GROUP BY 1`, []any{nowText}},
+			{`SELECT q.annotator, count(*) FROM queue_slots q WHERE NOT ` + sqliteSlotDone + ` AND NOT ` + heldByOther + ` GROUP BY 1`, []any{nowText}},
 		} {
 			rows, err := tx.Query(c.query, c.args...)
 			if err != nil {
@@ -402,7 +407,7 @@ func (s *Store) Progress() ([]QueueProgress, error) {
 				return err
 			}
 		}
-		out = MergeProgress(st.Annotators, counts[0], counts[1], counts[2])
+		out = MergeProgress(st.Annotators, counts[0], counts[1], counts[2], counts[3], counts[4])
 		return nil
 	})
 	if plain != nil {
@@ -467,10 +472,13 @@ func (s *Store) UndoItemAs(annotator, itemID string) ([]Action, error) {
 
 // MergeProgress makes Progress's rows from counts per person: the team
 // first, in its order, then anyone else with a count, by name.
-func MergeProgress(team []string, assigned, claimed, done map[string]int) []QueueProgress {
+func MergeProgress(team []string, assigned, claimed, done, taken, left map[string]int) []QueueProgress {
+	row := func(a string) QueueProgress {
+		return QueueProgress{Annotator: a, Assigned: assigned[a], Claimed: claimed[a], Done: done[a], Taken: taken[a], Left: left[a]}
+	}
 	var out []QueueProgress
 	for _, a := range team {
-		out = append(out, QueueProgress{Annotator: a, Assigned: assigned[a], Claimed: claimed[a], Done: done[a]})
+		out = append(out, row(a))
 	}
 	var others []string
 	for _, m := range []map[string]int{assigned, claimed, done} {
@@ -482,7 +490,7 @@ func MergeProgress(team []string, assigned, claimed, done map[string]int) []Queu
 	}
 	slices.Sort(others)
 	for _, a := range others {
-		out = append(out, QueueProgress{Annotator: a, Assigned: assigned[a], Claimed: claimed[a], Done: done[a]})
+		out = append(out, row(a))
 	}
 	return out
 }

@@ -49,7 +49,7 @@ var xenosLabel = TeamUpdate{OthersChanged: true,
 		{ItemID: "q1", Dimension: "correct", Value: 0, Annotator: "wren", ActionID: 2},
 		{ItemID: "q1", Dimension: "correct", Value: 0, Annotator: "xeno", ActionID: 3}},
 	OthersCantJudge: []sessions.CantJudge{{ItemID: "q2", Annotator: "yuki", Reason: sessions.ReasonAmbiguous}},
-	Progress:        []TeamProgress{{Annotator: "cy", Assigned: 3, Claimed: 3}, {Annotator: "xeno", Assigned: 3, Claimed: 1, Done: 2}},
+	Progress:        []TeamProgress{{Annotator: "cy", Assigned: 3, Claimed: 3, Left: 3}, {Annotator: "xeno", Assigned: 3, Claimed: 1, Done: 2, Left: 1}},
 }
 
 // noOthers fails when anything of the others' work on items shows: on

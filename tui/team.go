@@ -68,11 +68,14 @@ type RunVerdicts struct {
 
 // TeamProgress is one person's progress on the team's queue: the items
 // assigned to them (slots of gavel assign), claimed and not yet decided,
-// and decided. Without a queue Assigned and Claimed are 0 and Done counts
-// the items they decided.
+// and decided (their own or taken from others); of their share, Taken
+// were done or are held by someone else and Left remain (nobody has done
+// them, nobody else holds them). Without a queue Assigned, Claimed, Taken
+// and Left are 0 and Done counts the items they decided.
 type TeamProgress struct {
 	Annotator               string
 	Assigned, Claimed, Done int
+	Taken, Left             int
 }
 
 // claimBatch is how many items a claim asks for; claimLow how few

@@ -62,7 +62,15 @@ func (s *statsScreen) teamLines(width int) []render.Line {
 			if queue {
 				line := render.Line{plain(fmt.Sprintf("  %s %9d %8d %6d", name, p.Assigned, p.Claimed, p.Done))}
 				if p.Assigned > 0 {
-					line = append(line, muted(fmt.Sprintf("  %s of their share", stats.FormatPercent(float64(min(p.Done, p.Assigned))/float64(p.Assigned), 0))))
+					// Of their share, what is gone: done by them or
+					// taken by others (Done counts what they took from
+					// others too, so it is not the measure).
+					gone := min(max(p.Assigned-p.Left, 0), p.Assigned)
+					text := fmt.Sprintf("  %s of their share", stats.FormatPercent(float64(gone)/float64(p.Assigned), 0))
+					if p.Taken > 0 {
+						text += fmt.Sprintf(" (%d taken by others)", p.Taken)
+					}
+					line = append(line, muted(text))
 				}
 				out = append(out, line)
 			} else {

@@ -100,7 +100,7 @@ func TestTeamProgressOnStatistics(t *testing.T) {
 		t.Errorf("stats before any update:\n%s", s)
 	}
 	m = update(t, m, TeamUpdate{OthersChanged: true, Others: []sessions.Label{{ItemID: "q1", Dimension: "correct", Value: 1, Annotator: "bo"}},
-		Progress: []TeamProgress{{Annotator: "bo", Assigned: 3, Claimed: 1, Done: 2}, {Annotator: "cy", Assigned: 3, Claimed: 3, Done: 0}}})
+		Progress: []TeamProgress{{Annotator: "bo", Assigned: 3, Claimed: 1, Done: 2, Left: 1}, {Annotator: "cy", Assigned: 3, Claimed: 3, Done: 0, Left: 3}}})
 	s = plain(m)
 	for _, want := range []string{"assigned", "claimed", "bo", "cy (you)", "67% of their share",
 		"between people · correct: 2 items by two or more, agreement 50.0% [10.0%, 90.0%]"} {

@@ -393,7 +393,7 @@ func (f *teamFeed) readProgress(ctx context.Context) ([]tui.TeamProgress, error)
 		}
 		out := make([]tui.TeamProgress, len(qp))
 		for i, p := range qp {
-			out[i] = tui.TeamProgress{Annotator: p.Annotator, Assigned: p.Assigned, Claimed: p.Claimed, Done: p.Done}
+			out[i] = tui.TeamProgress{Annotator: p.Annotator, Assigned: p.Assigned, Claimed: p.Claimed, Done: p.Done, Taken: p.Taken, Left: p.Left}
 		}
 		return out, nil
 	}

@@ -670,7 +670,9 @@ func (s *Store) Progress(ctx context.Context) ([]sessions.QueueProgress, error) 
 			return err
 		}
 		nowText := sessions.Stamp(s.queueNow())
-		counts := [3]map[string]int{{}, {}, {}}
+		counts := [5]map[string]int{{}, {}, {}, {}, {}}
+		// A slot dealt to q.annotator that another holds (not expired).
+		heldByOther := `(q.claimed_by IS NOT NULL AND q.claimed_by <> q.annotator AND q.expires_at COLLATE "C" > $1)`
 		for i, c := range []struct {
 			query string
 			args  []any
@@ -679,6 +681,9 @@ func (s *Store) Progress(ctx context.Context) ([]sessions.QueueProgress, error) 
 			{`SELECT q.claimed_by, count(*) FROM {queue_slots} q WHERE q.claimed_by IS NOT NULL AND q.expires_at COLLATE "C" > $1 AND NOT ` +
 				slotDoneSQL + ` GROUP BY 1`, []any{nowText}},
 			{`SELECT coalesce(q.claimed_by, q.annotator), count(*) FROM {queue_slots} q WHERE ` + slotDoneSQL + ` GROUP BY 1`, nil},
+			{`SELECT q.annotator, count(*) FROM {queue_slots} q WHERE (q.claimed_by IS NOT NULL AND q.claimed_by <> q.annotator AND ` +
+				slotDoneSQL + `) OR ` + heldByOther + ` GROUP BY 1`, []any{nowText}},
+			{`SELECT q.annotator, count(*) FROM {queue_slots} q WHERE NOT ` + slotDoneSQL + ` AND NOT ` + heldByOther + ` GROUP BY 1`, []any{nowText}},
 		} {
 			rows, err := tx.Query(ctx, s.sql(c.query), c.args...)
 			if err != nil {
@@ -698,7 +703,7 @@ func (s *Store) Progress(ctx context.Context) ([]sessions.QueueProgress, error) 
 				return err
 			}
 		}
-		out = sessions.MergeProgress(st.Annotators, counts[0], counts[1], counts[2])
+		out = sessions.MergeProgress(st.Annotators, counts[0], counts[1], counts[2], counts[3], counts[4])
 		return nil
 	})
 	if err != nil {

@@ -243,6 +243,17 @@ func testClaimOrder(t *testing.T, q sessions.QueueStore) {
 	if bo := must(q.Claim("bo", 1000))(t); len(bo) != len(ownItems(t, q, "bo"))-len(rest) {
 		t.Errorf("bo got %d items, want his own %d less the %d ana took", len(bo), len(ownItems(t, q, "bo")), len(rest))
 	}
+	// The items ana took, held or done, are gone from bo's share: taken,
+	// not left; what bo holds of his own is left until he decides it.
+	must(q.RecordAs("ana", []sessions.Action{label(rest[0])}))(t)
+	p := progressOf(t, q)
+	nbo := len(ownItems(t, q, "bo"))
+	if b := p["bo"]; b.Assigned != nbo || b.Taken != len(rest) || b.Left != nbo-len(rest) {
+		t.Errorf("bo's progress %+v: want %d assigned, %d taken by ana, %d left", b, nbo, len(rest), nbo-len(rest))
+	}
+	if a := p["ana"]; a.Taken != 0 || a.Left != 0 || a.Done != len(own)+1 {
+		t.Errorf("ana's progress %+v: want her share done (%d) and one of bo's", a, len(own))
+	}
 }
 
 // Five people claim at once, over and over, labelling what they get: no
