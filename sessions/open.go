@@ -84,7 +84,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, errors.New("no session file given: pass --session FILE")
 	}
 	if isTeamURL(path) {
-		return nil, newError(ErrNotSession, nil, "%s is a team session in PostgreSQL: gavel review, stats, export, report, compare, plan --show, assign and copy open it; for other commands copy it to a file first (gavel copy URL FILE.gavel)", redactURL(path))
+		return nil, newError(ErrNotSession, nil, "%s is a team session in PostgreSQL: %s; for other commands copy it to a file first (gavel copy URL FILE.gavel)", redactURL(path), TeamCommands)
 	}
 	annotator := strings.TrimSpace(opts.Annotator)
 	if !opts.ReadOnly && annotator == "" {
@@ -464,6 +464,10 @@ func (s *Store) writable() (*sql.DB, error) {
 func isTeamURL(path string) bool {
 	return strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://")
 }
+// TeamCommands says which commands take a team session's URL, for the
+// messages that refuse one elsewhere: the one list of them.
+const TeamCommands = "gavel review, run, label, stats, export, report, compare, plan (its list and --show), assign and copy open it, and gavel import DATA --session URL makes one"
+
 
 // redactURL is a URL fit to print: its password replaced.
 func redactURL(raw string) string {

@@ -357,7 +357,7 @@ func unknownItem(s *sessions.Store, id, path string) error {
 func checkInPlan(s *sessions.Store, planID int64, id, path string) error {
 	chosen, n, items, err := s.PlanChose(planID, id)
 	if errors.Is(err, sessions.ErrPlan) {
-		return usagef("--via %s: %v", sessions.PlanVia(planID), err)
+		return usagef("--via %s: %w", sessions.PlanVia(planID), err)
 	}
 	if err != nil {
 		return err

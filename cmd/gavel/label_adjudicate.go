@@ -7,6 +7,7 @@ import (
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/pg"
 )
 
 // viaAdjudication is gavel label's --via for an adjudicator's label: the
@@ -45,8 +46,12 @@ func checkAdjudication(s *sessions.Store, a sessions.Action, path string) error 
 		said = strings.Join(people, ", ")
 	}
 	row := judge.Row{Criterion: a.Criterion, Dimension: judge.Dimension{Name: a.Dimension}}
-	return usagef("--via adjudication: no two people's labels on %s of %q differ (%s), so there is nothing to adjudicate there: label it with --via script; gavel review DATASET --session %s --adjudicate shows the items to adjudicate",
-		describeRow(row), a.ItemID, said, shellArg(path))
+	review := "gavel review DATASET --session " + shellArg(path) + " --adjudicate"
+	if pg.IsURL(path) {
+		review = "gavel review " + shellArg(path) + " --adjudicate" // a team session holds its items
+	}
+	return usagef("--via adjudication: no two people's labels on %s of %q differ (%s), so there is nothing to adjudicate there: label it with --via script; %s shows the items to adjudicate",
+		describeRow(row), a.ItemID, said, review)
 }
 
 // valueText spells a value on its dimension's scale, as the session's

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/signal"
 	"strings"
@@ -58,7 +57,6 @@ func runLabelTeam(e env, raw, id string, value *string, o labelFlags) error {
 		return err
 	}
 	defer src.Close()
-	shown := src.Target().Shown
 	rv, rep, err := pg.OpenReview(ctx, src, annotator)
 	if err != nil {
 		return err
@@ -74,19 +72,5 @@ func runLabelTeam(e env, raw, id string, value *string, o labelFlags) error {
 		} // else labelOn says why the file is not used
 	}
 	err = labelOn(e, rv.Store, teamLabels{ctx: ctx, rep: rep}, raw, annotator, id, value, o)
-	return namingTeam(err, rv.Store.Path(), shown)
-}
-
-// namingTeam has err name the team session where it names its local
-// copy (the checks shared with session files say the session's path).
-func namingTeam(err error, local, shown string) error {
-	if err == nil || !strings.Contains(err.Error(), local) {
-		return err
-	}
-	msg := strings.ReplaceAll(err.Error(), local, shown)
-	var u usageError
-	if errors.As(err, &u) {
-		return usageError{errors.New(msg)}
-	}
-	return errors.New(msg)
+	return namingTeam(err, rv.Store.Path(), raw)
 }

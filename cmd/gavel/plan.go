@@ -193,7 +193,7 @@ func runPlan(e env, path string, o planFlags, set func(string) bool) error {
 		dr, err = s.CreatePlan(opts)
 	}
 	if errors.Is(err, sessions.ErrPlan) {
-		return usageError{err}
+		return namingTeam(usageError{err}, s.Path(), path)
 	}
 	if err != nil {
 		return err

@@ -143,7 +143,7 @@ func reviewTeam(ctx context.Context, e env, raw string, o reviewFlags) error {
 		return err
 	}
 	if err := o.plan.options(rv.Store, &opts); err != nil {
-		return err
+		return namingTeam(err, rv.Store.Path(), raw) // an unknown plan, named on the team session
 	}
 	o.adjudicateOptions(&opts)
 	blindQueueOptions(st, qerr, o, &opts)

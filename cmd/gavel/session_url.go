@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
 	"regexp"
@@ -76,5 +77,25 @@ func fileOnly(command, path string) error {
 	if !pg.IsURL(path) {
 		return nil
 	}
-	return usagef("gavel %s works on session files, and %s is a team session in PostgreSQL: copy it to a file first (gavel copy URL FILE.gavel)", command, pg.Redact(path))
+	return usagef("gavel %s works on session files, and %s is a team session in PostgreSQL (%s): copy it to a file first (gavel copy URL FILE.gavel)", command, pg.Redact(path), sessions.TeamCommands)
+}
+
+// namingTeam has err name the team session at raw (its password
+// replaced) where it names the session's local copy, at local: the
+// checks shared with session files say the session's path. A labelling
+// plan the session lacks is said with how a team session gets one
+// (gavel plan -n works on files). A file's errors are left as they are.
+func namingTeam(err error, local, raw string) error {
+	if err == nil || !pg.IsURL(raw) || !strings.Contains(err.Error(), local) {
+		return err
+	}
+	msg := strings.ReplaceAll(err.Error(), local, pg.Redact(raw))
+	if errors.Is(err, sessions.ErrPlan) {
+		msg = strings.ReplaceAll(msg, " (draw one with gavel plan)", ": "+drawPlanHint(raw))
+	}
+	var u usageError
+	if errors.As(err, &u) {
+		return usageError{errors.New(msg)}
+	}
+	return errors.New(msg)
 }

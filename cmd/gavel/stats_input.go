@@ -28,7 +28,7 @@ func readFiguresInput(e env, path, which string, f figureFlags) (*sessions.Store
 	}
 	in, err := s.StatsInputWith(ro)
 	if errors.Is(err, sessions.ErrGuidelinesVersion) || errors.Is(err, sessions.ErrPlan) {
-		err = usageError{err}
+		err = namingTeam(usageError{err}, s.Path(), path)
 	}
 	if err == nil {
 		var used stats.SplitUsed
