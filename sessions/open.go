@@ -459,15 +459,15 @@ func (s *Store) writable() (*sql.DB, error) {
 	return s.w, nil
 }
 
+// TeamCommands says which commands take a team session's URL, for the
+// messages that refuse one elsewhere: the one list of them.
+const TeamCommands = "gavel review, run, label, stats, export, report, compare, plan (its list and --show), assign and copy open it, and gavel import DATA --session URL makes one"
+
 // isTeamURL reports whether a session argument is a PostgreSQL URL (a
 // team session, package sessions/pg) rather than a file.
 func isTeamURL(path string) bool {
 	return strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://")
 }
-// TeamCommands says which commands take a team session's URL, for the
-// messages that refuse one elsewhere: the one list of them.
-const TeamCommands = "gavel review, run, label, stats, export, report, compare, plan (its list and --show), assign and copy open it, and gavel import DATA --session URL makes one"
-
 
 // redactURL is a URL fit to print: its password replaced.
 func redactURL(raw string) string {
