@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"strings"
@@ -57,7 +58,11 @@ func runLabelTeam(e env, raw, id string, value *string, o labelFlags) error {
 		return err
 	}
 	defer src.Close()
-	rv, rep, err := pg.OpenReview(ctx, src, annotator)
+	// As the write does (RecordWaiting), opening waits for a server that
+	// is away, for up to a minute, and says so.
+	rv, rep, err := pg.OpenReviewWaiting(ctx, src, annotator, func(err error) {
+		fmt.Fprintf(e.stderr, "gavel: %s: waiting for it, up to a minute (Ctrl-C gives up)…\n", releaseWhy(err))
+	})
 	if err != nil {
 		return err
 	}

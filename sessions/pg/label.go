@@ -15,6 +15,28 @@ import (
 // them, are tried again (for retryFor), so a commit whose answer was lost
 // is not written twice and a short restart loses nothing.
 
+// OpenReviewWaiting opens the review of src as OpenReview does, trying
+// again while the server is away, until ctx ends or retryFor has passed:
+// gavel label's way in, which then writes with RecordWaiting. waited,
+// when not nil, is called once, before the first wait, with the error
+// that made it wait.
+func OpenReviewWaiting(ctx context.Context, src *Store, annotator string, waited func(error)) (*sessions.Review, *Replica, error) {
+	type opened struct {
+		rv  *sessions.Review
+		rep *Replica
+	}
+	said := false
+	o, err := waitFor(ctx, func() (opened, error) {
+		rv, rep, err := OpenReview(ctx, src, annotator)
+		if err != nil && unavailable(err) && !said && waited != nil {
+			said = true
+			waited(err)
+		}
+		return opened{rv, rep}, err
+	})
+	return o.rv, o.rep, err
+}
+
 // RecordWaiting records acts as Record does, trying again while the
 // server is away, until ctx ends or retryFor has passed.
 func (r *Replica) RecordWaiting(ctx context.Context, acts []sessions.Action) ([]sessions.Action, error) {
@@ -89,16 +111,23 @@ func liveGroupOn(hist []sessions.Action, itemID string) []sessions.Action {
 // waiting calls write until it succeeds or fails otherwise than for want
 // of the server, for retryFor at most.
 func waiting(ctx context.Context, write func() ([]sessions.Action, error)) ([]sessions.Action, error) {
+	return waitFor(ctx, write)
+}
+
+// waitFor calls try until it succeeds or fails otherwise than for want of
+// the server, for retryFor at most.
+func waitFor[T any](ctx context.Context, try func() (T, error)) (T, error) {
 	deadline := time.Now().Add(retryFor)
 	wait := 100 * time.Millisecond
 	for {
-		out, err := write()
+		out, err := try()
 		if err == nil || !unavailable(err) || ctx.Err() != nil || time.Now().After(deadline) {
 			return out, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, err
+			var zero T
+			return zero, err
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, 2*time.Second)
