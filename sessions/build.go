@@ -158,6 +158,7 @@ func writeBuild(path, tmp string, info DatasetInfo, items []judge.Item, then fun
 	if err := st.migrate(); err != nil {
 		return err
 	}
+	st.building = true
 	// The caller holds the whole dataset, so the default GC target (twice
 	// the live heap) would double the memory the build needs: collect
 	// more often while the items, and what then adds, are written (their

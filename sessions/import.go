@@ -488,7 +488,7 @@ func (s *Store) importRun(p *plannedRun) (ImportedRun, error) {
 			return out, nil
 		}
 	}
-	err = s.write("saving verdicts", func(tx *sql.Tx) error {
+	err = s.writeUnchecked("saving verdicts", func(tx *sql.Tx) error {
 		w, err := newVerdictWriter(tx, run.ID)
 		if err != nil {
 			return err
@@ -653,7 +653,7 @@ func (s *Store) importAnnotator(p *plannedAnnotator) (ImportedAnnotator, error) 
 			fresh(g, true)
 		}
 	} else {
-		err = s.write("saving labels", func(tx *sql.Tx) error {
+		err = s.writeUnchecked("saving labels", func(tx *sql.Tx) error {
 			w, err := newGroupWriter(tx, s.path, p.name)
 			if err != nil {
 				return err

@@ -60,6 +60,11 @@ type Store struct {
 	// upstream, when set, is where judge runs are written first (a
 	// team session's replica: upstream.go).
 	upstream Upstream
+
+	// building is set on the store a build gives its then (writeBuild):
+	// the import's batch writers then leave the CHECK constraints to
+	// their own checks (see writeUnchecked).
+	building bool
 }
 
 // busyTimeoutMS is how long a statement waits for another process's write
