@@ -75,9 +75,9 @@ drawn, printed and recorded.`,
   gavel assign evals.gavel
   gavel assign evals.gavel --annotators ana,bo,cy --overlap 0.2 --blind
   gavel assign evals.gavel --annotators ana,bo,cy,dan --overlap 0.2 --replace`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: sessionArgs(e),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return runAssign(cmd.Context(), e, a[0], o, cmd.Flags().Changed)
+			return runAssign(cmd.Context(), e, sessionArg(e, a), o, cmd.Flags().Changed)
 		},
 	}
 	f := cmd.Flags()

@@ -66,9 +66,9 @@ otherwise. Without a split every item counts.`,
   gavel compare evals.gavel --judge "docqa · gpt-4o-mini" --judge "docqa · gpt-4o" --items
   gavel compare evals.gavel --judge docqa@1 --judge docqa@2 --format markdown > compare.md
   gavel compare evals.gavel --judge A --judge B --format json | jq '.dimensions[0].paired.fixed'`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: sessionArgs(e),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return runCompare(e, a[0], o)
+			return runCompare(e, sessionArg(e, a), o)
 		},
 	}
 	f := cmd.Flags()

@@ -77,10 +77,10 @@ items someone tagged NAME. They look at every item unless --only is given.`,
   gavel export evals.gavel --judge gpt-4o --only disagreements -o gpt4o.csv
   gavel export evals.gavel --cant-judge --reason gold-wrong -o fix-the-gold.csv
   gavel export evals.gavel --tag "too strict" --only disagreements`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: sessionArgs(e),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			o.onlySet = cmd.Flags().Changed("only")
-			return runExport(e, a[0], o)
+			return runExport(e, sessionArg(e, a), o)
 		},
 	}
 	f := cmd.Flags()

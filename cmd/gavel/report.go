@@ -71,9 +71,9 @@ writes the same report beside the session.`,
   gavel report evals.gavel -o audit.html
   gavel report evals.gavel --judge gpt-4o --judge docqa@2 -o two-judges.html
   gavel report evals.gavel --format markdown -o AUDIT.md`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: sessionArgs(e),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return runReport(e, a[0], o)
+			return runReport(e, sessionArg(e, a), o)
 		},
 	}
 	f := cmd.Flags()

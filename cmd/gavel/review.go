@@ -71,7 +71,14 @@ dealt to you; only gavel run judges a team session.`,
   gavel review evals.jsonl --guidelines guidelines.md --tags "too strict,format" --retest 5% --blind-share 30%
   gavel review 'postgres://ana@db.example.com/evals?session=triviaqa' --annotator ana
   gavel review 'postgres://lead@db.example.com/evals?session=triviaqa' --annotator lead --adjudicate`,
-		Args: args(cobra.ExactArgs(1)),
+		// $GAVEL_SESSION stands in for a team session's URL (not for a
+		// dataset: a session file is no dataset).
+		Args: args(func(cmd *cobra.Command, a []string) error {
+			if len(a) == 0 && pg.IsURL(e.getenv(envSession)) {
+				return nil
+			}
+			return cobra.ExactArgs(1)(cmd, a)
+		}),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if err := applyConfig(e, cmd.Flags(), &o.judges, &o.runner); err != nil {
 				return err
@@ -83,7 +90,7 @@ dealt to you; only gavel run judges a team session.`,
 			if err := o.checkAdjudicate(cmd.Flags().Changed("plan")); err != nil {
 				return err
 			}
-			return runReview(cmd.Context(), e, a[0], o)
+			return runReview(cmd.Context(), e, sessionArg(e, a), o)
 		},
 	}
 	f := cmd.Flags()

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/pg"
 )
@@ -98,4 +100,24 @@ func namingTeam(err error, local, raw string) error {
 		return usageError{errors.New(msg)}
 	}
 	return errors.New(msg)
+}
+
+// sessionArgs checks a command's one SESSION argument, which
+// $GAVEL_SESSION stands in for when it is not given.
+func sessionArgs(e env) cobra.PositionalArgs {
+	return args(func(cmd *cobra.Command, a []string) error {
+		if len(a) == 0 && e.getenv(envSession) != "" {
+			return nil
+		}
+		return cobra.ExactArgs(1)(cmd, a)
+	})
+}
+
+// sessionArg is the SESSION argument a command was given, else
+// $GAVEL_SESSION (sessionArgs let it through only when set).
+func sessionArg(e env, a []string) string {
+	if len(a) > 0 {
+		return a[0]
+	}
+	return e.getenv(envSession)
 }

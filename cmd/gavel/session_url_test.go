@@ -75,3 +75,46 @@ func mustOut(t *testing.T, argv ...string) string {
 	}
 	return out
 }
+
+// GAVEL_SESSION stands in for the SESSION argument of the commands that
+// take one, and only where none is given.
+func TestGavelSessionStandsIn(t *testing.T) {
+	dir := t.TempDir()
+	file := importedSession(t, dir)
+	withSession := func(argv ...string) (int, string, string) {
+		t.Helper()
+		e, out, errb, _ := testEnv(t)
+		e.getenv = func(k string) string {
+			if k == envSession {
+				return file
+			}
+			return ""
+		}
+		code := execute(context.Background(), e, argv)
+		return code, out.String(), errb.String()
+	}
+	for _, argv := range [][]string{
+		{"stats", "--format", "json"},
+		{"export"},
+		{"export", "--format", "csv"},
+		{"compare", "--judge", "gpt4_verdict", "--judge", "gpt4_verdict"},
+		{"plan"},
+		{"assign"},
+	} {
+		wantCode, want, wantErr := run(t, append([]string{argv[0], file}, argv[1:]...)...)
+		code, got, errs := withSession(argv...)
+		if code != wantCode || got != want || errs != wantErr {
+			t.Errorf("gavel %s with GAVEL_SESSION: exit %d, %q, %q; with the session given: exit %d, %q, %q",
+				strings.Join(argv, " "), code, got, errs, wantCode, want, wantErr)
+		}
+	}
+	// Given, the argument wins.
+	other := importedSession(t, t.TempDir())
+	if _, got, _ := withSession("export", other); got != mustOut(t, "export", other) {
+		t.Error("GAVEL_SESSION replaced the session given")
+	}
+	// A session file is no dataset: gavel review still needs one.
+	if code, _, errs := withSession("review"); code != 2 || !strings.Contains(errs, "review needs DATASET") {
+		t.Errorf("review with GAVEL_SESSION a file: exit %d, %s", code, errs)
+	}
+}

@@ -66,10 +66,10 @@ evaluation part, and its evaluation figures are no longer held out.`,
 		Example: `  gavel split tq.gavel
   gavel split evals.gavel --seed 7 --calibration 0.6
   gavel split evals.gavel --replace --seed 8`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: sessionArgs(e),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			f := cmd.Flags()
-			return runSplit(e, a[0], o, f.Changed("seed"), f.Changed("calibration"))
+			return runSplit(e, sessionArg(e, a), o, f.Changed("seed"), f.Changed("calibration"))
 		},
 	}
 	f := cmd.Flags()
