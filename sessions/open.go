@@ -164,7 +164,19 @@ func inspectFile(path, abs string, readOnly bool) (int64, error) {
 	return st.Size(), nil
 }
 
+// openWritable opens the session for writing and takes the annotator's
+// lock.
 func (s *Store) openWritable(abs string) error {
+	if err := s.openWriter(abs); err != nil {
+		return err
+	}
+	return s.acquireLock()
+}
+
+// openWriter opens the session's writer connection (WAL, upgraded to this
+// build's schema) and its readers, without taking a lock: openWritable
+// takes the annotator's, a replica (OpenReplica) none.
+func (s *Store) openWriter(abs string) error {
 	w, err := sql.Open("sqlite", dsn(abs, true, false))
 	if err != nil {
 		return fmt.Errorf("cannot open session %s: %w", s.path, err)
@@ -192,7 +204,7 @@ func (s *Store) openWritable(abs string) error {
 		return fmt.Errorf("cannot open session %s: %w", s.path, err)
 	}
 	s.db.SetMaxOpenConns(maxReaders)
-	return s.acquireLock()
+	return nil
 }
 
 // openReadOnly opens the session for reading only. A session in WAL mode

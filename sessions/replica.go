@@ -41,38 +41,11 @@ func OpenReplica(path string) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{path: path}
-	if err := s.openReplica(abs); err != nil {
+	if err := s.openWriter(abs); err != nil {
 		s.closeDBs()
 		return nil, err
 	}
 	return s, nil
-}
-
-func (s *Store) openReplica(abs string) error {
-	w, err := sql.Open("sqlite", dsn(abs, true, false))
-	if err != nil {
-		return fmt.Errorf("cannot open session %s: %w", s.path, err)
-	}
-	w.SetMaxOpenConns(1)
-	s.w = w
-	_, version, err := s.identify(w)
-	if err != nil {
-		return err
-	}
-	var mode string
-	if err := w.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
-		return s.wrap(err, "switching to WAL mode")
-	}
-	if version < schemaVersion {
-		if err := s.migrate(); err != nil {
-			return err
-		}
-	}
-	if s.db, err = sql.Open("sqlite", dsn(abs, false, false)); err != nil {
-		return fmt.Errorf("cannot open session %s: %w", s.path, err)
-	}
-	s.db.SetMaxOpenConns(maxReaders)
-	return nil
 }
 
 // ApplyActions inserts actions numbered by the team session: each must
