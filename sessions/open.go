@@ -61,6 +61,9 @@ type Store struct {
 	// team session's replica: upstream.go).
 	upstream Upstream
 
+	// queueClock is what the team queue claims by (queue_store.go).
+	queueClock Clock
+
 	// building is set on the store a build gives its then (writeBuild):
 	// the import's batch writers then leave the CHECK constraints to
 	// their own checks (see writeUnchecked).

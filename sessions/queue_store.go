@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,26 +29,35 @@ type QueueStore interface {
 
 var _ QueueStore = (*Store)(nil)
 
-// queueClocks holds the clocks tests set on stores (SetQueueClock); a
-// store without one uses the system's.
-var queueClocks sync.Map // *Store → func() time.Time
-
-// SetQueueClock sets the clock the store's queue claims by and expires
-// claims by (tests; nil restores the system's).
-func (s *Store) SetQueueClock(now func() time.Time) {
-	if now == nil {
-		queueClocks.Delete(s)
-		return
-	}
-	queueClocks.Store(s, now)
+// Clock is the clock a queue's claims are made and expire by: the
+// system's, unless a test sets another (QueueClock). Both backends' stores
+// hold one.
+type Clock struct {
+	f atomic.Pointer[func() time.Time]
 }
 
-func (s *Store) queueNow() time.Time {
-	if f, ok := queueClocks.Load(s); ok {
-		return f.(func() time.Time)().UTC().Truncate(time.Millisecond)
+// Set sets the clock (tests); nil restores the system's.
+func (c *Clock) Set(now func() time.Time) {
+	if now == nil {
+		c.f.Store(nil)
+		return
+	}
+	c.f.Store(&now)
+}
+
+// Now is the clock's time, UTC, to the millisecond as sessions store it.
+func (c *Clock) Now() time.Time {
+	if f := c.f.Load(); f != nil {
+		return (*f)().UTC().Truncate(time.Millisecond)
 	}
 	return now()
 }
+
+// SetQueueClock sets the clock the store's queue claims by and expires
+// claims by (tests; nil restores the system's).
+func (s *Store) SetQueueClock(now func() time.Time) { s.queueClock.Set(now) }
+
+func (s *Store) queueNow() time.Time { return s.queueClock.Now() }
 
 // queueWrite is write for the queue: its own refusals (queueError) reach
 // the caller as they are, already naming the session.

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -105,26 +104,11 @@ func (q *Queue) Close() error {
 	return nil
 }
 
-// clocks holds the clocks tests set on stores; a store without one uses
-// the system's.
-var clocks sync.Map // *Store → func() time.Time
-
 // SetQueueClock sets the clock claims are made and expire by (tests; nil
 // restores the system's).
-func (s *Store) SetQueueClock(now func() time.Time) {
-	if now == nil {
-		clocks.Delete(s)
-		return
-	}
-	clocks.Store(s, now)
-}
+func (s *Store) SetQueueClock(now func() time.Time) { s.queueClock.Set(now) }
 
-func (s *Store) queueNow() time.Time {
-	if f, ok := clocks.Load(s); ok {
-		return f.(func() time.Time)().UTC().Truncate(time.Millisecond)
-	}
-	return sessions.Now()
-}
+func (s *Store) queueNow() time.Time { return s.queueClock.Now() }
 
 // where is how the queue's messages name the session: its URL, without
 // the password.

@@ -8,12 +8,16 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/gavel-dev/gavel/sessions"
 )
 
 // Store is an open PostgreSQL session. It is safe for concurrent use.
 type Store struct {
 	target Target
 	pool   *pgxpool.Pool
+	// queueClock is what the queue claims by (queue.go).
+	queueClock sessions.Clock
 }
 
 // Connect opens a pool on the session's database. It does not check that
