@@ -84,9 +84,7 @@ func Adjudicate(labels []Label) KeyAdjudication {
 // figure does). Each annotator's labels are found by the current labels'
 // key, so a million labels cost nothing here.
 func (s *Store) ItemLabels(itemID string) ([]Label, error) {
-	var out []Label
-	err := s.read("reading the item's labels", func(tx *sql.Tx) error {
-		rows, err := tx.Query(`WITH RECURSIVE who(a) AS (
+	return s.readLabels("reading the item's labels", `WITH RECURSIVE who(a) AS (
 				SELECT min(annotator) FROM current_label_rows
 				UNION ALL
 				SELECT (SELECT min(annotator) FROM current_label_rows WHERE annotator > who.a) FROM who WHERE who.a IS NOT NULL)
@@ -94,37 +92,6 @@ func (s *Store) ItemLabels(itemID string) ([]Label, error) {
 			FROM who JOIN current_label_rows l ON l.annotator = who.a AND l.item_id = ?1
 			WHERE NOT EXISTS (SELECT 1 FROM current_cant_judge c WHERE c.item_id = ?1 AND c.annotator = l.annotator)
 			ORDER BY l.criterion, l.dimension, l.annotator`, itemID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		codec, err := loadCodec(tx)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var l Label
-			var at string
-			var value any
-			if err := rows.Scan(&l.ItemID, &l.Criterion, &l.Dimension, &value, &l.Annotator, &l.Via, &at, &l.ActionID, &l.Accepted); err != nil {
-				return err
-			}
-			x, ok := codec.decode(l.Dimension, value)
-			if !ok {
-				continue
-			}
-			l.Value = x
-			if l.At, err = parseStamp(at); err != nil {
-				return err
-			}
-			out = append(out, l)
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // orderAdjudications finishes the statistics' labels of the units that

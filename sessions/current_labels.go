@@ -15,13 +15,20 @@ func (s *Store) LabelsExcept(annotator string) ([]Label, error) {
 // on l, with args) keeps, in item order, then criterion, dimension and
 // annotator.
 func (s *Store) currentLabels(doing, where string, args ...any) ([]Label, error) {
-	var out []Label
-	err := s.read(doing, func(tx *sql.Tx) error {
-		rows, err := tx.Query(`SELECT l.item_id, l.criterion, l.dimension, l.value, l.annotator, l.via, l.at, l.action_id, l.accepted
+	return s.readLabels(doing, `SELECT l.item_id, l.criterion, l.dimension, l.value, l.annotator, l.via, l.at, l.action_id, l.accepted
 			FROM current_labels l
 			JOIN items i ON i.item_id = l.item_id
 			WHERE `+where+`
 			ORDER BY i.idx, l.criterion, l.dimension, l.annotator`, args...)
+}
+
+// readLabels reads current labels from a query whose columns are item_id,
+// criterion, dimension, value, annotator, via, at, action_id, accepted;
+// a value its dimension's scale cannot read is no label and is left out.
+func (s *Store) readLabels(doing, query string, args ...any) ([]Label, error) {
+	var out []Label
+	err := s.read(doing, func(tx *sql.Tx) error {
+		rows, err := tx.Query(query, args...)
 		if err != nil {
 			return err
 		}
