@@ -115,37 +115,67 @@ func (b *batchInserter) flush() error {
 }
 
 // insertItems writes items and their rubric criteria, many rows per
-// statement. mapping (role -> source field) lets items.fields leave out the
-// text the role columns already hold (see elideFields); nil keeps every
-// row whole.
+// statement, each row whole (see insertItemsMapped).
 func insertItems(tx *sql.Tx, items []judge.Item) error {
 	return insertItemsMapped(tx, items, nil)
 }
 
+// insertItemsMapped writes items and their rubric criteria. mapping (role
+// -> source field) lets items.fields leave out the text the role columns
+// already hold (see elideFields); nil keeps every row whole.
 func insertItemsMapped(tx *sql.Tx, items []judge.Item, mapping map[string]string) error {
-	ins := newBatchInserter(tx, "items", "idx", "item_id", "question", "gold", "prediction", "response_a", "response_b", "fields", "segments")
-	crit := newBatchInserter(tx, "item_criteria", "item_id", "criterion", "text")
-	el := newElider(mapping)
-	var segs segmentsCache
+	w := newItemWriter(tx, mapping)
+	if err := w.add(items); err != nil {
+		return err
+	}
+	return w.flush()
+}
+
+// An itemWriter writes items and their rubric criteria as they come, in
+// as many calls to add as the caller has pages of items (a dataset still
+// parsed hands them a page at a time), then flush. What it remembers
+// from one page to the next (the segments' JSON) is what makes the later
+// pages cheap.
+type itemWriter struct {
+	ins, crit *batchInserter
+	el        *elider
+	segs      segmentsCache
+}
+
+func newItemWriter(tx *sql.Tx, mapping map[string]string) *itemWriter {
+	return &itemWriter{
+		ins:  newBatchInserter(tx, "items", "idx", "item_id", "question", "gold", "prediction", "response_a", "response_b", "fields", "segments"),
+		crit: newBatchInserter(tx, "item_criteria", "item_id", "criterion", "text"),
+		el:   newElider(mapping),
+	}
+}
+
+// add queues items, writing each batch as it fills.
+func (w *itemWriter) add(items []judge.Item) error {
 	for i := range items {
 		it := &items[i]
 		var fields any
 		if len(it.Fields) > 0 {
-			fields = el.fields(it)
+			fields = w.el.fields(it)
 		}
-		if err := ins.add(it.Index, it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields, segs.json(it.Segments)); err != nil {
+		if err := w.ins.add(it.Index, it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields, w.segs.json(it.Segments)); err != nil {
 			return fmt.Errorf("items up to %q: %w", it.ID, err)
 		}
 		for k, c := range it.Rubric {
-			if err := crit.add(it.ID, k+1, c); err != nil {
+			if err := w.crit.add(it.ID, k+1, c); err != nil {
 				return fmt.Errorf("rubric criteria up to item %q: %w", it.ID, err)
 			}
 		}
 	}
-	if err := ins.flush(); err != nil {
+	return nil
+}
+
+// flush writes the rows still queued.
+func (w *itemWriter) flush() error {
+	if err := w.ins.flush(); err != nil {
 		return fmt.Errorf("the last items: %w", err)
 	}
-	if err := crit.flush(); err != nil {
+	if err := w.crit.flush(); err != nil {
 		return fmt.Errorf("the last rubric criteria: %w", err)
 	}
 	return nil
