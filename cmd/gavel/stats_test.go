@@ -736,31 +736,77 @@ func send(t *testing.T, m tea.Model, msg tea.Msg) tea.Model {
 	return runCommand(t, m, cmd, 0)
 }
 
+// runCommand runs cmd as Bubble Tea would: the commands of a batch at
+// once, each message fed to the model as it arrives and the command it
+// returns run in turn, until no command has anything to say for a moment
+// (stillFor). A command still waiting then (a verdict stream) is left
+// behind. The commands of a batch wait side by side, so that several that
+// never end cost one wait, not one each. A timer that starts itself again
+// (the server's health check, every second) is followed a few ticks
+// (maxTicks), not for ever; depth bounds any other chain.
 func runCommand(t *testing.T, m tea.Model, cmd tea.Cmd, depth int) tea.Model {
 	t.Helper()
-	if cmd == nil || depth > 20 {
-		return m
+	type result struct {
+		msg   tea.Msg
+		depth int
+		ticks int // how many times in a row this chain came back late with its parent's message
 	}
-	ch := make(chan tea.Msg, 1)
-	go func() { ch <- cmd() }()
-	var msg tea.Msg
-	select {
-	case msg = <-ch:
-	case <-time.After(2 * time.Second):
-		return m
+	type chain struct {
+		parent tea.Msg
+		depth  int
+		ticks  int
 	}
-	switch msg := msg.(type) {
-	case nil, tea.QuitMsg:
-		return m
-	case tea.BatchMsg:
-		for _, c := range msg {
-			m = runCommand(t, m, c, depth+1)
+	results := make(chan result, 16)
+	pending := 0
+	start := func(cmd tea.Cmd, c chain) {
+		if cmd == nil || c.depth > 20 || c.ticks >= maxTicks {
+			return
 		}
-		return m
+		pending++
+		began := time.Now()
+		go func() {
+			msg := cmd()
+			ticks := 0
+			if c.parent != nil && time.Since(began) >= tickAfter && fmt.Sprintf("%T", msg) == fmt.Sprintf("%T", c.parent) {
+				ticks = c.ticks + 1
+			}
+			results <- result{msg, c.depth, ticks}
+		}()
 	}
-	m, next := m.Update(msg)
-	return runCommand(t, m, next, depth+1)
+	start(cmd, chain{depth: depth})
+	for pending > 0 {
+		var r result
+		select {
+		case r = <-results:
+		case <-time.After(stillFor):
+			return m
+		}
+		pending--
+		switch msg := r.msg.(type) {
+		case nil, tea.QuitMsg:
+		case tea.BatchMsg:
+			for _, c := range msg {
+				start(c, chain{depth: r.depth + 1})
+			}
+		default:
+			var next tea.Cmd
+			m, next = m.Update(msg)
+			start(next, chain{parent: msg, depth: r.depth + 1, ticks: r.ticks})
+		}
+	}
+	return m
 }
+
+// stillFor is how long runCommand waits for a command's message before it
+// takes the rest as waiting for good.
+const stillFor = 2 * time.Second
+
+// A command that answers its own kind of message after tickAfter or more
+// is a timer; runCommand follows maxTicks of its ticks.
+const (
+	tickAfter = 500 * time.Millisecond
+	maxTicks  = 3
+)
 
 func keyPress(k string) tea.KeyPressMsg {
 	switch k {
