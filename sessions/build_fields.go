@@ -110,13 +110,20 @@ func newElider(map[string]string) *elider { return &elider{} }
 
 // fields returns the text items.fields stores for it.
 func (e *elider) fields(it *judge.Item) string {
+	return string(e.stored(it))
+}
+
+// stored returns the text items.fields stores for it, as bytes that are
+// it.Fields itself or the elider's scratch space: valid until the next
+// call, and not to be changed.
+func (e *elider) stored(it *judge.Item) []byte {
 	row := it.Fields
 	if len(row) == 0 || row[0] != '{' {
-		return string(row)
+		return row
 	}
 	e.spans = e.spans[:0]
 	if err := topMembers(row, func(sp memberSpan) { e.spans = append(e.spans, sp) }); err != nil {
-		return string(row)
+		return row
 	}
 	// codes[k] is the code of the k-th member: -1 for a member that stays
 	// as it is and has no "" (so no prefix digits).
@@ -158,7 +165,7 @@ func (e *elider) fields(it *judge.Item) string {
 		e.codes = append(e.codes, byte(code+1))
 	}
 	if !elided {
-		return string(row)
+		return row
 	}
 	out := e.out[:0]
 	for _, c := range e.codes {
@@ -176,7 +183,7 @@ func (e *elider) fields(it *judge.Item) string {
 	}
 	out = append(out, row[last:]...)
 	e.out = out
-	return string(out)
+	return out
 }
 
 // fieldCode reads the code of one prefix digit pair; ok is false for

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -134,31 +135,96 @@ func insertItemsMapped(tx *sql.Tx, items []judge.Item, mapping map[string]string
 // An itemWriter writes items and their rubric criteria as they come, in
 // as many calls to add as the caller has pages of items (a dataset still
 // parsed hands them a page at a time), then flush. What it remembers
-// from one page to the next (the segments' JSON) is what makes the later
-// pages cheap.
+// from one page to the next (the segments' JSON, the layouts and segment
+// sets it stored, the layouts seen once) is what makes the later pages
+// cheap and small: since schema v11 an item's fields whose stored form an
+// earlier item had, and its segments, are stored once and referred to
+// (see schema_v11.go).
 type itemWriter struct {
+	tx        *sql.Tx
 	ins, crit *batchInserter
 	el        *elider
 	segs      segmentsCache
+	// refs: the session stores layouts and segment sets (schema v11).
+	refs    bool
+	layouts layoutRefs
+	sets    map[string]int64 // segments text -> segment_sets.id
+}
+
+// The bounds of what an itemWriter remembers, so that a dataset whose
+// rows are all different costs a bounded memory: past them, rows are
+// stored inline as before v11. Variables only so that tests reach them.
+var (
+	// maxLayouts is how many layouts one writer stores.
+	maxLayouts = 4096
+	// maxLayoutLen: a longer stored form is always inline (a row that
+	// long is mostly its own text, rarely repeated).
+	maxLayoutLen = 16 << 10
+	// maxSeenBytes bounds the layouts seen once and kept as candidates;
+	// past it they are forgotten and the count starts again.
+	maxSeenBytes = 8 << 20
+	// maxSegmentSets is how many segment sets one writer stores, and
+	// maxSegmentSetLen the longest segments text it stores as a set.
+	maxSegmentSets   = 4096
+	maxSegmentSetLen = 4 << 10
+)
+
+// layoutRefs is what an itemWriter knows of layouts: those stored in
+// item_layouts, by text, and those seen once (stored inline in an item),
+// the candidates for the next.
+type layoutRefs struct {
+	ids       map[string]int64
+	seen      map[string]struct{}
+	seenBytes int
 }
 
 func newItemWriter(tx *sql.Tx, mapping map[string]string) *itemWriter {
-	return &itemWriter{
-		ins:  newBatchInserter(tx, "items", "idx", "item_id", "question", "gold", "prediction", "response_a", "response_b", "fields", "segments"),
+	w := &itemWriter{
+		tx:   tx,
 		crit: newBatchInserter(tx, "item_criteria", "item_id", "criterion", "text"),
 		el:   newElider(mapping),
+		// A store always runs the newest schema; tests that build an
+		// older one get the rows that schema's Gavel wrote.
+		refs: schemaVersion >= 11,
 	}
+	columns := []string{"idx", "item_id", "question", "gold", "prediction", "response_a", "response_b", "fields", "segments"}
+	if w.refs {
+		columns = append(columns, "layout", "segment_set")
+		w.layouts = layoutRefs{ids: map[string]int64{}, seen: map[string]struct{}{}}
+		w.sets = map[string]int64{}
+	}
+	w.ins = newBatchInserter(tx, "items", columns...)
+	return w
 }
 
 // add queues items, writing each batch as it fills.
 func (w *itemWriter) add(items []judge.Item) error {
 	for i := range items {
 		it := &items[i]
-		var fields any
+		var fields, layout any
 		if len(it.Fields) > 0 {
-			fields = w.el.fields(it)
+			stored := w.el.stored(it)
+			if !w.refs {
+				fields = string(stored)
+			} else {
+				var err error
+				if fields, layout, err = w.layout(stored); err != nil {
+					return fmt.Errorf("the fields of item %q: %w", it.ID, err)
+				}
+			}
 		}
-		if err := w.ins.add(it.Index, it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields, w.segs.json(it.Segments)); err != nil {
+		segments := w.segs.json(it.Segments)
+		var err error
+		if w.refs {
+			var set any
+			if segments, set, err = w.segmentSet(segments); err != nil {
+				return fmt.Errorf("the segments of item %q: %w", it.ID, err)
+			}
+			err = w.ins.add(it.Index, it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields, segments, layout, set)
+		} else {
+			err = w.ins.add(it.Index, it.ID, it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields, segments)
+		}
+		if err != nil {
 			return fmt.Errorf("items up to %q: %w", it.ID, err)
 		}
 		for k, c := range it.Rubric {
@@ -168,6 +234,79 @@ func (w *itemWriter) add(items []judge.Item) error {
 		}
 	}
 	return nil
+}
+
+// layout decides how an item stores the stored form of its fields (valid
+// only until the elider's next call): inline (fields) the first time a
+// form is seen, by reference (layout) from the second on.
+func (w *itemWriter) layout(stored []byte) (fields, layout any, err error) {
+	l := &w.layouts
+	if id, ok := l.ids[string(stored)]; ok {
+		return nil, id, nil
+	}
+	if len(stored) > maxLayoutLen {
+		return string(stored), nil, nil
+	}
+	if _, ok := l.seen[string(stored)]; ok && len(l.ids) < maxLayouts {
+		text := string(stored)
+		id, err := storeOnce(w.tx, "item_layouts", "fields", text)
+		if err != nil {
+			return nil, nil, err
+		}
+		delete(l.seen, text)
+		l.seenBytes -= len(text)
+		l.ids[text] = id
+		return nil, id, nil
+	} else if ok {
+		return string(stored), nil, nil // no more layouts
+	}
+	text := string(stored)
+	if len(l.ids) < maxLayouts {
+		if l.seenBytes+len(text) > maxSeenBytes {
+			clear(l.seen)
+			l.seenBytes = 0
+		}
+		l.seen[text] = struct{}{}
+		l.seenBytes += len(text)
+	}
+	return text, nil, nil
+}
+
+// segmentSet decides how an item stores its segments' text (nil or a
+// string): by reference to a segment set, or inline past the bounds.
+func (w *itemWriter) segmentSet(segments any) (inline, set any, err error) {
+	text, ok := segments.(string)
+	if !ok {
+		return nil, nil, nil
+	}
+	if id, ok := w.sets[text]; ok {
+		return nil, id, nil
+	}
+	if len(w.sets) >= maxSegmentSets || len(text) > maxSegmentSetLen {
+		return text, nil, nil
+	}
+	id, err := storeOnce(w.tx, "segment_sets", "segments", text)
+	if err != nil {
+		return nil, nil, err
+	}
+	w.sets[text] = id
+	return nil, id, nil
+}
+
+// storeOnce returns the id of the row of table whose column holds text,
+// inserting it when there is none (a session to which items are added
+// may have it already).
+func storeOnce(tx *sql.Tx, table, column, text string) (int64, error) {
+	var id int64
+	err := tx.QueryRow(`SELECT id FROM `+table+` WHERE `+column+` = ?`, text).Scan(&id)
+	if err == nil {
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	err = tx.QueryRow(`INSERT INTO `+table+` (`+column+`) VALUES (?) RETURNING id`, text).Scan(&id)
+	return id, err
 }
 
 // flush writes the rows still queued.

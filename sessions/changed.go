@@ -224,7 +224,9 @@ func updateItem(tx *sql.Tx, it judge.Item) error {
 	if len(it.Fields) > 0 {
 		fields = string(it.Fields)
 	}
-	if _, err := tx.Exec(`UPDATE items SET question = ?, gold = ?, prediction = ?, response_a = ?, response_b = ?, fields = ?, segments = ? WHERE item_id = ?`,
+	// Inline, as any item may hold them (schema_v11.go): the item's
+	// layout and segment set, if it had some, are left to the others.
+	if _, err := tx.Exec(`UPDATE items SET question = ?, gold = ?, prediction = ?, response_a = ?, response_b = ?, fields = ?, segments = ?, layout = NULL, segment_set = NULL WHERE item_id = ?`,
 		it.Question, it.Gold, it.Prediction, it.ResponseA, it.ResponseB, fields, segmentsJSON(it.Segments), it.ID); err != nil {
 		return fmt.Errorf("item %q: %w", it.ID, err)
 	}

@@ -23,6 +23,17 @@ import (
 // this build reads and writes.
 func SchemaVersion() int { return schemaVersion }
 
+// SchemaSQL is the SQL of every schema step this build applies, in order:
+// run on an empty database, it makes a session's tables (package pg reads
+// from them what an older team session lacks).
+func SchemaSQL() []string {
+	out := make([]string, 0, schemaVersion)
+	for _, m := range migrations[:schemaVersion] {
+		out = append(out, m.sql)
+	}
+	return out
+}
+
 // ReadSnapshot runs fn in one read transaction of the session: every query
 // in it sees the same state, even while another process labels.
 func (s *Store) ReadSnapshot(fn func(tx *sql.Tx) error) error {

@@ -157,27 +157,32 @@ func (s *Store) Items() ([]judge.Item, error) {
 func readItems(tx *sql.Tx) ([]judge.Item, error) {
 	var items []judge.Item
 	pos := map[string]int{}
-	rows, err := tx.Query(`SELECT idx, item_id, question, gold, prediction, response_a, response_b, fields, segments FROM items ORDER BY idx`)
+	rows, err := tx.Query(`SELECT ` + itemColumns + `, i.layout FROM ` + itemJoins + ` ORDER BY i.idx`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	var (
+		fields  sql.RawBytes
+		layout  sql.NullInt64
+		shared  sharedItemParts
+		segText sql.RawBytes
+	)
 	for rows.Next() {
 		var it judge.Item
-		var fields, segments sql.NullString
-		if err := rows.Scan(&it.Index, &it.ID, &it.Question, &it.Gold, &it.Prediction, &it.ResponseA, &it.ResponseB, &fields, &segments); err != nil {
+		if err := rows.Scan(&it.Index, &it.ID, &it.Question, &it.Gold, &it.Prediction, &it.ResponseA, &it.ResponseB, &fields, &segText, &layout); err != nil {
 			return nil, err
 		}
-		if segments.Valid {
-			if it.Segments, err = parseSegments(segments.String); err != nil {
+		if segText != nil {
+			if it.Segments, err = shared.segments(segText); err != nil {
 				return nil, fmt.Errorf("the segments of item %q cannot be read (%v): the session was edited by hand", it.ID, err)
 			}
 		}
-		if fields.Valid {
+		if fields != nil {
 			// The row as the file had it: the text the columns and
 			// segments hold goes back where the row had it (see
 			// build_fields.go).
-			it.Fields = json.RawMessage(restoreFields(fields.String, &it))
+			it.Fields = shared.wholeFields(fields, layout, &it)
 		}
 		pos[it.ID] = len(items)
 		items = append(items, it)
@@ -208,6 +213,81 @@ func readItems(tx *sql.Tx) ([]judge.Item, error) {
 	}
 
 	return items, nil
+}
+
+// sharedItemParts lets the items a reader reads share what they store
+// once (schema_v11.go): one string per layout, one map per segments text.
+// Nothing changes an item's Segments map or its Fields bytes.
+type sharedItemParts struct {
+	layouts map[int64]string          // layout id -> its stored text
+	whole   map[int64]json.RawMessage // layout id -> the row, when stored whole
+	segMaps map[string]map[string]string
+}
+
+// maxSharedParts bounds each of a reader's maps.
+const maxSharedParts = 4096
+
+// stored returns the stored text of an item's fields as read (raw, valid
+// until the next scan), shared among the items of one layout.
+func (p *sharedItemParts) stored(raw []byte, layout sql.NullInt64) string {
+	if !layout.Valid {
+		return string(raw)
+	}
+	if t, ok := p.layouts[layout.Int64]; ok {
+		return t
+	}
+	t := string(raw)
+	if p.layouts == nil {
+		p.layouts = map[int64]string{}
+	}
+	if len(p.layouts) < maxSharedParts {
+		p.layouts[layout.Int64] = t
+	}
+	return t
+}
+
+// wholeFields returns an item's original row from its stored fields (raw,
+// valid until the next scan): the items of a layout that elides nothing
+// share one copy.
+func (p *sharedItemParts) wholeFields(raw []byte, layout sql.NullInt64, it *judge.Item) json.RawMessage {
+	if !layout.Valid {
+		return json.RawMessage(restoreFields(string(raw), it))
+	}
+	if w, ok := p.whole[layout.Int64]; ok {
+		return w
+	}
+	stored := p.stored(raw, layout)
+	if len(stored) == 0 || stored[0] != '{' {
+		return json.RawMessage(restoreFields(stored, it))
+	}
+	w := json.RawMessage(stored)
+	if p.whole == nil {
+		p.whole = map[int64]json.RawMessage{}
+	}
+	if len(p.whole) < maxSharedParts {
+		p.whole[layout.Int64] = w
+	}
+	return w
+}
+
+// segments returns an item's segments from their text (raw, valid until
+// the next scan), one map per distinct text.
+func (p *sharedItemParts) segments(raw []byte) (map[string]string, error) {
+	if m, ok := p.segMaps[string(raw)]; ok {
+		return m, nil
+	}
+	text := string(raw)
+	m, err := parseSegments(text)
+	if err != nil {
+		return nil, err
+	}
+	if p.segMaps == nil {
+		p.segMaps = map[string]map[string]string{}
+	}
+	if len(p.segMaps) < maxSharedParts {
+		p.segMaps[text] = m
+	}
+	return m, nil
 }
 
 // segmentsJSON is how items.segments holds an item's segments: one JSON

@@ -418,7 +418,7 @@ func stratify(cands []fewShotCandidate, n int) []fewShotCandidate {
 func readItem(tx *sql.Tx, id string) (judge.Item, error) {
 	var it judge.Item
 	var fields, segments sql.NullString
-	err := tx.QueryRow(`SELECT idx, item_id, question, gold, prediction, response_a, response_b, fields, segments FROM items WHERE item_id = ?`, id).
+	err := tx.QueryRow(`SELECT `+itemColumns+` FROM `+itemJoins+` WHERE i.item_id = ?`, id).
 		Scan(&it.Index, &it.ID, &it.Question, &it.Gold, &it.Prediction, &it.ResponseA, &it.ResponseB, &fields, &segments)
 	if err != nil {
 		return judge.Item{}, fmt.Errorf("item %q: %w", id, err)

@@ -55,7 +55,7 @@ func WholeFields(it judge.Item) judge.Item {
 
 func readItemsAfter(tx *sql.Tx, after int64, limit int, whole bool) ([]judge.Item, error) {
 	items := make([]judge.Item, 0, limit)
-	rows, err := tx.Query(`SELECT idx, item_id, question, gold, prediction, response_a, response_b, fields, segments FROM items WHERE idx > ? ORDER BY idx LIMIT ?`, after, limit)
+	rows, err := tx.Query(`SELECT `+itemColumns+`, i.layout FROM `+itemJoins+` WHERE i.idx > ? ORDER BY i.idx LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -74,14 +74,17 @@ func readItemsAfter(tx *sql.Tx, after int64, limit int, whole bool) ([]judge.Ite
 	// per item is a few hundred bytes. Nothing changes an item's map.
 	shared := map[string]map[string]string{}
 	// Without whole, items whose stored fields are the same share them
-	// (sameFields holds the first such item of the page).
+	// (sameFields holds the first such item of the page, sameLayout the
+	// first of each layout: schema_v11.go).
 	sameFields := map[string]int{}
+	sameLayout := map[int64]int{}
 	var col [6]sql.RawBytes // id, question, gold, prediction, response_a, response_b
 	var fieldsCol sql.RawBytes
 	var segments sql.NullString
+	var layout sql.NullInt64
 	for rows.Next() {
 		var it judge.Item
-		if err := rows.Scan(&it.Index, &col[0], &col[1], &col[2], &col[3], &col[4], &col[5], &fieldsCol, &segments); err != nil {
+		if err := rows.Scan(&it.Index, &col[0], &col[1], &col[2], &col[3], &col[4], &col[5], &fieldsCol, &segments, &layout); err != nil {
 			return nil, err
 		}
 		var sp itemSpans
@@ -92,14 +95,22 @@ func readItemsAfter(tx *sql.Tx, after int64, limit int, whole bool) ([]judge.Ite
 		sp.text[len(col)] = len(texts)
 		sp.fields = [2]int{-1, -1}
 		if fieldsCol != nil {
-			if k, ok := sameFields[string(fieldsCol)]; ok && !whole {
+			k, ok := sameLayout[layout.Int64]
+			if !layout.Valid || !ok {
+				k, ok = sameFields[string(fieldsCol)]
+			}
+			if ok && !whole {
 				sp.fields = spans[k].fields // the page's buffer holds it once
 			} else {
+				k = len(spans)
 				sp.fields = [2]int{len(fields), len(fields) + len(fieldsCol)}
 				fields = append(fields, fieldsCol...)
 				if !whole && len(sameFields) < 4096 {
-					sameFields[string(fieldsCol)] = len(spans)
+					sameFields[string(fieldsCol)] = k
 				}
+			}
+			if !whole && layout.Valid && len(sameLayout) < 4096 {
+				sameLayout[layout.Int64] = k
 			}
 		}
 		if segments.Valid {

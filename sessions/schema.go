@@ -30,6 +30,7 @@ var migrations = []migration{
 	{name: "labelling well: guidelines, can't judge, tags, re-tests, visibility", sql: schemaV8, rebuild: true},
 	{name: "labelling plans, Batch API submissions, decision log", sql: schemaV9 + schemaBatches + schemaDecisionLog},
 	{name: "a team's work queue: queue slots and settings", sql: schemaV10},
+	{name: "field layouts and segment sets stored once", sql: schemaV11},
 }
 
 // schemaVersion is the newest schema this build reads and writes.

@@ -16,13 +16,21 @@ type segmentGroup struct {
 }
 
 // scanSegmentGroups reads the segments of every item that has some. The
-// query reads the items_by_segments index alone, a row per distinct
-// segments object with its items' idx, so a million items in a dozen
-// segments decode a dozen JSON objects; the items sharing one share its
-// map (the statistics only read it).
+// query reads two indexes alone, items_by_segments for the items that
+// hold their segments and items_by_segment_set for those that name a
+// segment set (schema_v11.go), a row per distinct segments object or set
+// with its items' idx, so a million items in a dozen segments decode a
+// dozen JSON objects; the items sharing one share its map (the statistics
+// only read it). The same object may come in two groups, one of each
+// kind: an item is in one group only.
 func scanSegmentGroups(tx *sql.Tx) ([]segmentGroup, error) {
 	rows, err := tx.Query(`SELECT segments, group_concat(idx) FROM items INDEXED BY items_by_segments
-		WHERE segments IS NOT NULL GROUP BY segments`)
+		WHERE segments IS NOT NULL GROUP BY segments
+		UNION ALL
+		SELECT s.segments, g.list FROM (
+			SELECT segment_set, group_concat(idx) AS list FROM items INDEXED BY items_by_segment_set
+			WHERE segment_set IS NOT NULL GROUP BY segment_set) g
+		JOIN segment_sets s ON s.id = g.segment_set`)
 	if err != nil {
 		return nil, err
 	}

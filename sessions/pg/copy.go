@@ -263,6 +263,9 @@ func CopyToSQLite(ctx context.Context, src *Store, dstPath string) (CopySummary,
 	if err := src.Reach(ctx); err != nil {
 		return sum, err
 	}
+	if err := src.upgrade(ctx); err != nil { // a session of an older Gavel (upgrade.go)
+		return sum, err
+	}
 	tx, err := src.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return sum, src.connectError(ctx, err)

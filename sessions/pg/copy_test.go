@@ -6,11 +6,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gavel-dev/gavel/internal/pgtest"
+	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/pg"
 )
@@ -42,7 +44,7 @@ func TestCopyRoundTrip(t *testing.T) {
 	want := dump(t, src)
 	got := dump(t, back)
 	sameDump(t, want, got)
-	for _, tb := range []string{"actions", "current_label_rows", "decision_log", "verdicts", "plan_units", "guidelines"} {
+	for _, tb := range []string{"actions", "current_label_rows", "decision_log", "verdicts", "plan_units", "guidelines", "item_layouts", "segment_sets"} {
 		if len(want[tb]) == 0 {
 			t.Errorf("the session has no %s: the test covers less than it says", tb)
 		}
@@ -186,4 +188,55 @@ func TestCopyServerNotAnswering(t *testing.T) {
 	}
 	_, err = pg.CopyToSQLite(context.Background(), st, filepath.Join(t.TempDir(), "x.gavel"))
 	mustFail(t, err, "is not answering")
+}
+
+// A team session made by a Gavel of schema v10 (no item_layouts nor
+// segment_sets, every item's fields and segments inline) is upgraded by
+// the first copy back, which then reads every item as it was.
+func TestCopyUpgradesV10(t *testing.T) {
+	ctx := context.Background()
+	src := richSession(t)
+	st := connect(t)
+	if _, err := pg.CopyFromSQLite(ctx, src, st, pg.CopyOptions{CreatedBy: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	schema := st.Target().Schema
+	for _, stmt := range []string{
+		`UPDATE items SET fields = coalesce(fields, (SELECT l.fields FROM item_layouts l WHERE l.id = items.layout)),
+			segments = coalesce(segments, (SELECT s.segments FROM segment_sets s WHERE s.id = items.segment_set))`,
+		`ALTER TABLE items DROP COLUMN layout, DROP COLUMN segment_set`,
+		`DROP TABLE item_layouts, segment_sets`,
+		`UPDATE gavel_meta SET value = '10' WHERE key = 'schema_version'`,
+	} {
+		if _, err := st.Pool().Exec(ctx, `BEGIN; SET LOCAL search_path TO `+schema+`; `+stmt+`; COMMIT`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	back := filepath.Join(t.TempDir(), "back.gavel")
+	if _, err := pg.CopyToSQLite(ctx, st, back); err != nil {
+		t.Fatal(err)
+	}
+	var v string
+	if err := st.Pool().QueryRow(ctx, `SELECT value FROM `+schema+`.gavel_meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != fmt.Sprint(sessions.SchemaVersion()) {
+		t.Errorf("schema_version %q %v after the copy back", v, err)
+	}
+	read := func(path string) []judge.Item {
+		s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		items, err := s.Items()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return items
+	}
+	if got, want := read(back), read(src); !reflect.DeepEqual(got, want) {
+		t.Errorf("items copied back:\n%+v\nwant\n%+v", got, want)
+	}
+	// And the upgraded session copies back again, and takes a copy in.
+	if _, err := pg.CopyToSQLite(ctx, st, filepath.Join(t.TempDir(), "again.gavel")); err != nil {
+		t.Error(err)
+	}
 }

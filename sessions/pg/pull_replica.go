@@ -127,6 +127,12 @@ func (s *Store) ensureReplica(ctx context.Context) (string, error) {
 // this session (no table holds an id past the session's), and pulls what
 // is new. A replica that is not is moved aside and made again.
 func (s *Store) openReplica(ctx context.Context, open func(path string) (*sessions.Store, error)) (string, *sessions.Store, *puller, error) {
+	if err := s.Reach(ctx); err != nil {
+		return "", nil, nil, err
+	}
+	if err := s.upgrade(ctx); err != nil { // a session of an older Gavel (upgrade.go)
+		return "", nil, nil, err
+	}
 	for attempt := 0; ; attempt++ {
 		path, err := s.ensureReplica(ctx)
 		if err != nil {
