@@ -272,8 +272,19 @@ func labelOn(e env, s *sessions.Store, w labelWriter, path, annotator, id string
 			acts[i].Guidelines = g.version.ID
 		}
 	}
+	acts, repeated, err := dropRepeats(s, annotator, id, o.via, acts)
+	if err != nil {
+		return err
+	}
+	if len(acts) == 0 {
+		fmt.Fprintf(e.stderr, "Nothing recorded on %s for %s, already so: %s.\n", id, annotator, describeActions(s, repeated))
+		return nil
+	}
 	if _, err := w.Record(acts); err != nil {
 		return err
+	}
+	if len(repeated) > 0 {
+		fmt.Fprintf(e.stderr, "Left out on %s for %s, already so: %s.\n", id, annotator, describeActions(s, repeated))
 	}
 	adjudged := ""
 	if o.via == viaAdjudication {

@@ -117,7 +117,7 @@ func TestLabelTeam(t *testing.T) {
 		{"q3", "YES", "--tag", "easy", "--annotator", "bo"},
 		{"q3", "--untag", "easy", "--annotator", "bo"},
 		{"q4", "NO", "--via", "random"},
-		{"q2", "--note", ""},
+		{"q1", "--note", ""}, // takes back the note of the first step
 	}
 	for _, session := range []string{file, url} {
 		for _, step := range steps {
