@@ -87,6 +87,12 @@ func BuildSessionThen(path string, info DatasetInfo, items []judge.Item, then fu
 		}
 		return err
 	}
+	return finishBuild(path, abs, tmp)
+}
+
+// finishBuild syncs the finished build tmp and puts it at abs (placeBuild),
+// then removes its temporary name.
+func finishBuild(path, abs, tmp string) error {
 	if err := syncPath(tmp); err != nil {
 		return fmt.Errorf("cannot save session %s: %w", path, err)
 	}
@@ -96,7 +102,7 @@ func BuildSessionThen(path string, info DatasetInfo, items []judge.Item, then fu
 	removeBuild(tmp)
 	// The new name reaches the disk with the folder. Some systems cannot
 	// sync a folder; the session is whole either way, so that is no error.
-	_ = syncPath(dir)
+	_ = syncPath(filepath.Dir(abs))
 	return nil
 }
 
@@ -148,6 +154,28 @@ func buildTarget(path, abs string) error {
 // migrations, then the dataset in one transaction, then WAL mode, which
 // every session uses.
 func writeBuild(path, tmp string, info DatasetInfo, items []judge.Item, then func(*Store) error) error {
+	// The caller holds the whole dataset, so the default GC target (twice
+	// the live heap) would double the memory the build needs: collect
+	// more often while the items, and what then adds, are written (their
+	// garbage is small).
+	gc := -1
+	defer func() {
+		if gc >= 0 {
+			debug.SetGCPercent(gc)
+		}
+	}()
+	return writeBuildWith(path, tmp, func(st *Store) error {
+		gc = debug.SetGCPercent(buildGCTarget())
+		return st.write("saving the dataset", func(tx *sql.Tx) error {
+			return writeDataset(tx, info, items)
+		})
+	}, then)
+}
+
+// writeBuildWith makes the session in the file tmp: the schema by the
+// normal migrations, then what data writes (the dataset), then what then
+// writes, then WAL mode, which every session uses.
+func writeBuildWith(path, tmp string, data func(*Store) error, then func(*Store) error) error {
 	db, err := sql.Open("sqlite", buildDSN(tmp))
 	if err != nil {
 		return fmt.Errorf("cannot create session %s: %w", path, err)
@@ -159,15 +187,7 @@ func writeBuild(path, tmp string, info DatasetInfo, items []judge.Item, then fun
 		return err
 	}
 	st.building = true
-	// The caller holds the whole dataset, so the default GC target (twice
-	// the live heap) would double the memory the build needs: collect
-	// more often while the items, and what then adds, are written (their
-	// garbage is small).
-	defer debug.SetGCPercent(debug.SetGCPercent(buildGCTarget()))
-	err = st.write("saving the dataset", func(tx *sql.Tx) error {
-		return writeDataset(tx, info, items)
-	})
-	if err != nil {
+	if err := data(st); err != nil {
 		return err
 	}
 	if then != nil {

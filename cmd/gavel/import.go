@@ -143,21 +143,32 @@ func runImport(e env, path string, o importFlags) error {
 		session = defaultSessionPath(path)
 	}
 	fresh := sessions.IsNewSession(session)
-	ds, err := o.readImport(path, fresh)
+	ds, st, err := o.readImport(path, fresh)
 	if err != nil {
 		return joinHint(o, path, err)
 	}
-	o.session = session
-	if err := sessions.CheckImportScales(ds, scales); err != nil {
-		return usageError{err}
-	}
-	// From here the whole dataset stays in memory while the session is
-	// written: with the default GC target (twice the live heap) the peak
-	// would be twice the dataset's memory, so collect more often instead.
-	debug.SetGCPercent(importGCPercent)
 	var sum sessions.ImportSummary
 	built := false
-	if fresh {
+	if st != nil {
+		// A new session from a file still parsed: its items are written
+		// as they come (importStreamed), the rest as below.
+		if ds, sum, err = o.importStreamed(path, session, st, opts); err != nil {
+			return err
+		}
+		o.session = session
+		built = true
+		debug.SetGCPercent(importGCPercent)
+	} else {
+		o.session = session
+		if err := sessions.CheckImportScales(ds, scales); err != nil {
+			return usageError{err}
+		}
+		// From here the whole dataset stays in memory while the session is
+		// written: with the default GC target (twice the live heap) the peak
+		// would be twice the dataset's memory, so collect more often instead.
+		debug.SetGCPercent(importGCPercent)
+	}
+	if fresh && !built {
 		// A new session is built whole in one go, its verdicts and labels
 		// included, far faster than rows added to an open one; OpenReview
 		// then finds it all there.
