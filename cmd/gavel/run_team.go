@@ -65,7 +65,8 @@ func runTeam(ctx context.Context, e env, raw string, js judgeSet, cfg llm.Config
 		fmt.Fprintln(e.stderr, "gavel: the Batch API's batches are followed in this machine's copy of the team session: if this run stops before they end, run it again here to collect them (from another machine they would be sent again).")
 	}
 	o.session, o.datasetName = where, ds.Name
-	return judgeSession(ctx, e, rv, js, cfg, o)
+	// An error names the team session, not this machine's copy of it.
+	return namingTeam(judgeSession(ctx, e, rv, js, cfg, o), rv.Store.Path(), raw)
 }
 
 // teamDataset is the dataset a team session's items came from, as the

@@ -174,6 +174,16 @@ func TestRunTeam(t *testing.T) {
 		t.Errorf("second run: exit %d: %s", code, errs)
 	}
 
+	// A judge that takes few-shot examples needs a split, which a team
+	// session cannot record: the refusal names the team session, not
+	// this machine's copy, and says what to do.
+	fewshot := writeFile(t, dir, "fewshot.yaml", "name: fewshot\ninstructions: Say YES or NO.\nsystem: \"{instructions}\"\nuser: |\n  {examples}\n  Question: {question}\n  Gold: {gold}\n  Prediction: {prediction}\nexamples:\n  count: 2\noutput:\n  parser: docqa\n")
+	code, _, errs = run(t, "run", url, "--judge", fewshot, "--model", "m", "--base-url", "http://127.0.0.1:1/v1")
+	if code == 0 || !strings.Contains(errs, shown+" has no calibration / evaluation split") ||
+		!strings.Contains(errs, "gavel copy "+shown+" FILE.gavel") || strings.Contains(errs, rv.Store.Path()) || strings.Contains(errs, "gavel split "+shown) {
+		t.Errorf("a few-shot judge on a team session without a split: exit %d: %s", code, errs)
+	}
+
 	release, err := st.LockRun(ctx)
 	if err != nil {
 		t.Fatal(err)

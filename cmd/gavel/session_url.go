@@ -95,6 +95,11 @@ func namingTeam(err error, local, raw string) error {
 	if errors.Is(err, sessions.ErrPlan) {
 		msg = strings.ReplaceAll(msg, " (draw one with gavel plan)", ": "+drawPlanHint(raw))
 	}
+	if errors.Is(err, sessions.ErrNoSplit) {
+		// gavel split works on files alone.
+		msg = strings.ReplaceAll(msg, "record one with `gavel split "+pg.Redact(raw)+"`",
+			"a team session cannot record one yet (gavel split works on session files): judge a copy of it (gavel copy "+pg.Redact(raw)+" FILE.gavel, then gavel split FILE.gavel)")
+	}
 	var u usageError
 	if errors.As(err, &u) {
 		return usageError{errors.New(msg)}
