@@ -39,7 +39,9 @@ func TestReviewNewStoresItemsAsImport(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		q, err := db.Query(`SELECT idx, item_id, question, gold, prediction, fields, segments FROM items ORDER BY idx`)
+		// An item's fields and segments, inline or by reference (schema v11).
+		q, err := db.Query(`SELECT i.idx, i.item_id, i.question, i.gold, i.prediction, coalesce(i.fields, l.fields), coalesce(i.segments, s.segments)
+			FROM items i LEFT JOIN item_layouts l ON l.id = i.layout LEFT JOIN segment_sets s ON s.id = i.segment_set ORDER BY i.idx`)
 		if err != nil {
 			t.Fatal(err)
 		}
