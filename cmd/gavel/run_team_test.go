@@ -180,8 +180,15 @@ func TestRunTeam(t *testing.T) {
 	fewshot := writeFile(t, dir, "fewshot.yaml", "name: fewshot\ninstructions: Say YES or NO.\nsystem: \"{instructions}\"\nuser: |\n  {examples}\n  Question: {question}\n  Gold: {gold}\n  Prediction: {prediction}\nexamples:\n  count: 2\noutput:\n  parser: docqa\n")
 	code, _, errs = run(t, "run", url, "--judge", fewshot, "--model", "m", "--base-url", "http://127.0.0.1:1/v1")
 	if code == 0 || !strings.Contains(errs, shown+" has no calibration / evaluation split") ||
-		!strings.Contains(errs, "gavel copy "+shown+" FILE.gavel") || strings.Contains(errs, rv.Store.Path()) || strings.Contains(errs, "gavel split "+shown) {
+		!strings.Contains(errs, "gavel copy "+shown+" FILE.gavel") || strings.Contains(errs, filepath.Join(dir, "runner")) || strings.Contains(errs, "gavel split "+shown) {
 		t.Errorf("a few-shot judge on a team session without a split: exit %d: %s", code, errs)
+	}
+	for _, cmd := range []string{"stats", "report"} {
+		code, _, errs = run(t, cmd, url, "--split", "evaluation")
+		if code != 2 || !strings.Contains(errs, shown+" has no calibration / evaluation split") ||
+			!strings.Contains(errs, "gavel copy "+shown+" FILE.gavel") || strings.Contains(errs, filepath.Join(dir, "runner")) {
+			t.Errorf("gavel %s --split evaluation on a team session without a split: exit %d: %s", cmd, code, errs)
+		}
 	}
 
 	release, err := st.LockRun(ctx)

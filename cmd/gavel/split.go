@@ -278,8 +278,21 @@ func readSplitInput(e env, path, which string) (*sessions.Store, stats.Input, st
 		}
 	}
 	s.Close()
-	return nil, stats.Input{}, stats.SplitUsed{}, err
+	return nil, stats.Input{}, stats.SplitUsed{}, namingTeam(err, s.Path(), path)
 }
+
+// noSplitError is the refusal of --split evaluation or calibration on a
+// session without a split: an ErrNoSplit, so that namingTeam says what a
+// team session does instead (gavel split works on files).
+type noSplitError struct{ path string }
+
+func noSplit(path string) error { return noSplitError{path} }
+
+func (e noSplitError) Error() string {
+	return fmt.Sprintf("%s has no calibration / evaluation split: record one with `gavel split %s`", e.path, e.path)
+}
+
+func (e noSplitError) Is(target error) bool { return target == sessions.ErrNoSplit }
 
 // selectSplit keeps the units of in in the part named by which (all,
 // evaluation or calibration, validation included; "" picks evaluation
@@ -308,7 +321,7 @@ func selectSplit(s *sessions.Store, in stats.Input, which string) (stats.Input, 
 	}
 	if which != splitAll {
 		if !has {
-			return in, stats.SplitUsed{}, usagef("%s has no calibration / evaluation split: gavel split %s records one", s.Path(), s.Path())
+			return in, stats.SplitUsed{}, usageError{noSplit(s.Path())}
 		}
 		keep := func(p sessions.Part) bool { return p.InCalibration() == (which == splitCalibration) }
 		units := make([]stats.Unit, 0, len(in.Units))

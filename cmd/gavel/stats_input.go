@@ -42,5 +42,5 @@ func readFiguresInput(e env, path, which string, f figureFlags) (*sessions.Store
 		}
 	}
 	s.Close()
-	return nil, stats.Input{}, stats.SplitUsed{}, err
+	return nil, stats.Input{}, stats.SplitUsed{}, namingTeam(err, s.Path(), path)
 }
