@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
@@ -46,8 +47,17 @@ func sessionTags(tags []string) []string {
 	return out
 }
 
-// tagText is a tag's name as the screen shows it.
-func tagText(tag string) string { return SanitizeLine(Clip(tag, 64)) }
+// tagText is a tag's name as the screen shows it: whole when it is a
+// name the store accepts (sessions.MaxTagRunes characters, 40 CJK ones
+// are 120 bytes), else cut with "…" (a session written by hand). The
+// line it goes on is cut to the screen's width with "…" too.
+func tagText(tag string) string {
+	text := SanitizeLine(Clip(tag, 4*sessions.MaxTagRunes+4))
+	if utf8.RuneCountInString(text) <= sessions.MaxTagRunes {
+		return text
+	}
+	return string([]rune(text)[:sessions.MaxTagRunes-1]) + "…"
+}
 
 // tagMsg asks to toggle a tag on an item, or (add) to add a new tag to
 // the session and put it on. The new value is decided when the message
