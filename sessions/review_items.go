@@ -72,7 +72,7 @@ func readItemsAfter(tx *sql.Tx, after int64, limit int, whole bool) ([]judge.Ite
 	// Items share their segments map when its text is the same: a
 	// million items usually hold a handful of distinct ones, and a map
 	// per item is a few hundred bytes. Nothing changes an item's map.
-	shared := map[string]map[string]string{}
+	var shared sharedItemParts
 	// Without whole, items whose stored fields are the same share them
 	// (sameFields holds the first such item of the page, sameLayout the
 	// first of each layout: schema_v11.go).
@@ -80,7 +80,7 @@ func readItemsAfter(tx *sql.Tx, after int64, limit int, whole bool) ([]judge.Ite
 	sameLayout := map[int64]int{}
 	var col [6]sql.RawBytes // id, question, gold, prediction, response_a, response_b
 	var fieldsCol sql.RawBytes
-	var segments sql.NullString
+	var segments sql.RawBytes
 	var layout sql.NullInt64
 	for rows.Next() {
 		var it judge.Item
@@ -113,17 +113,10 @@ func readItemsAfter(tx *sql.Tx, after int64, limit int, whole bool) ([]judge.Ite
 				sameLayout[layout.Int64] = k
 			}
 		}
-		if segments.Valid {
-			seg, ok := shared[segments.String]
-			if !ok {
-				if seg, err = parseSegments(segments.String); err != nil {
-					return nil, fmt.Errorf("the segments of item %q cannot be read (%v): the session was edited by hand", string(col[0]), err)
-				}
-				if len(shared) < 4096 {
-					shared[segments.String] = seg
-				}
+		if segments != nil {
+			if it.Segments, err = shared.segments(segments); err != nil {
+				return nil, fmt.Errorf("the segments of item %q cannot be read (%v): the session was edited by hand", string(col[0]), err)
 			}
-			it.Segments = seg
 		}
 		items = append(items, it)
 		spans = append(spans, sp)

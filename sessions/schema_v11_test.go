@@ -540,3 +540,31 @@ func TestItemsRoundTrips(t *testing.T) {
 		}
 	})
 }
+
+// TestDamagedSegmentsSaid: segments edited by hand into what is no JSON
+// object, inline or in a set, are said by every reader, never a panic.
+func TestDamagedSegmentsSaid(t *testing.T) {
+	for _, c := range []struct{ name, damage string }{
+		{"inline", `UPDATE items SET segments = '{bad', segment_set = NULL WHERE item_id = 'it001'`},
+		{"in a set", `UPDATE segment_sets SET segments = '[1]' WHERE id = 1`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			items := []judge.Item{v11Row(0, v11Seg(0), ""), v11Row(1, v11Seg(0), "")}
+			s := openStore(t, sessionPath(t), "ann")
+			if err := s.InitDataset(DatasetInfo{Path: "d.jsonl", SHA256: "x", Format: "jsonl"}, items); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.w.Exec(c.damage); err != nil {
+				t.Fatal(err)
+			}
+			_, err1 := s.Items()
+			_, err2 := s.ItemsAfter(FirstItems, 10)
+			_, err3 := s.storedItemsAfter(FirstItems, 10)
+			for i, err := range []error{err1, err2, err3} {
+				if err == nil || !strings.Contains(err.Error(), "edited by hand") {
+					t.Errorf("reader %d: %v", i, err)
+				}
+			}
+		})
+	}
+}
