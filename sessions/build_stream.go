@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"time"
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions/dataset"
@@ -52,6 +53,7 @@ type itemStream interface {
 
 func buildStream(path string, st itemStream, then func(*Store, *dataset.Dataset) error) (ds *dataset.Dataset, err error) {
 	var info DatasetInfo
+	created := now() // when the build starts, as checkItemIDs stamps it
 	// fail gives the stream's error when the dataset cannot be read, as
 	// reading it first would have, and the build's error otherwise.
 	fail := func(err error) (*dataset.Dataset, error) {
@@ -92,7 +94,7 @@ func buildStream(path string, st itemStream, then func(*Store, *dataset.Dataset)
 		gc = debug.SetGCPercent(streamBuildGCPercent)
 		err := s.write("saving the dataset", func(tx *sql.Tx) error {
 			var err error
-			ds, info, err = writeStreamDataset(tx, path, st)
+			ds, info, err = writeStreamDataset(tx, path, st, created)
 			return err
 		})
 		if err != nil {
@@ -125,8 +127,8 @@ func buildStream(path string, st itemStream, then func(*Store, *dataset.Dataset)
 // writeStreamDataset writes the items of the stream st page by page as
 // they are parsed, then, once the whole dataset is read, its row and
 // mapping (writeDataset's rows, in another order). It returns the whole
-// dataset and what the dataset row holds.
-func writeStreamDataset(tx *sql.Tx, path string, st itemStream) (*dataset.Dataset, DatasetInfo, error) {
+// dataset and what the dataset row holds, created at created.
+func writeStreamDataset(tx *sql.Tx, path string, st itemStream, created time.Time) (*dataset.Dataset, DatasetInfo, error) {
 	var info DatasetInfo
 	w := newItemWriter(tx, st.Head().Mapping)
 	n := 0
@@ -162,7 +164,7 @@ func writeStreamDataset(tx *sql.Tx, path string, st itemStream) (*dataset.Datase
 	if RestoreExported(ds) != ds {
 		return nil, info, fmt.Errorf("session %s: the dataset is a file written by gavel export, whose items are read whole", path)
 	}
-	info = DatasetInfo{Path: ds.Path, SHA256: ds.SHA256, Format: ds.Format, Mapping: ds.Mapping, Items: n, CreatedAt: now()}
+	info = DatasetInfo{Path: ds.Path, SHA256: ds.SHA256, Format: ds.Format, Mapping: ds.Mapping, Items: n, CreatedAt: created}
 	if info.Path == "" {
 		info.Path = ds.Name
 	}
