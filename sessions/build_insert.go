@@ -107,6 +107,12 @@ func (b *batchInserter) flush() error {
 			b.full = nil
 		}
 	}()
+	return b.write()
+}
+
+// write writes the rows queued so far, before their batch is full: rows
+// another table's rows refer to.
+func (b *batchInserter) write() error {
 	if b.rows == 0 {
 		return nil
 	}
@@ -226,6 +232,14 @@ func (w *itemWriter) add(items []judge.Item) error {
 		}
 		if err != nil {
 			return fmt.Errorf("items up to %q: %w", it.ID, err)
+		}
+		// A criterion refers to its item (a foreign key, checked where a
+		// session is built for review or run): the items queued are
+		// written before a batch of criteria that may name them.
+		if len(it.Rubric) > 0 && w.crit.rows+len(it.Rubric) >= insertBatch {
+			if err := w.ins.write(); err != nil {
+				return fmt.Errorf("items up to %q: %w", it.ID, err)
+			}
 		}
 		for k, c := range it.Rubric {
 			if err := w.crit.add(it.ID, k+1, c); err != nil {

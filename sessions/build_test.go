@@ -142,3 +142,34 @@ func TestBuildSessionThenWritesInsideTheBuild(t *testing.T) {
 		t.Fatalf("left behind: %v", left)
 	}
 }
+
+// Rubric criteria refer to their items (a foreign key, on in an open
+// store): a batch of criteria that fills before the batch of their items
+// must not be written first. Every item with two or three criteria fills
+// the criteria's batch after 22–32 items, the items' at 64.
+func TestInitDatasetManyRubricItems(t *testing.T) {
+	for _, perItem := range []int{1, 2, 3, 64, 65} {
+		t.Run(fmt.Sprint(perItem, " criteria"), func(t *testing.T) {
+			s := openStore(t, sessionPath(t), "ann")
+			items := make([]judge.Item, 300)
+			for i := range items {
+				items[i] = judge.Item{Index: i, ID: fmt.Sprintf("q%d", i), Question: "q", Gold: "a", Prediction: "p"}
+				if i%7 != 3 {
+					for k := range perItem {
+						items[i].Rubric = append(items[i].Rubric, fmt.Sprint("criterion ", k+1))
+					}
+				}
+			}
+			if err := s.InitDataset(DatasetInfo{Path: "m.jsonl", SHA256: "x", Format: "jsonl", Items: len(items)}, items); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Items()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, items) {
+				t.Fatalf("items differ after InitDataset (%d read, %d written)", len(got), len(items))
+			}
+		})
+	}
+}
