@@ -137,7 +137,7 @@ func runCompare(e env, path string, o compareFlags) error {
 	}
 	var keys [2]string
 	for i, want := range o.judges {
-		if keys[i], err = matchJudge(runs, labels, want, s.Path()); err != nil {
+		if keys[i], err = matchJudge(runs, labels, want, shownPath(path)); err != nil {
 			return err
 		}
 	}

@@ -138,7 +138,7 @@ func runExport(e env, path string, o exportFlags) error {
 			return err
 		}
 		if !slices.Contains(tags, o.tag) {
-			return usagef("--tag %q: %s has no such tag (its tags: %s)", o.tag, path, listOrNone(tags))
+			return usagef("--tag %q: %s has no such tag (its tags: %s)", o.tag, shownPath(path), listOrNone(tags))
 		}
 	}
 	if strings.TrimSpace(o.judge) != "" {
@@ -146,7 +146,7 @@ func runExport(e env, path string, o exportFlags) error {
 		if err != nil {
 			return err
 		}
-		label, err := matchJudge(runs, nil, o.judge, s.Path())
+		label, err := matchJudge(runs, nil, o.judge, shownPath(path))
 		if err != nil {
 			return err
 		}

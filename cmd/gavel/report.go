@@ -152,7 +152,7 @@ func runReport(e env, path string, o reportFlags) error {
 			return err
 		}
 		for _, want := range o.judges {
-			k, err := matchJudge(runs, labels, want, s.Path())
+			k, err := matchJudge(runs, labels, want, shownPath(path))
 			if err != nil {
 				return err
 			}

@@ -190,6 +190,15 @@ func TestRunTeam(t *testing.T) {
 			t.Errorf("gavel %s --split evaluation on a team session without a split: exit %d: %s", cmd, code, errs)
 		}
 	}
+	// An unknown judge or tag is said of the team session too.
+	for _, argv := range [][]string{{"stats", url, "--judge", "nosuch"}, {"report", url, "--judge", "nosuch"},
+		{"export", url, "--judge", "nosuch"}, {"export", url, "--tag", "nosuch"}} {
+		code, _, errs = run(t, argv...)
+		if code != 2 || !strings.Contains(errs, "in "+shown+":") && !strings.Contains(errs, shown+" has no such tag") ||
+			strings.Contains(errs, filepath.Join(dir, "runner")) {
+			t.Errorf("gavel %s: exit %d: %s", strings.Join(argv, " "), code, errs)
+		}
+	}
 
 	release, err := st.LockRun(ctx)
 	if err != nil {

@@ -138,7 +138,7 @@ func runStats(e env, path string, o statsFlags) error {
 	defer s.Close()
 	var keys []string
 	if o.judge != "" {
-		if keys, err = judgeKeys(s, in, o.judge); err != nil {
+		if keys, err = judgeKeys(s, in, o.judge, path); err != nil {
 			return err
 		}
 	}
@@ -214,7 +214,7 @@ func demoSessionPath(e env) (string, error) {
 
 // judgeKeys finds the judge --judge names among the report's judges
 // (matchJudge).
-func judgeKeys(s *sessions.Store, in stats.Input, want string) ([]string, error) {
+func judgeKeys(s *sessions.Store, in stats.Input, want, path string) ([]string, error) {
 	labels := make([]string, 0, len(in.Judges))
 	for _, j := range in.Judges {
 		labels = append(labels, j.Key)
@@ -223,7 +223,7 @@ func judgeKeys(s *sessions.Store, in stats.Input, want string) ([]string, error)
 	if err != nil {
 		return nil, err
 	}
-	label, err := matchJudge(runs, labels, want, s.Path())
+	label, err := matchJudge(runs, labels, want, shownPath(path))
 	if err != nil {
 		return nil, err
 	}
