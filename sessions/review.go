@@ -209,13 +209,20 @@ func (r *Review) ImportCarried(ds *dataset.Dataset) error {
 	if err != nil {
 		return err
 	}
+	r.NoteImported(sum)
+	return nil
+}
+
+// NoteImported adds to the notices what an import of the dataset's
+// verdict and label columns brought in: ImportCarried's, or a build's
+// that imported them as the session was written (BuildDatasetSessionThen).
+func (r *Review) NoteImported(sum ImportSummary) {
 	if n := len(sum.Runs); n > 0 {
 		r.Notices = append(r.Notices, fmt.Sprintf("imported %s of %s (J switches to them)", plural(sum.VerdictCount(), "verdict", "verdicts"), plural(n, "judge column", "judge columns")))
 	}
 	if n := len(sum.Annotators); n > 0 {
 		r.Notices = append(r.Notices, fmt.Sprintf("imported %s of %s (compared on the statistics screen)", plural(sum.LabelCount(), "label", "labels"), plural(n, "annotator", "annotators")))
 	}
-	return nil
 }
 
 // sameItems reports whether the session's items are exactly ds's: the

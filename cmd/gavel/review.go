@@ -202,7 +202,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 		return reviewNew(ctx, e, loadedDataset(ds), o, js, cfg)
 	}
 	if rv == nil {
-		if rv, err = sessions.OpenReview(o.session, o.annotator, ds); err != nil {
+		if rv, err = openCarrying(o.session, o.annotator, ds); err != nil {
 			return err
 		}
 		defer rv.Store.Close()

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// gavel review of a new dataset that carries verdict and label columns
+// builds its session as gavel import does (openCarrying): the session
+// holds what an import of the same file holds, and the message log says
+// what was imported.
+func TestReviewNewCarriedIsImport(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "graded.jsonl")
+	rows := `{"id":"q1","question":"2+2?","answer":"4","prediction":"4","judge_verdict":true,"human_label":true}` + "\n" +
+		`{"id":"q2","question":"Capital of France?","answer":"Paris","prediction":"Lyon","judge_verdict":true,"human_label":false}` + "\n" +
+		`{"id":"q3","question":"3*3?","answer":"9","prediction":"6","judge_verdict":false,"human_label":false,"category":"math"}` + "\n"
+	if err := os.WriteFile(data, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	imported := filepath.Join(dir, "imported.gavel")
+	mustRun(t, "import", data, "--session", imported)
+
+	reviewed := filepath.Join(dir, "reviewed.gavel")
+	e, _, errb, shown := testEnv(t)
+	if code := execute(context.Background(), e, []string{"review", data, "--session", reviewed, "--annotator", "ana"}); code != 0 {
+		t.Fatalf("review: exit %d: %s", code, errb)
+	}
+	m := send(t, (*shown)[len(*shown)-1], tea.WindowSizeMsg{Width: 120, Height: 40})
+	m = send(t, m, keyPress("m"))
+	s := ansi.Strip(m.View().Content)
+	for _, want := range []string{"imported 3 verdicts of 1 judge column", "imported 3 labels of 1 annotator"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the message log lacks %q:\n%s", want, s)
+		}
+	}
+	// Built, not filled through the WAL: a build's pages are 16 KiB.
+	if got, want := pragma(t, reviewed, "page_size"), pragma(t, imported, "page_size"); got != want || got != "16384" {
+		t.Errorf("the reviewed session's page size is %s, the imported one's %s: it was not built as an import", got, want)
+	}
+	// (The review adds its own judge, match: compared on the imported one.)
+	imp := "imported · judge_verdict"
+	for _, argv := range [][]string{{"export", "--only", "all", "--judge", imp}, {"export", "--format", "csv", "--only", "all", "--judge", imp}} {
+		got := mustOut(t, append([]string{argv[0], reviewed}, argv[1:]...)...)
+		want := mustOut(t, append([]string{argv[0], imported}, argv[1:]...)...)
+		if got != want {
+			t.Errorf("gavel %s of the reviewed session:\n%s\nwant (the imported one's):\n%s", argv[0], got, want)
+		}
+	}
+}
+
+// pragma reads a PRAGMA of the session file at path.
+func pragma(t *testing.T, path, name string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v string
+	if err := db.QueryRow("PRAGMA " + name).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
