@@ -342,9 +342,15 @@ func scanActions(tx *sql.Tx, rows *sql.Rows) ([]Action, error) {
 // oldest first; annotator "" means every annotator. It is for exports and
 // audits; the current state is what Labels and Notes give.
 func (s *Store) Actions(annotator string) ([]Action, error) {
+	return s.readActions(`FROM actions WHERE ? = '' OR annotator = ? ORDER BY id`, annotator, annotator)
+}
+
+// readActions reads the actions a query's FROM … clause selects, every
+// column (actionColumns).
+func (s *Store) readActions(from string, args ...any) ([]Action, error) {
 	var out []Action
 	err := s.read("reading the history", func(tx *sql.Tx) error {
-		rows, err := tx.Query(`SELECT `+actionColumns+` FROM actions WHERE ? = '' OR annotator = ? ORDER BY id`, annotator, annotator)
+		rows, err := tx.Query(`SELECT `+actionColumns+` `+from, args...)
 		if err != nil {
 			return err
 		}

@@ -14,19 +14,7 @@ import (
 // same label records. A mixed call records only what changes.
 func TestLabelRepeatRecordsNothing(t *testing.T) {
 	session := labelSession(t, t.TempDir())
-	count := func() int {
-		t.Helper()
-		s, err := sessions.Open(session, sessions.Options{ReadOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		acts, err := s.Actions("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(acts)
-	}
+	count := func() int { t.Helper(); return actionCount(t, session) }
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -70,4 +58,20 @@ func TestLabelRepeatRecordsNothing(t *testing.T) {
 	if code, _, errs := run(t, "label", session, "q1", "YES", "--annotator", "bo"); code != 0 || count() != before+1 {
 		t.Errorf("bo's label after bo's undo: exit %d, %d actions: %s", code, count()-before, errs)
 	}
+}
+
+// actionCount is how many actions the session at path holds, undo rows
+// included.
+func actionCount(t *testing.T, path string) int {
+	t.Helper()
+	s, err := sessions.Open(path, sessions.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	acts, err := s.Actions("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(acts)
 }

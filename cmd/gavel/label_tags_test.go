@@ -3,8 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-
-	"github.com/gavel-dev/gavel/sessions"
 )
 
 // --untag of a tag that is not on the item and --tag of one already on
@@ -18,19 +16,7 @@ func TestLabelTagChangesNothingRefused(t *testing.T) {
 		code, _, errs := run(t, append([]string{"label", session}, args...)...)
 		return code, errs
 	}
-	count := func() int {
-		t.Helper()
-		s, err := sessions.Open(session, sessions.Options{ReadOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		acts, err := s.Actions("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(acts)
-	}
+	count := func() int { t.Helper(); return actionCount(t, session) }
 	if code, errs := label("q1", "--tag", "format", "--annotator", "bo"); code != 0 {
 		t.Fatalf("bo's tag: exit %d: %s", code, errs)
 	}
