@@ -29,8 +29,9 @@ copied back, it gives a file whose every table, and so whose gavel export,
 is the same as before. Everything is copied: items, judge runs and
 verdicts, every annotator's labels, notes, undos, "can't judge" and tags,
 guidelines, splits, plans and the response cache; texts with NUL bytes or
-invalid UTF-8 too. SRC is only read (a review of it may go on): the copy
-is one snapshot of it.
+invalid UTF-8 too. SRC is only read (a review of it may go on; a session from an older
+Gavel is upgraded first, as every command upgrades it): the copy is one
+snapshot of it.
 
 The copy is all or nothing. DST must not exist yet; --replace overwrites
 a PostgreSQL session that does (a file is never overwritten: delete it

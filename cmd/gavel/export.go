@@ -35,7 +35,8 @@ func newExportCmd(e env) *cobra.Command {
 		Long: `Write one row per item of SESSION: the item's fields, each judge run's
 current verdict (value per dimension, status, reason, error) and each
 annotator's label, how they reached the item, and their note. The session
-is only read, so this works while a review is open.
+is only read (one from an older Gavel is upgraded first), so this works
+while a review is open.
 
 Columns, in order (RUN is the judge as ` + "`gavel stats`" + ` names it, e.g. "docqa · gpt-4o"):
   id, question, gold, prediction, rubric

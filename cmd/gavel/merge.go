@@ -23,7 +23,8 @@ place in an item's history, whenever it was made) is kept once, so sessions
 that each ran the same judge do not look re-judged; a real re-judge is kept.
 An action found in several inputs (sessions copied from one another) is kept
 once. Each person's current label is the latest they gave
-in any input. The inputs are only read; OUT.gavel must not exist yet.`,
+in any input. The inputs are only read (one from an older Gavel is
+upgraded first); OUT.gavel must not exist yet.`,
 		Example: `  gavel merge team.gavel ana.gavel bo.gavel
   gavel merge team.gavel ana.gavel bo.gavel && gavel stats team.gavel`,
 		Args: func(_ *cobra.Command, a []string) error {

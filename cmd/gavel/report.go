@@ -60,7 +60,7 @@ request or a paper's appendix.
 The figures are gavel stats' for the same session and flags: --judge,
 --seed, --resamples, --parse-errors, --split, --swap-ties,
 --include-truncated and --guidelines mean what they mean there. The
-session is only read.
+session is only read (one from an older Gavel is upgraded first).
 
 With no -o, the report is written beside the session: evals.gavel gives
 evals-report.html (or .md); a team session's (a postgres:// URL) goes in
