@@ -172,7 +172,7 @@ func TestRunAnnouncesRepeatingIDs(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	var b strings.Builder
-	const n = 20_000
+	const n = runCostSample + 1_000 // more than the sample: the count is extrapolated
 	for i := range n {
 		fmt.Fprintf(&b, `{"id":"q%d-q%d","question":"What is %d+%d?","answer":"%d","prediction":"It is %d."}`+"\n", i, i, i, i, 2*i, 2*i)
 	}
