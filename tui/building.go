@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/gavel-dev/gavel/sessions"
 )
 
 // storeMsg reports that the session of a new dataset is written (or could
@@ -27,6 +29,44 @@ func awaitStore(ready func() (Recorder, error)) tea.Cmd {
 // empty on some items, repaired text), told when the store arrives.
 type LateNotices interface {
 	Notices() []string
+}
+
+// Arrivals is what a new dataset's written session holds that the screen
+// opened without: the runs and labels imported from the dataset's own
+// verdict and label columns, which are read into the session as it is
+// written (gavel review of a labelled file).
+type Arrivals struct {
+	// Runs are the session's runs the screen does not show yet, each
+	// with its Load (read once every item is, as the others).
+	Runs []Run
+	// Others and OthersCantJudge are the other annotators' current
+	// labels and can't judges (as Options.Others).
+	Others          []sessions.Label
+	OthersCantJudge []sessions.CantJudge
+}
+
+// LateArrivals is what a store StoreReady returns may also implement:
+// what the session brings that the screen did not have (Arrivals), added
+// when the store arrives.
+type LateArrivals interface {
+	Arrivals() Arrivals
+}
+
+// arrive adds what the written session brings: its runs after the
+// screen's, their verdicts read at once when every item is (else with the
+// others' once they are), and the other annotators' labels.
+func (m *Model) arrive(a Arrivals) tea.Cmd {
+	if len(a.Others) > 0 || len(a.OthersCantJudge) > 0 {
+		m.setOthers(a.Others, a.OthersCantJudge)
+	}
+	var cmds []tea.Cmd
+	for _, k := range m.addRuns(a.Runs) {
+		if r := m.runs[k]; r.loading && !m.loading() {
+			cmds = append(cmds, loadRun(k, r.load))
+		}
+	}
+	m.review.cache.clear()
+	return tea.Batch(cmds...)
 }
 
 // building reports whether the session is still being written.
@@ -63,6 +103,10 @@ func (m *Model) gotStore(msg storeMsg) tea.Cmd {
 			}
 		}
 	}
+	var arrived tea.Cmd
+	if a, ok := msg.store.(LateArrivals); ok {
+		arrived = m.arrive(a.Arrivals())
+	}
 	if len(m.save.queue) > 0 {
 		m.tell("The session is written: saving the labels made meanwhile.")
 	}
@@ -70,5 +114,5 @@ func (m *Model) gotStore(msg storeMsg) tea.Cmd {
 	if cmd == nil && m.quitting {
 		return tea.Quit
 	}
-	return cmd
+	return tea.Batch(cmd, arrived)
 }

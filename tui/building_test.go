@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
 )
 
 // buildingModel opens on 4 items whose session is still being written:
@@ -147,5 +150,75 @@ func TestQuittingKeepsItsMessage(t *testing.T) {
 	m.applyNow() // a selection made while quitting
 	if h := hintLineOf(m); !strings.Contains(h, want) {
 		t.Errorf("the selection's message replaced the quitting one: %q", h)
+	}
+}
+
+// arrivingStore is the store of a session built from a dataset's own
+// verdict and label columns: it brings what was imported.
+type arrivingStore struct {
+	*fakeStore
+	arrivals Arrivals
+}
+
+func (s arrivingStore) Arrivals() Arrivals { return s.arrivals }
+
+// The runs and labels a new dataset carries are imported as its session
+// is written: they reach the screen with the store, after the screen's
+// own judges, whether every item is read by then or not; the imported
+// run's verdicts are read then (or once every item is), and the
+// imported annotator's labels show beside the verdict.
+func TestImportedRunsAndLabelsArriveWithTheStore(t *testing.T) {
+	for _, loading := range []bool{false, true} {
+		name := map[bool]string{false: "items read", true: "items still read"}[loading]
+		t.Run(name, func(t *testing.T) {
+			items := testItems(4)
+			ready := make(chan storeMsg, 1)
+			pages := make(chan bool)
+			o := Options{Annotator: "tester", Dataset: "graded.jsonl", Items: items,
+				Runs: []Run{{Info: matchInfo, Verdicts: verdictsFor(items)}},
+				StoreReady: func() (Recorder, error) {
+					msg := <-ready
+					return msg.store, msg.err
+				}}
+			if loading {
+				o.Items, o.ItemCount = items[:2], 4
+				o.MoreItems = func() ([]judge.Item, bool, error) { <-pages; return items, true, nil }
+			}
+			m := update(t, New(o), tea.WindowSizeMsg{Width: 120, Height: 40})
+			imported := judge.Info{Name: "imported · judge_verdict", Dimensions: []judge.Dimension{{Name: "correct", Scale: judge.Binary}}}
+			var verdicts []judge.Verdict
+			for _, it := range items {
+				verdicts = append(verdicts, judge.Verdict{ItemID: it.ID, Status: judge.StatusOK, Values: map[string]float64{"correct": 0}})
+			}
+			loads := 0
+			ready <- storeMsg{store: arrivingStore{&fakeStore{}, Arrivals{
+				Runs: []Run{{Info: imported, Key: "imported · judge_verdict", ID: 1, Load: func() (Loaded, error) {
+					loads++
+					return Loaded{Verdicts: verdicts}, nil
+				}}},
+				Others: []sessions.Label{{ItemID: "q1", Dimension: "correct", Value: 1, Annotator: "human_label", Via: sessions.ViaImported}},
+			}}}
+			m = runCmd(t, m, awaitStore(m.waitStore), 0)
+			if len(m.runs) != 2 {
+				t.Fatalf("%d runs once the store arrived, want the screen's judge and the imported one", len(m.runs))
+			}
+			if loading {
+				if loads != 0 {
+					t.Error("the imported run's verdicts were read before every item was")
+				}
+				go func() { pages <- true }()
+				m = runCmd(t, m, readItems(m.load.more), 0)
+			}
+			if loads != 1 {
+				t.Errorf("the imported run's verdicts were read %d times, want once", loads)
+			}
+			m = press(t, m, "J")
+			screen := strings.Join(lines(m), "\n")
+			for _, want := range []string{"imported · judge_verdict (2/2)", "human_label", "judge NO"} {
+				if !strings.Contains(screen, want) {
+					t.Errorf("the screen lacks %q once the imported run is on:\n%s", want, screen)
+				}
+			}
+		})
 	}
 }

@@ -197,26 +197,11 @@ func (m *Model) applyTeam(u TeamUpdate) tea.Cmd {
 	if u.OthersChanged && m.blindQueue {
 		changed = true // the statistics' aggregate figures; no label kept
 	} else if u.OthersChanged {
-		if m.loading() {
-			m.load.others, m.load.othersCantJudge = u.Others, u.OthersCantJudge
-		} else {
-			m.others = newOtherLabels(u.Others, u.OthersCantJudge, m.index)
-			if len(m.sel.items) == 0 && m.sel.filter.match != nil {
-				// A filter left empty (nothing to adjudicate yet, no
-				// disagreement between people) may hold items now: an
-				// adjudicator waiting on "no item" meets the next
-				// disagreement without pressing f again.
-				m.reselect()
-			}
-		}
+		m.setOthers(u.Others, u.OthersCantJudge)
 		changed = true
 	}
-	for _, r := range u.Runs {
-		if r.ID != 0 && m.runByID(r.ID) >= 0 {
-			continue
-		}
-		m.runs = append(m.runs, newRunView(r, m.index, len(m.items)))
-		m.mention(fmt.Sprintf("A new judge's verdicts arrive: %s (J switches judges).", SanitizeLine(m.runs[len(m.runs)-1].name())))
+	for _, k := range m.addRuns(u.Runs) {
+		m.mention(fmt.Sprintf("A new judge's verdicts arrive: %s (J switches judges).", SanitizeLine(m.runs[k].name())))
 		changed = true
 	}
 	for _, rv := range u.Verdicts {
@@ -251,6 +236,37 @@ func (m *Model) applyTeam(u TeamUpdate) tea.Cmd {
 		cmds = append(cmds, m.claimMore())
 	}
 	return tea.Batch(cmds...)
+}
+
+// setOthers replaces the other annotators' current labels and can't
+// judges; while items are still read, they are placed once all are.
+func (m *Model) setOthers(others []sessions.Label, cantJudge []sessions.CantJudge) {
+	if m.loading() {
+		m.load.others, m.load.othersCantJudge = others, cantJudge
+		return
+	}
+	m.others = newOtherLabels(others, cantJudge, m.index)
+	if len(m.sel.items) == 0 && m.sel.filter.match != nil {
+		// A filter left empty (nothing to adjudicate yet, no
+		// disagreement between people) may hold items now: an
+		// adjudicator waiting on "no item" meets the next
+		// disagreement without pressing f again.
+		m.reselect()
+	}
+}
+
+// addRuns adds the runs the screen does not show yet (by their session
+// id) after the others, and returns their positions.
+func (m *Model) addRuns(runs []Run) []int {
+	var added []int
+	for _, r := range runs {
+		if r.ID != 0 && m.runByID(r.ID) >= 0 {
+			continue
+		}
+		m.runs = append(m.runs, newRunView(r, m.index, len(m.items)))
+		added = append(added, len(m.runs)-1)
+	}
+	return added
 }
 
 // runByID is the position of the run with a session id, -1 when none.

@@ -265,11 +265,17 @@ func screenRuns(ctx context.Context, rv *sessions.Review, judges []judge.Judge, 
 		if started[r.ID] {
 			continue
 		}
-		run := r
-		runs = append(runs, tui.Run{Info: run.Info, Key: names[run.ID], ID: run.ID, Load: func() (tui.Loaded, error) {
-			st, err := rv.ResumeRun(ctx, run, nil, judge.PoolOptions{})
-			return tui.Loaded{Verdicts: st.Verdicts, Swapped: st.Swapped}, err
-		}})
+		runs = append(runs, sessionRun(ctx, rv, r, names[r.ID]))
 	}
 	return runs, nil
+}
+
+// sessionRun is a run of the session that no judge named here runs (an
+// imported one, another judge's): read-only, its verdicts read after the
+// first frame.
+func sessionRun(ctx context.Context, rv *sessions.Review, run sessions.Run, key string) tui.Run {
+	return tui.Run{Info: run.Info, Key: key, ID: run.ID, Load: func() (tui.Loaded, error) {
+		st, err := rv.ResumeRun(ctx, run, nil, judge.PoolOptions{})
+		return tui.Loaded{Verdicts: st.Verdicts, Swapped: st.Swapped}, err
+	}}
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -69,4 +71,83 @@ func pragma(t *testing.T, path, name string) string {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// A large new dataset that carries verdict and label columns opens its
+// screen before they are imported: the session is built behind it as
+// gavel import builds one (the same verdicts and labels), and the
+// imported judge and annotator reach the screen once it is written. The
+// person's own imported labels are their history: a review as one of the
+// file's annotators reads the file whole first, as before.
+func TestReviewLargeLabelledOpensBeforeImport(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range backgroundBuildFrom {
+		fmt.Fprintf(&b, `{"id":"i%05d","question":"q%d","answer":"%d","prediction":"%d","judge_verdict":%t,"human_label":%t}`+"\n",
+			i, i, i%7, i%5, i%3 == 0, i%4 == 0)
+	}
+	data := writeFile(t, dir, "graded.jsonl", b.String())
+	imported := filepath.Join(dir, "imported.gavel")
+	mustRun(t, "import", data, "--session", imported)
+
+	for _, c := range []struct {
+		annotator string
+		before    bool // the screen opens before the session is written
+	}{{"ana", true}, {"human_label", false}} {
+		t.Run(c.annotator, func(t *testing.T) {
+			session := filepath.Join(t.TempDir(), "reviewed.gavel")
+			e, _, errb, _ := testEnv(t)
+			var before bool
+			var shown tea.Model
+			e.runTUI = func(_ context.Context, m tea.Model) (tea.Model, error) {
+				before = newSession(session)
+				// Wait for the build, then let the store arrive.
+				for deadline := time.Now().Add(3 * time.Minute); newSession(session) && time.Now().Before(deadline); {
+					time.Sleep(20 * time.Millisecond)
+				}
+				shown = runCommand(t, m, m.Init(), 0)
+				return shown, nil
+			}
+			if code := execute(context.Background(), e, []string{"review", data, "--session", session, "--annotator", c.annotator}); code != 0 {
+				t.Fatalf("review: exit %d: %s", code, errb)
+			}
+			if before != c.before {
+				t.Errorf("the screen opened before the session was written: %v, want %v", before, c.before)
+			}
+			for _, q := range []string{
+				`SELECT group_concat(v.item_id || '=' || vv.value, ',') FROM verdicts v JOIN runs r ON r.id = v.run_id JOIN verdict_values vv ON vv.verdict_id = v.id WHERE r.judge = 'imported' AND r.model = 'judge_verdict'`,
+				`SELECT group_concat(item_id || '=' || value || via, ',') FROM current_labels WHERE annotator = 'human_label'`,
+			} {
+				if got, want := queryString(t, session, q), queryString(t, imported, q); got != want || want == "" {
+					t.Errorf("%s\nreviewed session: %.200s…\nimported session: %.200s…", q, got, want)
+				}
+			}
+			if !c.before {
+				return
+			}
+			m := send(t, shown, tea.WindowSizeMsg{Width: 120, Height: 40})
+			m = send(t, m, keyPress("J"))
+			s := ansi.Strip(m.View().Content)
+			for _, want := range []string{"imported · judge_verdict (2/2)", "human human_label  YES", "judge YES"} {
+				if !strings.Contains(s, want) {
+					t.Errorf("once the session is written, the screen lacks %q:\n%s", want, s)
+				}
+			}
+		})
+	}
+}
+
+// queryString runs a query that gives one text on the session at path.
+func queryString(t *testing.T, path, q string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v sql.NullString
+	if err := db.QueryRow(q).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v.String
 }

@@ -31,6 +31,11 @@ type sessionBuild struct {
 	// labelling is stored in the session once it is written: the tags
 	// and the guidelines the screen opened with.
 	labelling *pendingLabelling
+	// carrying: the dataset's verdict and label columns are imported
+	// as the session is written (startCarryingBuild), and arrivals is
+	// what that brought the screen.
+	carrying bool
+	arrivals tui.Arrivals
 }
 
 // backgroundBuildFrom is the size from which a new dataset's session is
@@ -71,6 +76,9 @@ type newDataset struct {
 	// end of the file gave, the judges' notes on its items); nil when
 	// head already says it all.
 	late func(ds *dataset.Dataset) []string
+	// carrying is the stream of a dataset that carries verdict or label
+	// columns to import (startCarryingBuild); nil for the others.
+	carrying *dataset.Stream
 }
 
 // loadedDataset is a new dataset already read whole.
@@ -146,6 +154,10 @@ func (b *sessionBuild) recorder() (tui.Recorder, error) {
 	if b.late != nil {
 		st.notices = b.late(b.ds)
 	}
+	st.notices = append(st.notices, rv.Notices...) // what was imported
+	if b.carrying {
+		return arrivingStore{st, b.arrivals}, nil
+	}
 	return st, nil
 }
 
@@ -182,7 +194,12 @@ func (c lateCache) Put(key, response string) {
 // dataset found bad after the screen opened writes no session: the
 // screen says so, and the command ends with the dataset's error.
 func reviewNew(ctx context.Context, e env, nd newDataset, o reviewFlags, js judgeSet, cfg llm.Config) error {
-	b := startBuild(o.session, o.annotator, nd)
+	var b *sessionBuild
+	if nd.carrying != nil {
+		b = startCarryingBuild(ctx, o.session, o.annotator, nd.carrying)
+	} else {
+		b = startBuild(o.session, o.annotator, nd)
+	}
 	defer func() {
 		if rv, err := b.wait(); err == nil {
 			rv.Store.Close()
@@ -197,6 +214,9 @@ func reviewNew(ctx context.Context, e env, nd newDataset, o reviewFlags, js judg
 	}
 	ds := nd.head
 	notices := datasetNotices(ds)
+	if nd.carrying != nil {
+		notices = append(notices, carriedNotice(ds))
+	}
 	if nd.late == nil {
 		notices = append(notices, swapNotes(o.swap, judges, ds.Items, ds.Name)...)
 	} else {

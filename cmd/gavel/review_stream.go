@@ -29,11 +29,14 @@ func newSession(path string) bool {
 // wait for any session written in the background. The items after the
 // first page keep nothing of the file's bytes (dataset.Stream.StoreFields):
 // their texts, and their rows in the form the session stores them, as a
-// reopened review holds its items. A dataset that cannot
-// open that way — small, carrying verdicts or labels to import, a `gavel
-// export` file, pairs with the default judge, a judge file whose fields
-// every item is checked for, or a format that is not read as a stream —
-// is read whole first, as before.
+// reopened review holds its items. The verdict and label columns a
+// dataset carries are imported as the session is written
+// (startCarryingBuild) and reach the screen with it. A dataset that
+// cannot open that way — small, carrying labels of this very annotator or
+// reviewed on the adjudication queue (carriesOthers), a `gavel export`
+// file, pairs with the default judge, a judge file whose fields every
+// item is checked for, or a format that is not read as a stream — is read
+// whole first, as before.
 func reviewStream(ctx context.Context, e env, path string, o reviewFlags) error {
 	st, err := o.data.stream(path)
 	if err != nil {
@@ -49,6 +52,12 @@ func reviewStream(ctx context.Context, e env, path string, o reviewFlags) error 
 		st.Close() // nothing more of the file is read
 		return err
 	}
+	if o.annotator == "" {
+		if o.annotator, err = e.annotatorDefault(); err != nil {
+			st.Close()
+			return err
+		}
+	}
 	if !opensBeforeRead(st, first, js, o) {
 		ds, err := st.Wait()
 		if err != nil {
@@ -56,26 +65,29 @@ func reviewStream(ctx context.Context, e env, path string, o reviewFlags) error 
 		}
 		return review(ctx, e, ds, o, nil)
 	}
-	if o.annotator == "" {
-		if o.annotator, err = e.annotatorDefault(); err != nil {
-			st.Close()
-			return err
-		}
-	}
+	head := st.Head()
 	// The rest of the file is read keeping nothing of its bytes: each
 	// item's texts are copied out and its row kept in the form the
 	// session stores it (as a reopened review holds it), so that the
 	// screen holds about the size of the texts, not the file besides.
-	st.StoreFields(sessions.StoredFieldsEncoder)
-	head := st.Head()
+	// Columns to import are read as `gavel import` reads them, a row
+	// that may be an export's whole.
+	var carrying *dataset.Stream
+	if len(head.Imported) > 0 {
+		st.StoreFields(sessions.ImportFieldsEncoder)
+		carrying = st
+	} else {
+		st.StoreFields(sessions.StoredFieldsEncoder)
+	}
 	tuneGC(st.Lines())
 	limitMemory(st.Lines(), fileSize(head))
 	nd := newDataset{
-		head:  head,
-		first: first,
-		more:  streamPages(st),
-		count: st.Lines(),
-		whole: st.Wait,
+		head:     head,
+		first:    first,
+		more:     streamPages(st),
+		count:    st.Lines(),
+		whole:    st.Wait,
+		carrying: carrying,
 		late: func(ds *dataset.Dataset) []string {
 			// What the end of the file added to the warnings, then
 			// what review tells of the judges and the items.
@@ -95,7 +107,10 @@ func reviewStream(ctx context.Context, e env, path string, o reviewFlags) error 
 // warnings only — the built-in ones — so that the screen never opens on a
 // dataset the judges refuse.
 func opensBeforeRead(st *dataset.Stream, first []judge.Item, js judgeSet, o reviewFlags) bool {
-	if !st.Streams() || st.Lines() < backgroundBuildFrom || len(st.Head().Imported) > 0 {
+	if !st.Streams() || st.Lines() < backgroundBuildFrom {
+		return false
+	}
+	if len(st.Head().Imported) > 0 && !carriesOthers(st.Head(), o) {
 		return false
 	}
 	probe := &dataset.Dataset{Items: first}
