@@ -56,6 +56,10 @@ type Store struct {
 	// it cannot see.
 	immutable bool
 	notice    string
+	// upgradedCopy is the temporary folder of the upgraded copy an older
+	// session that cannot be written is read through
+	// (readUpgradedCopy); Close removes it.
+	upgradedCopy string
 
 	// upstream, when set, is where judge runs are written first (a
 	// team session's replica: upstream.go).
@@ -112,9 +116,13 @@ func Open(path string, opts Options) (*Store, error) {
 			return nil, newError(ErrNotSession, nil, "session %s is empty: it holds nothing yet to read", path)
 		}
 		err = s.openReadOnly(abs)
-		if errors.Is(err, ErrOlderSchema) && upgradeSchema(abs) == nil {
-			s.closeDBs()
-			err = s.openReadOnly(abs)
+		if errors.Is(err, ErrOlderSchema) {
+			if upgradeInPlace(abs) == nil {
+				s.closeDBs()
+				err = s.openReadOnly(abs)
+			} else {
+				err = s.readUpgradedCopy(abs, err)
+			}
 		}
 	} else {
 		err = s.openWritable(abs)
@@ -276,7 +284,8 @@ func immutableDSN(d string) string {
 // read-only command (stats, export) can read it: the migrations are the
 // ones a writable open applies, each in its own transaction, and take no
 // annotator lock. It fails, leaving the file as it was, where the file
-// cannot be written; the read-only open then says how to upgrade it.
+// cannot be written; the read-only open then reads an upgraded copy
+// (readUpgradedCopy).
 func upgradeSchema(abs string) error {
 	w, err := sql.Open("sqlite", dsn(abs, true, false))
 	if err != nil {
@@ -432,7 +441,7 @@ func (s *Store) Close() error {
 		if s.lock != nil {
 			errs = append(errs, s.releaseLock())
 		}
-		errs = append(errs, s.closeDBs())
+		errs = append(errs, s.closeDBs(), s.removeUpgradedCopy())
 		s.closeErr = s.wrap(errors.Join(errs...), "closing")
 	})
 	return s.closeErr

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"bytes"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -138,8 +139,9 @@ func TestMigrationsRunInOrderOnce(t *testing.T) {
 	}
 }
 
-// A read-only command upgrades an older session it may write, and asks
-// for an upgrade when it may not.
+// A read-only command upgrades an older session it may write, and reads
+// one it may not through an upgraded copy
+// (TestOlderSessionUnwritableReadThroughCopy checks that as root).
 func TestOlderSessionReadOnly(t *testing.T) {
 	saved := migrations
 	t.Cleanup(func() { migrations, schemaVersion = saved, len(saved) })
@@ -169,9 +171,16 @@ func TestOlderSessionReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(dir, 0o755); os.Chmod(path, 0o644) })
-	_, err = Open(path, Options{ReadOnly: true})
-	if !errors.Is(err, ErrOlderSchema) || !strings.Contains(err.Error(), "upgrade") {
-		t.Errorf("read-only open of an older session that cannot be written: %v", err)
+	s, err = Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read-only open of an older session that cannot be written: %v", err)
+	}
+	if n := s.Notice(); !strings.Contains(n, "upgraded copy") {
+		t.Errorf("notice %q, want it to say the session is read through an upgraded copy", n)
+	}
+	s.Close()
+	if got := pragmaInt(t, rawDB(t, path), "user_version"); got != int64(schemaVersion-1) {
+		t.Errorf("user_version = %d after reading a file that cannot be written, want %d (unchanged)", got, schemaVersion-1)
 	}
 }
 
@@ -422,5 +431,58 @@ func TestPathWithSpecialCharacters(t *testing.T) {
 	s = openStore(t, path, "ann")
 	if s.Path() != path || s.Annotator() != "ann" {
 		t.Errorf("Path, Annotator = %q, %q", s.Path(), s.Annotator())
+	}
+}
+
+// An older session that cannot be written (a colleague's share, a
+// read-only mount) is read through an upgraded copy in the temporary
+// folder: the read-only command works, says so, and leaves the file as it
+// was; the copy goes when the store closes. Read immutable (its folder
+// cannot be written), the copy is made the same way, and the notice keeps
+// what that read leaves out.
+func TestOlderSessionUnwritableReadThroughCopy(t *testing.T) {
+	saved := migrations
+	t.Cleanup(func() { migrations, schemaVersion, upgradeInPlace = saved, len(saved), upgradeSchema })
+	for _, immutable := range []bool{false, true} {
+		dir := t.TempDir()
+		path := labelledSession(t, dir)
+		before := pragmaInt(t, rawDB(t, path), "user_version")
+		migrations = append(append([]migration(nil), saved...), migration{name: "later", sql: "CREATE TABLE later (x)"})
+		schemaVersion = len(migrations)
+		upgradeInPlace = func(string) error { return errors.New("attempt to write a readonly database") }
+		if immutable {
+			nowhere := filepath.Join(dir, "missing-folder", "x.gavel")
+			sqlOpen = func(driver, d string) (*sql.DB, error) {
+				if strings.Contains(d, filepath.ToSlash(dir)) && !strings.Contains(d, "immutable=1") && strings.Contains(d, "mode=ro") {
+					return sql.Open(driver, "file:"+nowhere+"?mode=ro")
+				}
+				return sql.Open(driver, d)
+			}
+		}
+		s, err := Open(path, Options{ReadOnly: true})
+		sqlOpen = sql.Open
+		if err != nil {
+			t.Fatalf("immutable %v: read-only open of an older session that cannot be written: %v", immutable, err)
+		}
+		if got := currentLabels(t, s); got != "ann:q1=1" {
+			t.Errorf("immutable %v: labels %q through the copy", immutable, got)
+		}
+		if n := s.Notice(); !strings.Contains(n, "read through an upgraded copy") || !strings.Contains(n, path) {
+			t.Errorf("immutable %v: notice %q", immutable, n)
+		}
+		copyDir := s.upgradedCopy
+		if copyDir == "" || strings.HasPrefix(copyDir, dir) {
+			t.Errorf("immutable %v: the copy is at %q, want a temporary folder", immutable, copyDir)
+		}
+		if err := s.Close(); err != nil {
+			t.Errorf("immutable %v: close: %v", immutable, err)
+		}
+		if _, err := os.Stat(copyDir); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("immutable %v: the copy %s is left after Close (%v)", immutable, copyDir, err)
+		}
+		if got := pragmaInt(t, rawDB(t, path), "user_version"); got != before {
+			t.Errorf("immutable %v: the file's schema went from v%d to v%d", immutable, before, got)
+		}
+		migrations, schemaVersion = saved, len(saved)
 	}
 }
