@@ -80,7 +80,9 @@ func reviewStream(ctx context.Context, e env, path string, o reviewFlags) error 
 		st.StoreFields(sessions.StoredFieldsEncoder)
 	}
 	tuneGC(st.Lines())
-	limitMemory(st.Lines(), fileSize(head))
+	if carrying == nil {
+		limitMemory(st.Lines(), fileSize(head))
+	} // else once the session is written (startCarryingBuild)
 	nd := newDataset{
 		head:     head,
 		first:    first,
