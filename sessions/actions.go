@@ -79,7 +79,9 @@ type Action struct {
 	Note string
 	// Via is how the item was reached: "order", "random", "filter:<name>"…
 	Via string
-	// Annotator and At are set by Record.
+	// Annotator is set by Record. At is when the decision was made:
+	// the caller's time (the review screen's key press, which may be
+	// saved seconds later), or Record's when zero or later than its own.
 	Annotator string
 	At        time.Time
 	// Undoes is, for an undo row, the ID of the action it cancels.

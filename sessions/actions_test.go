@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // step is one key press in a scripted review: a group to Record, or an
@@ -326,5 +327,41 @@ func TestUndoErrorsOnReadOnly(t *testing.T) {
 	defer ro.Close()
 	if _, err := ro.Undo(); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("Undo on a read-only store: %v", err)
+	}
+}
+
+// A decision keeps the time its caller gives (the review screen stamps
+// the key press: a label queued while a new session is written is saved
+// seconds later); with none, or one later than the commit, it takes the
+// commit's.
+func TestRecordKeepsTheDecisionTime(t *testing.T) {
+	s := openStore(t, sessionPath(t), "ann")
+	if err := s.InitDataset(DatasetInfo{Path: "d.jsonl", SHA256: "abc", Format: "jsonl"}, sampleItems()); err != nil {
+		t.Fatal(err)
+	}
+	pressed := time.Now().Add(-90 * time.Second).UTC().Truncate(time.Millisecond)
+	for _, c := range []struct {
+		at     time.Time
+		caller bool // the stored time is the caller's
+	}{{pressed, true}, {time.Time{}, false}, {time.Now().Add(time.Hour), false}} {
+		before := time.Now().Add(-time.Second)
+		got, err := s.Record([]Action{{Kind: KindLabel, ItemID: "q1", Dimension: "correct", Value: 1, Via: "order", At: c.at}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		acts, err := s.Actions("ann")
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored := acts[len(acts)-1].At
+		if !stored.Equal(got[0].At) {
+			t.Errorf("at %v: Record returned %v, the session holds %v", c.at, got[0].At, stored)
+		}
+		if c.caller && !stored.Equal(pressed) {
+			t.Errorf("at %v: stored %v, want the caller's time", c.at, stored)
+		}
+		if !c.caller && (stored.Before(before) || stored.After(time.Now())) {
+			t.Errorf("at %v: stored %v, want the commit's time", c.at, stored)
+		}
 	}
 }

@@ -66,7 +66,10 @@ func (s *Store) recordGroups(annotator string, groups [][]Action) ([][]Action, e
 		for gi := range out {
 			for i := range out[gi] {
 				a := &out[gi][i]
-				a.Group, a.Annotator, a.At, a.Undoes = group, annotator, at, 0
+				a.Group, a.Annotator, a.Undoes = group, annotator, 0
+				if a.At.IsZero() || a.At.After(at) {
+					a.At = at // a decision's time is the caller's when it gives one
+				}
 				if a.Sitting == "" && annotator == s.annotator && s.lock != nil {
 					a.Sitting = s.lock.token
 				}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -136,14 +137,14 @@ func TestLateNoticesToldWithTheStore(t *testing.T) {
 
 // Quitting while labels wait for the session keeps saying so: a selection
 // that ends meanwhile (the filter chosen before, applied once every item
-// is read) does not put its count in the place of "Saving your last
-// labels before quitting…".
+// is read) does not put its count in the place of "Quitting once the
+// session is written…", which says what the wait is for.
 func TestQuittingKeepsItsMessage(t *testing.T) {
 	m, _ := buildingModel(t)
 	m = press(t, m, "y")
 	next, _ := m.Update(keyMsg("q")) // the store never comes: the quit waits
 	m = next.(*Model)
-	want := "Saving your last labels before quitting…"
+	want := "Quitting once the session is written and your 1 decision saved…"
 	if h := hintLineOf(m); !strings.Contains(h, want) {
 		t.Fatalf("after q: %q", h)
 	}
@@ -220,5 +221,72 @@ func TestImportedRunsAndLabelsArriveWithTheStore(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A decision made while the session is written is stamped with the time
+// of its key press, not the time the store commits it seconds later: the
+// time a decision took (At - Appeared) stays what it was.
+func TestQueuedDecisionsKeepTheirTime(t *testing.T) {
+	m, ready := buildingModel(t)
+	c := &testClock{t: time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)}
+	useClock(m, c)
+	c.advance(1200 * time.Millisecond)
+	m = press(t, m, "y")
+	c.advance(time.Minute) // the session takes a minute to be written
+	store := &fakeStore{}
+	ready <- storeMsg{store: store}
+	m = runCmd(t, m, awaitStore(m.waitStore), 0)
+	if len(store.groups) != 1 {
+		t.Fatalf("%d groups saved, want 1", len(store.groups))
+	}
+	a := store.groups[0][0]
+	if got := a.At.Sub(a.Appeared); got != 1200*time.Millisecond {
+		t.Errorf("the decision took %v by its stamps (At %v, appeared %v), want 1.2s", got, a.At, a.Appeared)
+	}
+}
+
+// The screen closed by a signal before the session was written (a quit
+// waits for it): what was queued is written afterwards by SaveLeft, in
+// the order made, undo included, and is no longer unsaved.
+func TestSaveLeftWritesWhatWasQueued(t *testing.T) {
+	m, _ := buildingModel(t)
+	m = press(t, m, "y", "n", "u", "right", "y")
+	if n, _ := m.UnsavedItems(); n != 4 {
+		t.Fatalf("%d decisions queued, want 4 (y, n, undo, y)", n)
+	}
+	store := &fakeStore{}
+	n, err := m.SaveLeft(store)
+	if err != nil || n != 4 {
+		t.Fatalf("SaveLeft wrote %d (%v), want 4", n, err)
+	}
+	if got, want := store.labels(), []string{"q1=1", "q3=1"}; !slices.Equal(got, want) {
+		t.Errorf("saved %v, want %v (q2's label undone)", got, want)
+	}
+	if n, ids := m.UnsavedItems(); n != 0 {
+		t.Errorf("%d decisions still unsaved after SaveLeft: %v", n, ids)
+	}
+	// A screen that had its store writes nothing more: a save in flight
+	// may still land.
+	if n, _ := m.SaveLeft(store); n != 0 {
+		t.Errorf("SaveLeft again wrote %d", n)
+	}
+}
+
+// A narrow status line drops the bar, then writes the counts short,
+// rather than cut a count's last digits ("reading items 2/10000…" for
+// 2 of 1,000,000).
+func TestStatusLineKeepsCountsWhole(t *testing.T) {
+	items := testItems(2)
+	for _, width := range []int{200, 80, 64} {
+		m := New(Options{Annotator: "tester", Dataset: "big.jsonl", Items: items, ItemCount: 1_000_000,
+			MoreItems:  func() ([]judge.Item, bool, error) { select {} },
+			Runs:       []Run{{Info: matchInfo, Load: func() (Loaded, error) { select {} }}, {Info: matchInfo, Key: "imported", Load: func() (Loaded, error) { select {} }}},
+			StoreReady: func() (Recorder, error) { select {} }})
+		m = update(t, m, tea.WindowSizeMsg{Width: width, Height: 30})
+		status := m.statusLine()
+		if !strings.Contains(status, "reading items 2/1000000") && !strings.Contains(status, "reading items 2/1.0M") {
+			t.Errorf("width %d: the status line cuts the count: %q", width, status)
+		}
 	}
 }

@@ -175,14 +175,22 @@ func (m *Model) statusLine() string {
 	if m.nApplic > 0 {
 		frac = float64(m.nReviewed) / float64(m.nApplic)
 	}
-	left := fmt.Sprintf("reviewed %d/%d ", m.nReviewed, m.nApplic) + m.bar(frac)
+	// The left part, longest first: the first that fits is shown, so a
+	// narrow terminal drops the agreement, then the bar, then writes the
+	// counts short, rather than cut a count's last digits ("reviewed
+	// 3/10000…" for 3 of 100,000).
+	done, total, what := m.nReviewed, m.nApplic, "reviewed"
 	if m.loading() {
 		// The counts of a partly read session are not final: say what
 		// is read instead.
-		total := max(m.load.total, len(m.items))
-		left = fmt.Sprintf("reading items %d/%d ", len(m.items), total) + m.bar(float64(len(m.items))/float64(max(total, 1)))
-	} else if m.nCompared > 0 {
-		left += fmt.Sprintf(" · agreement %d/%d = %.0f%%", m.nAgree, m.nCompared, 100*float64(m.nAgree)/float64(m.nCompared))
+		done, total, what = len(m.items), max(m.load.total, len(m.items)), "reading items"
+		frac = float64(done) / float64(max(total, 1))
+	}
+	counts := fmt.Sprintf("%s %d/%d", what, done, total)
+	left := []string{counts + " " + m.bar(frac), counts, fmt.Sprintf("%s %s/%s", what, compact(done), compact(total))}
+	if !m.loading() && m.nCompared > 0 {
+		agree := fmt.Sprintf(" · agreement %d/%d = %.0f%%", m.nAgree, m.nCompared, 100*float64(m.nAgree)/float64(m.nCompared))
+		left = append([]string{left[0] + agree}, left...)
 	}
 	var right []string
 	for k, r := range m.runs {
@@ -233,7 +241,18 @@ func (m *Model) statusLine() string {
 	if n := m.log.unread(); n > 0 {
 		right = append(right, st.Warning.Render(fmt.Sprintf("● %s · m", plural(n, "message", "messages"))))
 	}
-	return spread(left, strings.Join(right, st.Muted.Render(" · ")), m.width)
+	r := strings.Join(right, st.Muted.Render(" · "))
+	room := m.width - ansi.StringWidth(r) - 1
+	for _, l := range left[:len(left)-1] {
+		if ansi.StringWidth(l) <= room {
+			return spread(l, r, m.width)
+		}
+	}
+	// Even the short counts do not fit beside the right part: the counts
+	// stay whole and the right part is cut.
+	l := left[len(left)-1]
+	r = ansi.Truncate(r, max(m.width-ansi.StringWidth(l)-1, 0), "…")
+	return spread(l, r, m.width)
 }
 
 // bar is a small progress bar for the status line.

@@ -231,7 +231,7 @@ func (w *workspace) applyNow() {
 
 func (w *workspace) saySelection() {
 	if w.quitting {
-		return // "Saving your last labels before quitting…" stays
+		return // "Saving your last labels before quitting…" (or why the quit waits) stays
 	}
 	if w.adjudicating() {
 		w.sayAdjudication()

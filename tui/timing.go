@@ -48,8 +48,12 @@ func (w *workspace) stamp(item int, acts []sessions.Action) {
 	if item == w.cur {
 		appeared = w.appeared
 	}
+	decided := w.now()
 	for k := range acts {
 		a := &acts[k]
+		// When the key was pressed, not when the store commits: labels
+		// queued while a new session is written are saved seconds later.
+		a.At = decided
 		a.Guidelines = gid
 		a.Shown, a.ShownRun = shown, 0
 		a.Appeared = appeared

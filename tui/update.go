@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"fmt"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
@@ -205,6 +207,13 @@ func (m *Model) quit() tea.Cmd {
 		return nil
 	}
 	m.quitting = true
+	if m.building() {
+		// The wait is the session's write (a minute at a million
+		// labelled rows), not the labels'.
+		n, _ := m.Unsaved()
+		m.hint(fmt.Sprintf("Quitting once the session is written and your %s saved…", plural(n, "decision", "decisions")))
+		return nil
+	}
 	m.hint("Saving your last labels before quitting…")
 	return m.flush()
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/judge/llm"
 	"github.com/gavel-dev/gavel/sessions"
@@ -280,10 +282,31 @@ func reviewNew(ctx context.Context, e env, nd newDataset, o reviewFlags, js judg
 		}
 		return fmt.Errorf("the session %s could not be written (%w): nothing was saved", o.session, berr)
 	}
+	saveLeft(e, b, final)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("the review screen could not run (%w): it needs a terminal; `gavel run` judges without one, and your session is in %s", err, o.session)
 	}
 	return finalReport(e, final, o.session)
+}
+
+// saveLeft saves, into the written session, the decisions made while it
+// was being written when the screen closed before it was (SIGTERM,
+// SIGHUP: a quit waits for the session itself).
+func saveLeft(e env, b *sessionBuild, final tea.Model) {
+	fm, ok := final.(*tui.Model)
+	if !ok {
+		return
+	}
+	if n, _ := fm.UnsavedItems(); n == 0 {
+		return
+	}
+	rec, err := b.recorder()
+	if err != nil {
+		return // finalReport says what is lost
+	}
+	if n, _ := fm.SaveLeft(rec); n > 0 {
+		fmt.Fprintf(e.stderr, "Saved %s made while the session was being written.\n", count(n, "decision"))
+	}
 }
 
 // newRuns are the judges' runs for a session being written: each reads its

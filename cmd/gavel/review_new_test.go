@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -108,5 +109,46 @@ func TestReviewNewDatasetBadFurtherOn(t *testing.T) {
 				t.Errorf("left behind: %v", left)
 			}
 		})
+	}
+}
+
+// A screen ended by a signal while the new session is written (a quit
+// waits for it; SIGTERM does not) leaves its queued decisions to the
+// command, which saves them once the session is written, with the time
+// their key was pressed.
+func TestReviewNewSavesWhatWasQueuedAtASignal(t *testing.T) {
+	t.Parallel() // long: beside the other long tests once the short ones are done
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range backgroundBuildFrom {
+		fmt.Fprintf(&b, `{"id":"i%05d","question":"q%d","answer":"%d","prediction":"%d"}`+"\n", i, i, i%7, i%5)
+	}
+	data := writeFile(t, dir, "big.jsonl", b.String())
+	session := filepath.Join(dir, "big.gavel")
+	e, _, errb, _ := testEnv(t)
+	var pressed time.Time
+	e.runTUI = func(_ context.Context, m tea.Model) (tea.Model, error) {
+		m, _ = m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		pressed = time.Now()
+		m, _ = m.Update(tea.KeyPressMsg{Code: 'n', Text: "n"})
+		return m, context.Canceled // the program ended by a signal
+	}
+	if code := execute(context.Background(), e, []string{"review", data, "--session", session, "--annotator", "ana"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if !strings.Contains(errb.String(), "Saved 1 decision made while the session was being written.") {
+		t.Errorf("stderr: %s", errb)
+	}
+	s, err := sessions.Open(session, sessions.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	acts, err := s.Actions("ana")
+	if err != nil || len(acts) != 1 || acts[0].ItemID != "i00000" || acts[0].Value != 0 {
+		t.Fatalf("ana's actions: %+v (%v), want her NO on i00000", acts, err)
+	}
+	if d := acts[0].At.Sub(pressed); d < -time.Second || d > time.Second {
+		t.Errorf("the decision is stamped %v, its key was pressed at %v", acts[0].At, pressed)
 	}
 }

@@ -80,7 +80,10 @@ func (s *Store) RecordAs(ctx context.Context, annotator string, acts []sessions.
 	at := sessions.Now()
 	out := slices.Clone(acts)
 	for i := range out {
-		out[i].Annotator, out[i].At, out[i].Undoes = annotator, at, 0
+		out[i].Annotator, out[i].Undoes = annotator, 0
+		if out[i].At.IsZero() || out[i].At.After(at) {
+			out[i].At = at // a decision's time is the caller's when it gives one
+		}
 	}
 	var stored []sessions.Action
 	err = s.writeTx(ctx, "saving labels", func(tx pgx.Tx) error {
