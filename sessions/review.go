@@ -223,6 +223,11 @@ func (r *Review) NoteImported(sum ImportSummary) {
 	if n := len(sum.Annotators); n > 0 {
 		r.Notices = append(r.Notices, fmt.Sprintf("imported %s of %s (compared on the statistics screen)", plural(sum.LabelCount(), "label", "labels"), plural(n, "annotator", "annotators")))
 	}
+	// A column whose scale its values leave in doubt is not read: say so
+	// (a review takes no --scale; gavel import does).
+	for _, why := range sum.Skipped {
+		r.Notices = append(r.Notices, why+" (gavel import DATASET --session SESSION takes --scale: import the column so, then review)")
+	}
 }
 
 // sameItems reports whether the session's items are exactly ds's: the

@@ -80,6 +80,7 @@ func pragma(t *testing.T, path, name string) string {
 // person's own imported labels are their history: a review as one of the
 // file's annotators reads the file whole first, as before.
 func TestReviewLargeLabelledOpensBeforeImport(t *testing.T) {
+	t.Parallel() // long: beside the other long tests once the short ones are done
 	dir := t.TempDir()
 	var b strings.Builder
 	for i := range backgroundBuildFrom {
@@ -101,11 +102,10 @@ func TestReviewLargeLabelledOpensBeforeImport(t *testing.T) {
 			var shown tea.Model
 			e.runTUI = func(_ context.Context, m tea.Model) (tea.Model, error) {
 				before = newSession(session)
-				// Wait for the build, then let the store arrive.
-				for deadline := time.Now().Add(3 * time.Minute); newSession(session) && time.Now().Before(deadline); {
-					time.Sleep(20 * time.Millisecond)
-				}
-				shown = runCommand(t, m, m.Init(), 0)
+				// The store arrives once the session is written and its
+				// imported labels read: up to a minute under the race
+				// detector, beside the other long tests.
+				shown = runCommandFor(t, m, m.Init(), 0, time.Minute)
 				return shown, nil
 			}
 			if code := execute(context.Background(), e, []string{"review", data, "--session", session, "--annotator", c.annotator}); code != 0 {
@@ -150,4 +150,25 @@ func queryString(t *testing.T, path, q string) string {
 		t.Fatal(err)
 	}
 	return v.String
+}
+
+// A column whose values leave its scale in doubt is not imported by a
+// review, and the message log says so and how to import it.
+func TestReviewNewCarriedSaysWhatIsLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	data := writeFile(t, dir, "graded.jsonl",
+		`{"id":"q1","question":"2+2?","answer":"4","prediction":"4","judge_verdict":true,"human_label":1}`+"\n"+
+			`{"id":"q2","question":"3+3?","answer":"6","prediction":"5","judge_verdict":true,"human_label":2}`+"\n")
+	e, _, errb, shown := testEnv(t)
+	if code := execute(context.Background(), e, []string{"review", data, "--session", filepath.Join(dir, "s.gavel"), "--annotator", "ana"}); code != 0 {
+		t.Fatalf("review: exit %d: %s", code, errb)
+	}
+	m := send(t, (*shown)[len(*shown)-1], tea.WindowSizeMsg{Width: 200, Height: 50})
+	m = send(t, m, keyPress("m"))
+	s := strings.Join(strings.Fields(ansi.Strip(m.View().Content)), " ")
+	for _, want := range []string{"imported 2 verdicts of 1 judge column", "human column human_label is left out", "import the column so, then review"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the message log lacks %q:\n%s", want, s)
+		}
+	}
 }

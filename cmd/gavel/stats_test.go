@@ -746,6 +746,14 @@ func send(t *testing.T, m tea.Model, msg tea.Msg) tea.Model {
 // (maxTicks), not for ever; depth bounds any other chain.
 func runCommand(t *testing.T, m tea.Model, cmd tea.Cmd, depth int) tea.Model {
 	t.Helper()
+	return runCommandFor(t, m, cmd, depth, stillFor)
+}
+
+// runCommandFor is runCommand waiting up to still for each message: for
+// a command known to take longer than stillFor (a new session written
+// behind the screen, under the race detector).
+func runCommandFor(t *testing.T, m tea.Model, cmd tea.Cmd, depth int, still time.Duration) tea.Model {
+	t.Helper()
 	type result struct {
 		msg   tea.Msg
 		depth int
@@ -778,7 +786,7 @@ func runCommand(t *testing.T, m tea.Model, cmd tea.Cmd, depth int) tea.Model {
 		var r result
 		select {
 		case r = <-results:
-		case <-time.After(stillFor):
+		case <-time.After(still):
 			return m
 		}
 		pending--
