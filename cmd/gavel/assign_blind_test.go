@@ -65,6 +65,7 @@ func TestAssignBlind(t *testing.T) {
 
 // The same on a PostgreSQL session.
 func TestAssignBlindPostgres(t *testing.T) {
+	t.Parallel() // long: beside the other long tests once the short ones are done
 	srv := pgtest.Shared(t)
 	ctx := context.Background()
 	raw := srv.URL(pgtest.Name(t))

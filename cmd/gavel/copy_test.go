@@ -158,6 +158,7 @@ func exports(t *testing.T, session, dir string) map[string][]byte {
 // same bytes in every format and selection, and the copy has the
 // original's permissions.
 func TestCopyTriviaQARoundTrip(t *testing.T) {
+	t.Parallel() // long: beside the other long tests once the short ones are done
 	src := sharedData(t, "judging_the_judges__TriviaQA_Judges_w_HumanJudgement_V1.csv")
 	srv := pgtest.Shared(t)
 	dir := t.TempDir()

@@ -86,6 +86,7 @@ func TestImportStreamLateErrors(t *testing.T) {
 // (--skip-bad reads it whole) holds, times aside; the summaries and the
 // refusals of a file read either way are the same.
 func TestImportStreamWholeDump(t *testing.T) {
+	t.Parallel() // long: beside the other long tests once the short ones are done
 	dir := t.TempDir()
 	data := writeFile(t, dir, "judged.jsonl", strings.Join(lateRows(9000), ""))
 	cases := []struct {

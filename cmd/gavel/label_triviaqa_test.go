@@ -23,6 +23,7 @@ import (
 // kappa; can't judge by reason and annotator; tags overall and among each
 // judge's disagreements; the labels per guidelines version.
 func TestLabelTriviaQAStatsEqualAHandCount(t *testing.T) {
+	t.Parallel() // long: beside the other long tests once the short ones are done
 	src := sharedData(t, "judging_the_judges__TriviaQA_Judges_w_HumanJudgement_V1.csv")
 	f, err := os.Open(src)
 	if err != nil {

@@ -213,6 +213,7 @@ func TestRunSwapNotes(t *testing.T) {
 
 // gavel review --swap judges both orders in the background, as run does.
 func TestReviewPairwiseSwap(t *testing.T) {
+	t.Parallel() // long: beside the other long tests once the short ones are done
 	ps := newPairServer(t)
 	dir := t.TempDir()
 	data := writePairs(t, dir)

@@ -187,6 +187,7 @@ func TestReportFiguresEqualStats(t *testing.T) {
 // every chart, logs no error and asks for nothing, at desktop and phone
 // widths.
 func TestReportTriviaQA(t *testing.T) {
+	t.Parallel() // long: beside the other long tests once the short ones are done
 	src := sharedData(t, "judging_the_judges__TriviaQA_Judges_w_HumanJudgement_V1.csv")
 	dir := t.TempDir()
 	session := filepath.Join(dir, "tq.gavel")
@@ -449,6 +450,7 @@ func checkNoUnescapedTag(t *testing.T, page string) {
 // runs or is refused — with the page's CSP and, to test the escaping
 // alone, without it.
 func TestReportHostile(t *testing.T) {
+	t.Parallel() // long: beside the other long tests once the short ones are done
 	session := hostileSession(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "hostile.html")

@@ -16,6 +16,7 @@ import (
 // the session's stored form, writes the session `gavel import` writes from
 // the same file: the same items, rows elided the same way.
 func TestReviewNewStoresItemsAsImport(t *testing.T) {
+	t.Parallel() // long: beside the other long tests once the short ones are done
 	dir := t.TempDir()
 	var b strings.Builder
 	for i := range backgroundBuildFrom + 3000 {

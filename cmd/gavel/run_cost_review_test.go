@@ -164,6 +164,7 @@ func TestRunBatchLMStudio(t *testing.T) {
 // ("q5-q5") are sampled like any, and the announcement is not "0
 // requests".
 func TestRunAnnouncesRepeatingIDs(t *testing.T) {
+	t.Parallel() // long: beside the other long tests once the short ones are done
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)

@@ -82,6 +82,7 @@ func writeDataset(t *testing.T, dir string, n int) string {
 // verdicts, a second run costs no call, and the API key is in no file
 // Gavel wrote.
 func TestRunThenReview(t *testing.T) {
+	t.Parallel() // long: beside the other long tests once the short ones are done
 	srv, calls := fakeServer(t)
 	dir := t.TempDir()
 	data := writeDataset(t, dir, 12)

@@ -14,6 +14,7 @@ import (
 // that `gavel stats` prints the judge table first, eleven judges ranked by
 // kappa, and that --judge finds a judge by its column name.
 func TestStatsTriviaQAJudgeTable(t *testing.T) {
+	t.Parallel() // long: beside the other long tests once the short ones are done
 	src := sharedData(t, "judging_the_judges__TriviaQA_Judges_w_HumanJudgement_V1.csv")
 	session := filepath.Join(t.TempDir(), "tq.gavel")
 	if code, _, errs := run(t, "import", src, "--session", session); code != 0 {
