@@ -66,18 +66,23 @@ func (w *workspace) flush() tea.Cmd {
 	store := w.store
 	return func() tea.Msg {
 		for i, op := range ops {
-			var err error
-			if op.undo {
-				_, err = store.Undo()
-			} else {
-				_, err = store.Record(op.acts)
-			}
-			if err != nil {
+			if err := op.write(store); err != nil {
 				return savedMsg{done: ops[:i], rest: ops[i:], err: err}
 			}
 		}
 		return savedMsg{done: ops}
 	}
+}
+
+// write commits the operation to store.
+func (op saveOp) write(store Recorder) error {
+	var err error
+	if op.undo {
+		_, err = store.Undo()
+	} else {
+		_, err = store.Record(op.acts)
+	}
+	return err
 }
 
 // saved applies a write's outcome: committed items are confirmed; on a

@@ -14,14 +14,7 @@ func (m *Model) SaveLeft(store Recorder) (int, error) {
 	}
 	n := 0
 	for len(m.save.queue) > 0 {
-		op := m.save.queue[0]
-		var err error
-		if op.undo {
-			_, err = store.Undo()
-		} else {
-			_, err = store.Record(op.acts)
-		}
-		if err != nil {
+		if err := m.save.queue[0].write(store); err != nil {
 			m.save.err = err
 			return n, err
 		}

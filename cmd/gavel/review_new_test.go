@@ -20,12 +20,7 @@ import (
 // session, reading the items after the first frame.
 func TestReviewLargeNewDatasetThenReopen(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	for i := range backgroundBuildFrom {
-		fmt.Fprintf(&b, `{"id":"i%05d","question":"q%d","answer":"%d","prediction":"%d"}`+"\n", i, i, i%7, i%5)
-	}
-	data := writeFile(t, dir, "big.jsonl", b.String())
-	session := filepath.Join(dir, "big.gavel")
+	data, session := bigDataset(t, dir), filepath.Join(dir, "big.gavel")
 
 	e, _, errb, _ := testEnv(t)
 	e.runTUI = func(_ context.Context, m tea.Model) (tea.Model, error) { return m, nil } // quit at once
@@ -119,12 +114,7 @@ func TestReviewNewDatasetBadFurtherOn(t *testing.T) {
 func TestReviewNewSavesWhatWasQueuedAtASignal(t *testing.T) {
 	t.Parallel() // long: beside the other long tests once the short ones are done
 	dir := t.TempDir()
-	var b strings.Builder
-	for i := range backgroundBuildFrom {
-		fmt.Fprintf(&b, `{"id":"i%05d","question":"q%d","answer":"%d","prediction":"%d"}`+"\n", i, i, i%7, i%5)
-	}
-	data := writeFile(t, dir, "big.jsonl", b.String())
-	session := filepath.Join(dir, "big.gavel")
+	data, session := bigDataset(t, dir), filepath.Join(dir, "big.gavel")
 	e, _, errb, _ := testEnv(t)
 	var pressed time.Time
 	e.runTUI = func(_ context.Context, m tea.Model) (tea.Model, error) {
@@ -151,4 +141,15 @@ func TestReviewNewSavesWhatWasQueuedAtASignal(t *testing.T) {
 	if d := acts[0].At.Sub(pressed); d < -time.Second || d > time.Second {
 		t.Errorf("the decision is stamped %v, its key was pressed at %v", acts[0].At, pressed)
 	}
+}
+
+// bigDataset writes big.jsonl in dir: the smallest dataset whose review
+// opens before its session is written (backgroundBuildFrom rows).
+func bigDataset(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range backgroundBuildFrom {
+		fmt.Fprintf(&b, `{"id":"i%05d","question":"q%d","answer":"%d","prediction":"%d"}`+"\n", i, i, i%7, i%5)
+	}
+	return writeFile(t, dir, "big.jsonl", b.String())
 }
