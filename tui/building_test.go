@@ -109,6 +109,12 @@ func TestSessionFailureWithLabelsQueuedStays(t *testing.T) {
 	if screen := strings.Join(lines(m), "\n"); !strings.Contains(screen, "900000") {
 		t.Errorf("the screen does not tell the failure:\n%s", screen)
 	}
+	// Nothing retries a session that was never written: the hint line
+	// says so once the failure's message has gone.
+	m = press(t, m, "right", "y")
+	if h := hintLineOf(m); strings.Contains(h, "retrying") || !strings.Contains(h, "no session was written") {
+		t.Errorf("hint after the failure: %q", h)
+	}
 }
 
 // noticeStore is a store that brings notices, as a session built from a

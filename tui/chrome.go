@@ -272,6 +272,9 @@ func (m *Model) hintLine() string {
 	}
 	switch {
 	case m.top() != nil:
+	case m.save.err != nil && m.log.flash == "" && m.store == nil && m.waitStore == nil:
+		// A new session that could not be written: nothing retries.
+		return ansi.Truncate(st.Error.Render("Not saved: "+SanitizeLine(m.save.err.Error())+" — no session was written; quit, and start again."), m.width, "…")
 	case m.save.err != nil && m.log.flash == "":
 		return ansi.Truncate(st.Error.Render("Not saved: "+SanitizeLine(m.save.err.Error())+" — retrying; labels on screen are not in the session yet."), m.width, "…")
 	case m.log.flash != "":
