@@ -216,8 +216,8 @@ func reviewNew(ctx context.Context, e env, nd newDataset, o reviewFlags, js judg
 	}
 	ds := nd.head
 	notices := datasetNotices(ds)
-	if nd.carrying != nil {
-		notices = append(notices, carriedNotice(ds))
+	if n := carriedNotice(ds); nd.carrying != nil && n != "" {
+		notices = append(notices, n)
 	}
 	if nd.late == nil {
 		notices = append(notices, swapNotes(o.swap, judges, ds.Items, ds.Name)...)
@@ -297,14 +297,8 @@ func saveLeft(e env, b *sessionBuild, final tea.Model) {
 	if !ok {
 		return
 	}
-	if n, _ := fm.UnsavedItems(); n == 0 {
-		return
-	}
-	rec, err := b.recorder()
-	if err != nil {
-		return // finalReport says what is lost
-	}
-	if n, _ := fm.SaveLeft(rec); n > 0 {
+	// An error leaves the decisions unsaved: finalReport says so.
+	if n, _ := fm.SaveLeft(b.recorder); n > 0 {
 		fmt.Fprintf(e.stderr, "Saved %s made while the session was being written.\n", count(n, "decision"))
 	}
 }
