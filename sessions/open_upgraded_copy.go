@@ -2,9 +2,7 @@ package sessions
 
 import (
 	"database/sql"
-	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 )
@@ -61,19 +59,14 @@ func (s *Store) readUpgradedCopy(abs string, older error) error {
 
 // snapshot writes a consistent copy of the session at abs to tmp, read as
 // the store reads it (immutable or not). VACUUM INTO needs a connection
-// that is not query_only, which the store's are.
+// that is not query_only, as the store's readers are: a writer's data
+// source name, opened read-only.
 func (s *Store) snapshot(abs, tmp string) error {
-	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
-	q.Set("mode", "ro")
+	d := dsn(abs, true, true)
 	if s.immutable {
-		q.Set("immutable", "1")
+		d = immutableDSN(d)
 	}
-	p := filepath.ToSlash(abs)
-	if len(p) == 0 || p[0] != '/' {
-		p = "/" + p
-	}
-	db, err := sql.Open("sqlite", (&url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}).String())
+	db, err := sql.Open("sqlite", d)
 	if err != nil {
 		return err
 	}
@@ -87,8 +80,7 @@ func (s *Store) removeUpgradedCopy() error {
 	if s.upgradedCopy == "" {
 		return nil
 	}
-	err := os.RemoveAll(s.upgradedCopy)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.RemoveAll(s.upgradedCopy); err != nil {
 		return fmt.Errorf("the upgraded copy of %s in %s could not be removed: %w", s.path, s.upgradedCopy, err)
 	}
 	return nil

@@ -216,8 +216,10 @@ func reviewNew(ctx context.Context, e env, nd newDataset, o reviewFlags, js judg
 	}
 	ds := nd.head
 	notices := datasetNotices(ds)
-	if n := carriedNotice(ds); nd.carrying != nil && n != "" {
-		notices = append(notices, n)
+	if nd.carrying != nil {
+		if n := carriedNotice(ds); n != "" {
+			notices = append(notices, n)
+		}
 	}
 	if nd.late == nil {
 		notices = append(notices, swapNotes(o.swap, judges, ds.Items, ds.Name)...)

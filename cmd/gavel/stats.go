@@ -45,7 +45,8 @@ against judge; agreement between annotators.
 
 The figures are the statistics screen's (press s in a review), computed the
 same way with the same seed. The session is only read (one from an older
-Gavel is upgraded first), so this works while a review of it is open. With no SESSION, the demo's session is read.
+Gavel is upgraded first), so this works while a review of it is open. With
+no SESSION, the demo's session is read.
 
 --judge NAME keeps one judge: its label as the report shows it, else,
 ignoring case, its variant NAME@K (the K-th run of that judge, oldest
