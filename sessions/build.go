@@ -203,6 +203,12 @@ func writeBuildWith(path, tmp string, data func(*Store) error, then func(*Store)
 		if err != nil {
 			return st.wrap(err, "saving the labels")
 		}
+		// So are the large indexes, made again once, whole (see
+		// bulkIndexes).
+		reindex, err := suspendBulkIndexes(db)
+		if err != nil {
+			return st.wrap(err, "saving the labels")
+		}
 		err = then(st)
 		if cerr := st.db.Close(); err == nil {
 			err = cerr
@@ -212,6 +218,9 @@ func writeBuildWith(path, tmp string, data func(*Store) error, then func(*Store)
 		}
 		if err := restore(); err != nil {
 			return st.wrap(err, "saving the labels")
+		}
+		if err := reindex(); err != nil {
+			return st.wrap(err, "indexing the labels and verdicts")
 		}
 	}
 	var mode string
