@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
@@ -97,6 +98,12 @@ func storeSession(b *testing.B) (string, []judge.Item) {
 // review screen over it at 80×24, with a match judge whose verdicts carry
 // a confidence, so that least-confident order has something to sort.
 func storeModel(b *testing.B, annotator string) (*Model, *sessions.Store) {
+	return storeModelJudges(b, annotator, 1)
+}
+
+// storeModelJudges is storeModel with judges judges: the match judge and,
+// after it, judges-1 others whose verdicts differ on some items.
+func storeModelJudges(b *testing.B, annotator string, judges int) (*Model, *sessions.Store) {
 	b.Helper()
 	path, items := storeSession(b)
 	s, err := sessions.Open(path, sessions.Options{Annotator: annotator})
@@ -112,7 +119,20 @@ func storeModel(b *testing.B, annotator string) (*Model, *sessions.Store) {
 		vs[i] = judge.Verdict{ItemID: it.ID, Status: judge.StatusOK, Values: map[string]float64{"correct": float64(h.Sum32() % 2)},
 			Confidence: &c, Reason: "rule \"contains\": the gold answer is a phrase in the extracted answer"}
 	}
-	m := New(Options{Store: s, Annotator: annotator, Dataset: "rows.jsonl", Items: items, Runs: []Run{{Info: matchInfo, Verdicts: vs}}})
+	runs := []Run{{Info: matchInfo, Verdicts: vs}}
+	for k := 1; k < judges; k++ {
+		other := make([]judge.Verdict, len(vs))
+		for i, v := range vs {
+			if i%(k+2) == 0 {
+				v.Values = map[string]float64{"correct": 1 - v.Values["correct"]}
+			}
+			other[i] = v
+		}
+		info := matchInfo
+		info.Name = fmt.Sprintf("other %d", k)
+		runs = append(runs, Run{Info: info, Verdicts: other})
+	}
+	m := New(Options{Store: s, Annotator: annotator, Dataset: "rows.jsonl", Items: items, Runs: runs})
 	next, _ := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	return next.(*Model), s
 }
@@ -330,3 +350,28 @@ func backToDatasetOrder(b *testing.B, m *Model) *Model {
 
 // compile-time check that the session store is what the screen records to.
 var _ Recorder = (*sessions.Store)(nil)
+
+// BenchmarkStoreSwitchJudge is the judge key (J) at 1,000,000 items with
+// three judges and a label on every tenth item, with the frame drawn
+// after it: the status line's counts and the filters follow the judge
+// switched to.
+func BenchmarkStoreSwitchJudge(b *testing.B) {
+	m, _ := storeModelJudges(b, "bench-switchjudge", 3)
+	b.StopTimer()
+	for i := 0; i < 200; i++ {
+		next, cmd := m.Update(keyMsg([]string{"y", "n"}[i%2]))
+		m = next.(*Model)
+		m = drain(b, m, cmd, saved(b))
+		for range 10 {
+			next, _ = m.Update(keyMsg("right"))
+			m = next.(*Model)
+		}
+	}
+	b.StartTimer()
+	j := keyMsg("J")
+	for b.Loop() {
+		next, _ := m.Update(j)
+		m = next.(*Model)
+		_ = m.View()
+	}
+}

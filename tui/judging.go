@@ -37,9 +37,9 @@ func (m *Model) applyBatch(msg batchMsg) tea.Cmd {
 	}
 	for _, v := range b.Verdicts {
 		m.elide(&v) // committed: read back when shown
-		if i := r.put(m.index, v, true); i >= 0 && msg.run == m.act {
-			m.refresh(i)
-			if i == m.cur {
+		if i := r.put(m.index, v, true); i >= 0 {
+			m.verdictChanged(msg.run, i)
+			if msg.run == m.act && i == m.cur {
 				m.review.cache.clear() // the highlight follows the new verdict
 			}
 		}
@@ -184,16 +184,6 @@ func (w *workspace) previousJudge() {
 	w.useJudge((w.act + len(w.runs) - 1) % len(w.runs))
 }
 
-// useJudge makes run i active and says so.
-func (w *workspace) useJudge(i int) {
-	if i == w.act || i < 0 || i >= len(w.runs) {
-		return
-	}
-	w.act = i
-	w.recount()
-	w.tell(fmt.Sprintf("Judge %d of %d: %s", w.act+1, len(w.runs), SanitizeLine(w.run().name())))
-}
-
 // runLoaded shows a run's verdicts once read, and starts following its
 // judging.
 func (m *Model) runLoaded(msg loadedMsg) tea.Cmd {
@@ -215,6 +205,8 @@ func (m *Model) runLoaded(msg loadedMsg) tea.Cmd {
 		m.recount()
 		m.review.row = m.review.firstOpenRow(m.cur)
 		m.review.cache.clear()
+	} else {
+		m.keepTally(msg.run)
 	}
 	if msg.loaded.Judging == nil {
 		return nil

@@ -93,9 +93,7 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 	// Each per-item array grows once to the session's count, not by
 	// doubling: a copy of a million entries would stall a key press.
 	total := max(n, w.load.total)
-	w.reviewed = extend(w.reviewed, n, total)
-	w.applicable = extend(w.applicable, n, total)
-	w.agreement = extend(w.agreement, n, total)
+	w.growTallies(n, total)
 	for _, r := range w.runs {
 		r.verdicts = extend(r.verdicts, n, total)
 		if r.swapped != nil {
@@ -103,7 +101,6 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 		}
 	}
 	for i := old; i < n; i++ {
-		w.agreement[i] = -1
 		w.refresh(i)
 		if w.growsWithPages() {
 			w.sel.items = append(w.sel.items, i)

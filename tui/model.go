@@ -252,7 +252,7 @@ func New(o Options) *Model {
 		w.hint(fmt.Sprintf("%s · %s more in the messages (m)", notices[0], plural(len(notices)-1, "notice", "notices")))
 		w.log.flashKept = true
 	}
-	w.recount()
+	w.recountAll()
 	w.sel.filter = staticFilters[0]
 	w.cur = w.firstUnreviewed(0)
 	w.load.start = w.cur

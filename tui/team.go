@@ -212,8 +212,8 @@ func (m *Model) applyTeam(u TeamUpdate) tea.Cmd {
 		r := m.runs[k]
 		for _, v := range rv.Verdicts {
 			m.elide(&v)
-			if i := r.put(m.index, v, true); i >= 0 && k == m.act {
-				m.refresh(i)
+			if i := r.put(m.index, v, true); i >= 0 {
+				m.verdictChanged(k, i)
 			}
 		}
 		changed = changed || len(rv.Verdicts) > 0
@@ -265,6 +265,7 @@ func (m *Model) addRuns(runs []Run) []int {
 		}
 		m.runs = append(m.runs, newRunView(r, m.index, len(m.items)))
 		added = append(added, len(m.runs)-1)
+		m.keepTally(len(m.runs) - 1)
 	}
 	return added
 }

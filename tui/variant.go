@@ -444,6 +444,7 @@ func (m *Model) variantStarted(msg variantStartedMsg) tea.Cmd {
 		r.putAll(m.index, msg.run.Run.Verdicts, false)
 		r.putAll(m.index, msg.run.Run.Swapped, true)
 		m.runs = append(m.runs, r)
+		m.keepTally(idx)
 	} else {
 		r = m.runs[idx]
 		r.id = msg.run.ID

@@ -33,15 +33,11 @@ type workspace struct {
 	others otherLabels          // every other annotator's current labels
 	// blindQueue: a blind queue keeps others empty (blind_queue.go).
 	blindQueue bool
-	// Derived per item for the active run, kept up to date by refresh so
-	// that drawing a frame never scans the dataset.
-	reviewed   []bool
-	agreement  []int8 // -1 not comparable, 0 disagrees, 1 agrees
-	applicable []bool // the active judge has something to label here
-	nReviewed  int
-	nAgree     int
-	nCompared  int
-	nApplic    int
+	// tally is derived per item for the active run, kept up to date by
+	// refresh so that drawing a frame never scans the dataset; kept holds
+	// the other runs' tallies once derived (tally.go).
+	tally
+	kept []*tally
 
 	cur   int       // the item on screen
 	sel   selection // the filter and order items are reviewed in
@@ -128,91 +124,6 @@ func (w *workspace) rows(item int) []row {
 // and the filter in force holds at least one item.
 func (w *workspace) hasItem() bool {
 	return len(w.items) > 0 && len(w.sel.items) > 0
-}
-
-// recount derives the per-item review state for every item; used when the
-// screen opens or the active judge changes.
-func (w *workspace) recount() {
-	n := len(w.items)
-	w.reviewed = make([]bool, n)
-	w.agreement = make([]int8, n)
-	w.applicable = make([]bool, n)
-	w.nReviewed, w.nAgree, w.nCompared, w.nApplic = 0, 0, 0, 0
-	for i := range n {
-		w.agreement[i] = -1
-		w.refresh(i)
-	}
-}
-
-// refresh re-derives one item's review state after its labels or verdicts
-// changed, adjusting the running counts.
-func (w *workspace) refresh(i int) {
-	if i < 0 || i >= len(w.items) {
-		return
-	}
-	if w.applicable[i] {
-		w.nApplic--
-	}
-	if w.reviewed[i] {
-		w.nReviewed--
-	}
-	if w.agreement[i] >= 0 {
-		w.nCompared--
-		if w.agreement[i] == 1 {
-			w.nAgree--
-		}
-	}
-	rows := w.rows(i)
-	w.applicable[i] = len(rows) > 0
-	reviewed := len(rows) > 0
-	agree, compared := true, false
-	// An item the person cannot judge is reviewed, and its labels are not
-	// compared with the judge (as every agreement figure leaves them out).
-	_, _, cantJudge := w.labels.CantJudge(w.items[i].ID)
-	for _, rw := range rows {
-		if cantJudge {
-			break
-		}
-		// The label itself, not what a re-test on screen shows.
-		h, ok := w.labels.Label(w.key(i, rw))
-		if !ok {
-			reviewed = false
-			continue
-		}
-		if j, ok := w.run().judgeValue(i, rw); ok {
-			compared = true
-			agree = agree && j == h
-		}
-	}
-	if !reviewed {
-		// A row labelled on an item not yet reviewed is not compared: on
-		// a hidden item (blind mode, the blind share) the status line's
-		// count and the "judge ≠ you" filter would tell its verdict row
-		// by row. Every item is compared once reviewed, hidden or not:
-		// none is hidden then but a re-test, which keeps its first
-		// label's comparison (the filters on it leave it out, see seen).
-		compared = false
-	}
-	w.reviewed[i] = reviewed
-	w.agreement[i] = -1
-	if compared {
-		w.agreement[i] = 0
-		if agree {
-			w.agreement[i] = 1
-		}
-	}
-	if w.applicable[i] {
-		w.nApplic++
-	}
-	if reviewed {
-		w.nReviewed++
-	}
-	if compared {
-		w.nCompared++
-		if agree {
-			w.nAgree++
-		}
-	}
 }
 
 // label is the person's current label on a row of an item, as the

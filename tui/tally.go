@@ -1,0 +1,198 @@
+package tui
+
+import "fmt"
+
+// A tally is the review state derived per item for one run: whether the
+// item is reviewed, whether the person's labels agree with the run's
+// verdicts, whether the run has anything to label there, and the counts
+// the status line and the filters show. The workspace holds the active
+// run's; the others' are kept once derived and kept up to date with it,
+// so that switching judges (J) is a swap, not a pass over every item (a
+// pass took half a second at a million items, BenchmarkStoreSwitchJudge).
+type tally struct {
+	reviewed   []bool
+	agreement  []int8 // -1 not comparable, 0 disagrees, 1 agrees
+	applicable []bool // the run has something to label here
+	nReviewed  int
+	nAgree     int
+	nCompared  int
+	nApplic    int
+}
+
+// grow makes room for items up to n, room once for total (see extend);
+// the new items count as nothing yet: refreshIn derives them.
+func (t *tally) grow(n, total int) {
+	old := len(t.agreement)
+	t.reviewed = extend(t.reviewed, n, total)
+	t.applicable = extend(t.applicable, n, total)
+	t.agreement = extend(t.agreement, n, total)
+	for i := old; i < n; i++ {
+		t.reviewed[i], t.applicable[i], t.agreement[i] = false, false, -1
+	}
+}
+
+// recount derives the active run's tally for every item; used when the
+// active run's verdicts are read, and when the judge switched to has no
+// tally kept.
+func (w *workspace) recount() {
+	w.tally = w.derive(w.run())
+}
+
+// recountAll derives every run's tally: the active one and those kept, as
+// the screen opens.
+func (w *workspace) recountAll() {
+	w.recount()
+	for k := range w.runs {
+		w.keepTally(k)
+	}
+}
+
+// derive is run r's tally of every item.
+func (w *workspace) derive(r *runView) tally {
+	var t tally
+	t.grow(len(w.items), len(w.items))
+	for i := range w.items {
+		w.refreshIn(&t, r, i)
+	}
+	return t
+}
+
+// keepTally derives the tally of run k, not the active one, and keeps it
+// for when it becomes active: as the screen opens, as the run's verdicts
+// are read or as the run joins the screen, each already a pass over the
+// items.
+func (w *workspace) keepTally(k int) {
+	if k == w.act || k < 0 || k >= len(w.runs) {
+		return
+	}
+	if len(w.kept) < len(w.runs) {
+		w.kept = append(w.kept, make([]*tally, len(w.runs)-len(w.kept))...)
+	}
+	t := w.derive(w.runs[k])
+	w.kept[k] = &t
+}
+
+// useJudge makes run i active and says so. The run left keeps its tally.
+func (w *workspace) useJudge(i int) {
+	if i == w.act || i < 0 || i >= len(w.runs) {
+		return
+	}
+	if len(w.kept) < len(w.runs) {
+		w.kept = append(w.kept, make([]*tally, len(w.runs)-len(w.kept))...)
+	}
+	left := w.tally
+	w.kept[w.act] = &left
+	w.act = i
+	if t := w.kept[i]; t != nil {
+		w.tally, w.kept[i] = *t, nil
+	} else {
+		w.recount()
+	}
+	w.tell(fmt.Sprintf("Judge %d of %d: %s", w.act+1, len(w.runs), SanitizeLine(w.run().name())))
+}
+
+// growTallies makes room for items up to n in every tally.
+func (w *workspace) growTallies(n, total int) {
+	w.tally.grow(n, total)
+	for _, t := range w.kept {
+		if t != nil {
+			t.grow(n, total)
+		}
+	}
+}
+
+// refresh re-derives one item's review state in every tally after the
+// person's labels on it changed.
+func (w *workspace) refresh(i int) {
+	w.refreshIn(&w.tally, w.run(), i)
+	for k, t := range w.kept {
+		if t != nil && k != w.act {
+			w.refreshIn(t, w.runs[k], i)
+		}
+	}
+}
+
+// verdictChanged re-derives item i in run k's tally after one of the
+// run's verdicts on it changed.
+func (w *workspace) verdictChanged(k, i int) {
+	switch {
+	case k == w.act:
+		w.refreshIn(&w.tally, w.run(), i)
+	case k < len(w.kept) && w.kept[k] != nil:
+		w.refreshIn(w.kept[k], w.runs[k], i)
+	}
+}
+
+// refreshIn re-derives one item's review state for run r in t, adjusting
+// the running counts.
+func (w *workspace) refreshIn(t *tally, r *runView, i int) {
+	if i < 0 || i >= len(w.items) || i >= len(t.agreement) {
+		return
+	}
+	if t.applicable[i] {
+		t.nApplic--
+	}
+	if t.reviewed[i] {
+		t.nReviewed--
+	}
+	if t.agreement[i] >= 0 {
+		t.nCompared--
+		if t.agreement[i] == 1 {
+			t.nAgree--
+		}
+	}
+	var rows []row
+	if r != nil {
+		rows = r.rows(w.items[i])
+	}
+	t.applicable[i] = len(rows) > 0
+	reviewed := len(rows) > 0
+	agree, compared := true, false
+	// An item the person cannot judge is reviewed, and its labels are not
+	// compared with the judge (as every agreement figure leaves them out).
+	_, _, cantJudge := w.labels.CantJudge(w.items[i].ID)
+	for _, rw := range rows {
+		if cantJudge {
+			break
+		}
+		// The label itself, not what a re-test on screen shows.
+		h, ok := w.labels.Label(w.key(i, rw))
+		if !ok {
+			reviewed = false
+			continue
+		}
+		if j, ok := r.judgeValue(i, rw); ok {
+			compared = true
+			agree = agree && j == h
+		}
+	}
+	if !reviewed {
+		// A row labelled on an item not yet reviewed is not compared: on
+		// a hidden item (blind mode, the blind share) the status line's
+		// count and the "judge ≠ you" filter would tell its verdict row
+		// by row. Every item is compared once reviewed, hidden or not:
+		// none is hidden then but a re-test, which keeps its first
+		// label's comparison (the filters on it leave it out, see seen).
+		compared = false
+	}
+	t.reviewed[i] = reviewed
+	t.agreement[i] = -1
+	if compared {
+		t.agreement[i] = 0
+		if agree {
+			t.agreement[i] = 1
+		}
+	}
+	if t.applicable[i] {
+		t.nApplic++
+	}
+	if reviewed {
+		t.nReviewed++
+	}
+	if compared {
+		t.nCompared++
+		if agree {
+			t.nAgree++
+		}
+	}
+}

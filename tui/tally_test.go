@@ -1,0 +1,80 @@
+package tui
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/gavel-dev/gavel/judge"
+)
+
+// checkTallies fails when a run's tally, the active one or one kept,
+// differs from the tally derived afresh: every change since (labels,
+// undos, verdicts, switches) must have reached it.
+func checkTallies(t *testing.T, m *Model, step string) {
+	t.Helper()
+	for k, r := range m.runs {
+		want := m.derive(r)
+		got := m.tally
+		if k != m.act {
+			if k >= len(m.kept) || m.kept[k] == nil {
+				t.Fatalf("%s: run %d (%s) has no tally kept", step, k, r.name())
+			}
+			got = *m.kept[k]
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: run %d (%s): tally %+v, derived afresh %+v", step, k, r.name(), counts(got), counts(want))
+		}
+	}
+}
+
+func counts(t tally) [4]int { return [4]int{t.nReviewed, t.nAgree, t.nCompared, t.nApplic} }
+
+// TestTalliesFollowEveryRun switches judges (J) between labels, undos
+// and verdicts of a judge not on screen, and checks after each step that
+// every judge's counts are those a fresh pass gives, so that J shows them
+// without one.
+func TestTalliesFollowEveryRun(t *testing.T) {
+	items := testItems(12)
+	yes := verdictsFor(items)
+	for i := range yes {
+		yes[i].Values = map[string]float64{"correct": 1}
+	}
+	other := judge.Info{Name: "always yes", Dimensions: matchInfo.Dimensions}
+	half := judge.Info{Name: "half", Dimensions: matchInfo.Dimensions}
+	m := newTestModel(t, &fakeStore{}, items, []Run{
+		{Info: matchInfo, Key: "match", ID: 1, Verdicts: verdictsFor(items)},
+		{Info: other, Key: "yes", ID: 2, Verdicts: yes},
+		{Info: half, Key: "half", ID: 3, Verdicts: verdictsFor(items[:6])},
+	}, nil, 100, 30)
+	checkTallies(t, m, "open")
+	steps := []struct {
+		name string
+		keys []string
+	}{
+		{"labels under match", []string{"y", "n", "y"}},
+		{"J", []string{"J"}},
+		{"labels under always yes", []string{"n", "y"}},
+		{"J to half", []string{"J"}},
+		{"a label past half's verdicts", []string{"G", "y"}},
+		{"undo", []string{"u"}},
+		{"J back to match", []string{"J"}},
+	}
+	for _, s := range steps {
+		m = press(t, m, s.keys...)
+		checkTallies(t, m, s.name)
+	}
+	// A verdict of a judge not on screen arrives (a judging batch, a
+	// team's update): its kept tally follows.
+	k := (m.act + 1) % len(m.runs)
+	v := yes[1]
+	v.Values = map[string]float64{"correct": 0}
+	if i := m.runs[k].put(m.index, v, true); i >= 0 {
+		m.verdictChanged(k, i)
+	}
+	checkTallies(t, m, "a verdict of another judge")
+	m = press(t, m, "J")
+	checkTallies(t, m, "J after the verdict")
+	if m.act != k {
+		t.Fatalf("J made run %d active, want %d", m.act, k)
+	}
+}
