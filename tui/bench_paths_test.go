@@ -375,3 +375,23 @@ func BenchmarkStoreSwitchJudge(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// BenchmarkStoreRejudgeAllKey is the re-judge-all key (R) at 1,000,000
+// items, with the frame drawn after it. The tasks are made off the loop;
+// the question that confirms them is waited for and answered no,
+// untimed.
+func BenchmarkStoreRejudgeAllKey(b *testing.B) {
+	m, _ := storeModel(b, "bench-rejudgeall")
+	r, esc := keyMsg("R"), keyMsg("esc")
+	asked := func(m *Model) bool { return len(m.dialogs) > 0 }
+	for b.Loop() {
+		next, cmd := m.Update(r)
+		m = next.(*Model)
+		_ = m.View()
+		b.StopTimer()
+		m = drain(b, m, cmd, asked)
+		next, _ = m.Update(esc)
+		m = next.(*Model)
+		b.StartTimer()
+	}
+}

@@ -134,37 +134,6 @@ func (m *Model) rejudgeStarted(msg rejudgeMsg) tea.Cmd {
 	return waitBatch(msg.run, id, r.streams[id].ch)
 }
 
-// askRejudgeAll confirms before re-judging every item of the filter: it
-// may cost money, which the question tells once counted (rejudge_cost.go).
-func (s *reviewScreen) askRejudgeAll() action {
-	r := s.run()
-	if r == nil {
-		return action{}
-	}
-	var tasks []judge.Task
-	for _, i := range s.sel.items {
-		tasks = append(tasks, s.tasksFor(r, i)...)
-	}
-	if len(tasks) == 0 {
-		s.refuse("Nothing to re-judge here.")
-		return action{}
-	}
-	what := fmt.Sprintf("%s of %s", itemCount(len(s.sel.items)), s.sel.filter.name)
-	if s.sel.filter.id == "all" {
-		what = "all " + itemCount(len(s.sel.items))
-		if len(s.sel.items) == 1 {
-			what = "the one item"
-		}
-	}
-	again := ""
-	if r.info.Model != "" {
-		again = ", asking the model again"
-	}
-	q := fmt.Sprintf("Re-judge %s with %s (%s%s)?", what, SanitizeLine(r.name()), plural(len(tasks), "task", "tasks"), again)
-	d := newConfirmDialog(q, rejudgeTasksMsg{run: s.act, tasks: tasks, what: what})
-	return action{open: d, cmd: d.countCost(r.cost, tasks)}
-}
-
 // switchJudge makes the next run active.
 func (w *workspace) switchJudge() {
 	if len(w.runs) < 2 {

@@ -60,6 +60,12 @@ func TestRejudgeAllAnsweredBeforeTheCost(t *testing.T) {
 	m := newTestModel(t, &fakeStore{}, items, []Run{{Info: matchInfo, Verdicts: verdictsFor(items), Rejudge: rj.fn, Cost: cost}}, nil, 160, 30)
 	next, cmd := m.Update(keyMsg("R"))
 	m = next.(*Model)
+	if h := hintLineOf(m); !strings.Contains(h, "Counting what to re-judge…") {
+		t.Fatalf("as the tasks are made: %q", h)
+	}
+	// The tasks are made off the loop; the question comes with them.
+	next, cmd = m.Update(cmd())
+	m = next.(*Model)
 	if h := hintLineOf(m); !strings.Contains(h, "(4 tasks)? counting the cost…") {
 		t.Fatalf("before the count: %q", h)
 	}
@@ -95,5 +101,28 @@ func TestVariantConfirmationTellsTheCost(t *testing.T) {
 	m = runCmd(t, m, cmd, 0)
 	if h := hintLineOf(m); !strings.Contains(h, "(3 tasks · gpt-4o-mini)? 3 requests · 2,001 prompt tokens") {
 		t.Errorf("after the count: %q", h)
+	}
+}
+
+// A second R while the tasks of the first are being made says so and
+// starts nothing; the question comes once, with the first one's tasks.
+func TestRejudgeAllTwiceWhileCounting(t *testing.T) {
+	items := testItems(4)
+	rj := &rejudged{}
+	m := newTestModel(t, &fakeStore{}, items, []Run{{Info: matchInfo, Verdicts: verdictsFor(items), Rejudge: rj.fn}}, nil, 160, 30)
+	next, cmd := m.Update(keyMsg("R"))
+	m = next.(*Model)
+	next, again := m.Update(keyMsg("R"))
+	m = next.(*Model)
+	if again != nil || !strings.Contains(hintLineOf(m), "Still counting what to re-judge…") {
+		t.Fatalf("a second R while counting: %q (command %v)", hintLineOf(m), again != nil)
+	}
+	m = update(t, m, cmd())
+	if h := hintLineOf(m); m.top() == nil || !strings.Contains(h, "Re-judge all 4 items with match (4 tasks)?") {
+		t.Fatalf("the question: %q", h)
+	}
+	m = press(t, m, "esc", "R")
+	if h := hintLineOf(m); m.top() == nil || !strings.Contains(h, "(4 tasks)?") {
+		t.Fatalf("R after the answer: %q", h)
 	}
 }

@@ -90,12 +90,19 @@ func pairwiseJudge(info judge.Info) bool {
 func (w *workspace) tasksFor(r *runView, item int) []judge.Task {
 	// A reopened session's items hold their row in its stored form: the
 	// judge gets it whole.
-	it := sessions.WholeFields(w.items[item])
-	tasks := judge.Tasks(r.info, it)
-	if !it.Pairwise() || !pairwiseJudge(r.info) || !(w.swap || len(r.swappedOf(item)) > 0) {
+	return itemTasks(r.info, w.items[item], w.swap || len(r.swappedOf(item)) > 0)
+}
+
+// itemTasks are the tasks of judge info on item it, each also in the
+// swapped order when swap is set and both item and judge are pairwise.
+// It reads nothing of the screen: a command may call it.
+func itemTasks(info judge.Info, it judge.Item, swap bool) []judge.Task {
+	it = sessions.WholeFields(it)
+	tasks := judge.Tasks(info, it)
+	if !it.Pairwise() || !pairwiseJudge(info) || !swap {
 		return tasks
 	}
-	for _, t := range judge.Tasks(r.info, it) {
+	for _, t := range judge.Tasks(info, it) {
 		t.Swapped = true
 		tasks = append(tasks, t)
 	}

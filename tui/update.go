@@ -78,6 +78,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return nil
 	case rejudgeMsg:
 		return m.rejudgeStarted(msg)
+	case rejudgeAllMsg:
+		return m.do(m.review.askRejudgeAllOf(msg))
 	case rejudgeTasksMsg:
 		return m.startRejudge(msg.run, msg.tasks, msg.what)
 	case loadedMsg:
