@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -108,12 +109,28 @@ func TestReviewAdjudicateRefusals(t *testing.T) {
 	}{
 		{[]string{"review", data, "--adjudicate", "--blind"}, "--adjudicate shows the others' labels, which --blind hides"},
 		{[]string{"review", data, "--adjudicate", "--plan", "1"}, "--adjudicate follows the adjudication queue, not a labelling plan"},
-		{[]string{"review", data, "--adjudicate", "--session", dir + "/new.gavel"}, "is new, so nobody has labelled it yet"},
+		{[]string{"review", data, "--adjudicate", "--session", dir + "/new.gavel"}, "is new and " + data + " carries no human label column, so nobody has labelled it yet"},
 		{[]string{"--adjudicate", "--blind"}, "--adjudicate shows the others' labels"},
 	} {
 		code, _, errs := run(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.msg) {
 			t.Errorf("%v: exit %d: %q, want 2 and %q", c.args, code, errs, c.msg)
+		}
+	}
+}
+
+// A new session of a file that carries two annotators' columns opens on
+// the adjudication queue: their labels are imported, and the items where
+// they differ are the queue.
+func TestReviewAdjudicateNewLabelledFile(t *testing.T) {
+	dir := t.TempDir()
+	data := writeFile(t, dir, "two.jsonl", `{"id":"a","question":"2+2?","answer":"4","prediction":"4","annotator1":true,"annotator2":false}`+"\n"+
+		`{"id":"b","question":"3+3?","answer":"6","prediction":"6","annotator1":true,"annotator2":true}`+"\n"+
+		`{"id":"c","question":"4+4?","answer":"8","prediction":"9","annotator1":false,"annotator2":true}`+"\n")
+	view, _ := screenOf(t, "review", data, "--session", filepath.Join(dir, "two.gavel"), "--annotator", "lead", "--adjudicate")
+	for _, want := range []string{"adjudicate · 2 left", "2+2?", "human annotator1  YES", "human annotator2  NO"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the adjudicator's first screen lacks %q:\n%s", want, view)
 		}
 	}
 }

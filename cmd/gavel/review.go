@@ -164,6 +164,9 @@ func runDemo(ctx context.Context, e env, o reviewFlags) error {
 	if err := o.checkAdjudicate(false); err != nil {
 		return err
 	}
+	if err := o.checkAdjudicateNew(ds, "the demo"); err != nil {
+		return err
+	}
 	if len(o.judges) == 0 {
 		o.judges = []string{match.Name}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/gavel-dev/gavel/sessions/dataset"
 	"github.com/gavel-dev/gavel/tui"
 )
 
@@ -19,8 +20,8 @@ func addAdjudicate(f *pflag.FlagSet, on *bool) {
 
 // checkAdjudicate refuses --adjudicate with what it cannot go with,
 // before anything is opened: blind mode (the others' labels are what
-// adjudication looks at), a plan to follow, a session not yet written
-// (nobody has labelled it).
+// adjudication looks at), a plan to follow. A session not yet written is
+// checkAdjudicateNew's, once the dataset's columns are known.
 func (o reviewFlags) checkAdjudicate(planGiven bool) error {
 	switch {
 	case !o.adjudicate:
@@ -29,10 +30,25 @@ func (o reviewFlags) checkAdjudicate(planGiven bool) error {
 		return usagef("--adjudicate shows the others' labels, which --blind hides: leave out --blind")
 	case planGiven:
 		return usagef("--adjudicate follows the adjudication queue, not a labelling plan: leave out --plan (f reaches the plan's items on screen)")
-	case o.session != "" && newSession(o.session):
-		return usagef("--adjudicate: session %s is new, so nobody has labelled it yet: adjudication settles items where people's labels differ (label it first, e.g. gavel label %s ID VALUE --annotator NAME)", o.session, shellWordArg(o.session))
 	}
 	return nil
+}
+
+// checkAdjudicateNew refuses --adjudicate on a session not yet written
+// from a dataset that carries no human column: nobody has labelled it.
+// One that carries them (annotator1, annotator2…) brings their labels
+// into the new session, and so the disagreements to settle. what names
+// the dataset in the message.
+func (o reviewFlags) checkAdjudicateNew(ds *dataset.Dataset, what string) error {
+	if !o.adjudicate || !newSession(o.session) {
+		return nil
+	}
+	for _, c := range ds.Imported {
+		if c.Role == "human" {
+			return nil
+		}
+	}
+	return usagef("--adjudicate: session %s is new and %s carries no human label column, so nobody has labelled it yet: adjudication settles items where people's labels differ (label it first, e.g. gavel label %s ID VALUE --annotator NAME)", o.session, what, shellWordArg(o.session))
 }
 
 // adjudicateOptions opens the screen on the queue: no plan is followed.

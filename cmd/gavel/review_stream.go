@@ -58,6 +58,10 @@ func reviewStream(ctx context.Context, e env, path string, o reviewFlags) error 
 			return err
 		}
 	}
+	if err := o.checkAdjudicateNew(st.Head(), shellWordArg(path)); err != nil {
+		st.Close()
+		return err
+	}
 	if !opensBeforeRead(st, first, js, o) {
 		ds, err := st.Wait()
 		if err != nil {
