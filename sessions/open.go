@@ -60,6 +60,9 @@ type Store struct {
 	// session that cannot be written is read through
 	// (readUpgradedCopy); Close removes it.
 	upgradedCopy string
+	// tidy is the session's absolute path when a read-only open may have
+	// made its -wal and -shm files (tidyAfterReading); "" otherwise.
+	tidy string
 
 	// upstream, when set, is where judge runs are written first (a
 	// team session's replica: upstream.go).
@@ -226,6 +229,9 @@ func (s *Store) openWriter(abs string) error {
 // opened again as immutable (see openImmutable).
 func (s *Store) openReadOnly(abs string) error {
 	err := s.openReadOnlyWith(dsn(abs, false, true))
+	if err == nil {
+		s.tidy = abs
+	}
 	if err == nil || !needsImmutable(err) {
 		return err
 	}
@@ -442,6 +448,9 @@ func (s *Store) Close() error {
 			errs = append(errs, s.releaseLock())
 		}
 		errs = append(errs, s.closeDBs(), s.removeUpgradedCopy())
+		if s.tidy != "" {
+			tidyAfterReading(s.tidy)
+		}
 		s.closeErr = s.wrap(errors.Join(errs...), "closing")
 	})
 	return s.closeErr
