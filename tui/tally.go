@@ -1,14 +1,20 @@
 package tui
 
-import "fmt"
+import (
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+)
 
 // A tally is the review state derived per item for one run: whether the
 // item is reviewed, whether the person's labels agree with the run's
 // verdicts, whether the run has anything to label there, and the counts
 // the status line and the filters show. The workspace holds the active
-// run's; the others' are kept once derived and kept up to date with it,
-// so that switching judges (J) is a swap, not a pass over every item (a
-// pass took half a second at a million items, BenchmarkStoreSwitchJudge).
+// run's; the others' are kept and kept up to date with it, so that
+// switching judges (J) is a swap, not a pass over every item (a pass took
+// half a second at a million items, BenchmarkStoreSwitchJudge). A kept
+// tally is derived off the keys' way, tallyChunk items per message
+// (tallyStepMsg), as the verdicts of a run not on screen are read.
 type tally struct {
 	reviewed   []bool
 	agreement  []int8 // -1 not comparable, 0 disagrees, 1 agrees
@@ -17,10 +23,22 @@ type tally struct {
 	nAgree     int
 	nCompared  int
 	nApplic    int
+	// upTo counts the items derived so far, from the first: the rest
+	// count as nothing until a step (or a switch to the run) derives them.
+	upTo int
 }
 
+// tallyChunk is how many items a step derives: at about 0.3 µs each, a
+// few milliseconds, which a key press pressed meanwhile waits at most.
+const tallyChunk = 20_000
+
+// tallyStepMsg asks for the next step of deriving the kept tallies.
+type tallyStepMsg struct{}
+
 // grow makes room for items up to n, room once for total (see extend);
-// the new items count as nothing yet: refreshIn derives them.
+// the new items count as nothing yet: refreshIn derives them. A tally
+// derived whole stays whole: the items added are derived as they come
+// (gotItems refreshes each).
 func (t *tally) grow(n, total int) {
 	old := len(t.agreement)
 	t.reviewed = extend(t.reviewed, n, total)
@@ -29,16 +47,30 @@ func (t *tally) grow(n, total int) {
 	for i := old; i < n; i++ {
 		t.reviewed[i], t.applicable[i], t.agreement[i] = false, false, -1
 	}
+	if t.upTo == old {
+		t.upTo = n
+	}
+}
+
+// deriveTo derives run r's tally t from t.upTo up to item end.
+func (w *workspace) deriveTo(t *tally, r *runView, end int) {
+	for i := t.upTo; i < min(end, len(t.agreement)); i++ {
+		t.upTo = i + 1
+		w.refreshIn(t, r, i)
+	}
 }
 
 // recount derives the active run's tally for every item; used when the
 // active run's verdicts are read, and when the judge switched to has no
 // tally kept.
 func (w *workspace) recount() {
-	w.tally = w.derive(w.run())
+	w.tally = tally{}
+	w.tally.grow(len(w.items), len(w.items))
+	w.tally.upTo = 0
+	w.deriveTo(&w.tally, w.run(), len(w.items))
 }
 
-// recountAll derives every run's tally: the active one and those kept, as
+// recountAll derives the active run's tally and starts every other's, as
 // the screen opens.
 func (w *workspace) recountAll() {
 	w.recount()
@@ -47,20 +79,9 @@ func (w *workspace) recountAll() {
 	}
 }
 
-// derive is run r's tally of every item.
-func (w *workspace) derive(r *runView) tally {
-	var t tally
-	t.grow(len(w.items), len(w.items))
-	for i := range w.items {
-		w.refreshIn(&t, r, i)
-	}
-	return t
-}
-
-// keepTally derives the tally of run k, not the active one, and keeps it
-// for when it becomes active: as the screen opens, as the run's verdicts
-// are read or as the run joins the screen, each already a pass over the
-// items.
+// keepTally starts the tally of run k, not the active one, kept for when
+// it becomes active: as the screen opens, as the run's verdicts are read
+// or as the run joins the screen. The steps derive it (wantTally).
 func (w *workspace) keepTally(k int) {
 	if k == w.act || k < 0 || k >= len(w.runs) {
 		return
@@ -68,11 +89,41 @@ func (w *workspace) keepTally(k int) {
 	if len(w.kept) < len(w.runs) {
 		w.kept = append(w.kept, make([]*tally, len(w.runs)-len(w.kept))...)
 	}
-	t := w.derive(w.runs[k])
-	w.kept[k] = &t
+	t := &tally{}
+	t.grow(len(w.items), len(w.items))
+	t.upTo = 0
+	w.kept[k] = t
 }
 
-// useJudge makes run i active and says so. The run left keeps its tally.
+// wantTally returns the next step of deriving the kept tallies when one
+// is not whole and no step is on its way; nil otherwise.
+func (w *workspace) wantTally() tea.Cmd {
+	if w.tallying {
+		return nil
+	}
+	for k, t := range w.kept {
+		if t != nil && k != w.act && t.upTo < len(t.agreement) {
+			w.tallying = true
+			return func() tea.Msg { return tallyStepMsg{} }
+		}
+	}
+	return nil
+}
+
+// tallyStep derives the next tallyChunk items of the first kept tally
+// not yet whole.
+func (w *workspace) tallyStep() {
+	w.tallying = false
+	for k, t := range w.kept {
+		if t != nil && k != w.act && t.upTo < len(t.agreement) {
+			w.deriveTo(t, w.runs[k], t.upTo+tallyChunk)
+			return
+		}
+	}
+}
+
+// useJudge makes run i active and says so. The run left keeps its tally;
+// the one switched to finishes its own if the steps have not yet.
 func (w *workspace) useJudge(i int) {
 	if i == w.act || i < 0 || i >= len(w.runs) {
 		return
@@ -84,6 +135,7 @@ func (w *workspace) useJudge(i int) {
 	w.kept[w.act] = &left
 	w.act = i
 	if t := w.kept[i]; t != nil {
+		w.deriveTo(t, w.run(), len(t.agreement))
 		w.tally, w.kept[i] = *t, nil
 	} else {
 		w.recount()
@@ -126,8 +178,8 @@ func (w *workspace) verdictChanged(k, i int) {
 // refreshIn re-derives one item's review state for run r in t, adjusting
 // the running counts.
 func (w *workspace) refreshIn(t *tally, r *runView, i int) {
-	if i < 0 || i >= len(w.items) || i >= len(t.agreement) {
-		return
+	if i < 0 || i >= len(w.items) || i >= t.upTo {
+		return // not derived yet: its step will
 	}
 	if t.applicable[i] {
 		t.nApplic--

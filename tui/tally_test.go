@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/gavel-dev/gavel/judge"
 )
@@ -13,7 +16,10 @@ import (
 func checkTallies(t *testing.T, m *Model, step string) {
 	t.Helper()
 	for k, r := range m.runs {
-		want := m.derive(r)
+		var want tally
+		want.grow(len(m.items), len(m.items))
+		want.upTo = 0
+		m.deriveTo(&want, r, len(m.items))
 		got := m.tally
 		if k != m.act {
 			if k >= len(m.kept) || m.kept[k] == nil {
@@ -76,5 +82,47 @@ func TestTalliesFollowEveryRun(t *testing.T) {
 	checkTallies(t, m, "J after the verdict")
 	if m.act != k {
 		t.Fatalf("J made run %d active, want %d", m.act, k)
+	}
+}
+
+// A judge's tally not on screen is derived a step at a time, tallyChunk
+// items per message, and is right once whole: labels made meanwhile, on
+// items derived and on items not yet, are counted; J before the last
+// step finishes it.
+func TestTallyDerivedInSteps(t *testing.T) {
+	items := testItems(2*tallyChunk + 500)
+	other := judge.Info{Name: "other", Dimensions: matchInfo.Dimensions}
+	runs := []Run{
+		{Info: matchInfo, Key: "match", ID: 1, Verdicts: verdictsFor(items)},
+		{Info: other, Key: "other", ID: 2, Verdicts: verdictsFor(items)},
+	}
+	for _, switchEarly := range []bool{false, true} {
+		m := New(Options{Store: &fakeStore{}, Annotator: "tester", Dataset: "big.jsonl", Items: items, Runs: runs})
+		next, cmd := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		m = next.(*Model)
+		if m.kept[1] == nil || m.kept[1].upTo != 0 || cmd == nil {
+			t.Fatalf("the other judge's tally at the start: %+v (a step asked: %v)", m.kept[1], cmd != nil)
+		}
+		next, _ = m.Update(tallyStepMsg{})
+		m = next.(*Model)
+		if m.kept[1].upTo != tallyChunk {
+			t.Fatalf("after a step: %d items derived, want %d", m.kept[1].upTo, tallyChunk)
+		}
+		// A label within what is derived, and one past it.
+		m = update(t, m, keyMsg("y"))
+		m.cur = tallyChunk + 10
+		m = update(t, m, keyMsg("n"))
+		if switchEarly {
+			next, _ = m.Update(keyMsg("J"))
+			m = next.(*Model)
+			if m.act != 1 {
+				t.Fatal("J did not switch")
+			}
+		}
+		m = runCmd(t, m, func() tea.Msg { return tallyStepMsg{} }, 0)
+		checkTallies(t, m, fmt.Sprintf("whole (J before the end: %v)", switchEarly))
+		if m.nReviewed != 2 {
+			t.Errorf("reviewed %d, want 2", m.nReviewed)
+		}
 	}
 }

@@ -18,6 +18,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if read := m.wantDetails(); read != nil {
 		cmd = tea.Batch(cmd, read)
 	}
+	// Another judge's tally is derived a step at a time (tally.go).
+	if step := m.wantTally(); step != nil {
+		cmd = tea.Batch(cmd, step)
+	}
 	return m, cmd
 }
 
@@ -78,6 +82,9 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return nil
 	case rejudgeMsg:
 		return m.rejudgeStarted(msg)
+	case tallyStepMsg:
+		m.tallyStep()
+		return nil
 	case rejudgeAllMsg:
 		return m.do(m.review.askRejudgeAllOf(msg))
 	case rejudgeTasksMsg:

@@ -38,6 +38,9 @@ type workspace struct {
 	// the other runs' tallies once derived (tally.go).
 	tally
 	kept []*tally
+	// tallying is set while a step deriving the kept tallies is on its
+	// way (wantTally).
+	tallying bool
 
 	cur   int       // the item on screen
 	sel   selection // the filter and order items are reviewed in
