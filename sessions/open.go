@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -60,6 +61,11 @@ type Store struct {
 	// session that cannot be written is read through
 	// (readUpgradedCopy); Close removes it.
 	upgradedCopy string
+	// stopReading, when set, ends the read transactions in flight
+	// (readContext): Close calls it first, so that a quit does not wait
+	// for the statistics of a million items still being read.
+	reading     context.Context
+	stopReading context.CancelFunc
 	// tidy is the session's absolute path when a read-only open may have
 	// made its -wal and -shm files (tidyAfterReading); "" otherwise.
 	tidy string
@@ -114,6 +120,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{path: path, annotator: annotator, readOnly: opts.ReadOnly}
+	s.reading, s.stopReading = context.WithCancel(context.Background())
 	if opts.ReadOnly {
 		if size == 0 {
 			return nil, newError(ErrNotSession, nil, "session %s is empty: it holds nothing yet to read", path)
@@ -442,6 +449,15 @@ func (s *Store) Close() error {
 		var errs []error
 		if s.cache != nil {
 			errs = append(errs, s.cache.close())
+		}
+		// The reads still running end first (their transactions are
+		// rolled back after the statement running): the checkpoint
+		// after them can empty the -wal, which a reader kept from it.
+		if s.stopReading != nil {
+			s.stopReading()
+		}
+		if s.db != nil {
+			errs = append(errs, s.db.Close()) // closeDBs closes it again: a no-op
 		}
 		errs = append(errs, s.checkpoint())
 		if s.lock != nil {

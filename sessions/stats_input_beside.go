@@ -69,7 +69,7 @@ func (s *Store) readBesideIn(ctx context.Context, want []sql.NullInt64, read fun
 		return false
 	}
 	defer conn.Close()
-	other, err := conn.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	other, err := conn.BeginTx(s.readContext(), &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return false
 	}

@@ -8,7 +8,7 @@ import (
 // read runs fn in a read transaction, so that its queries see one
 // consistent snapshot even while another process writes.
 func (s *Store) read(what string, fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	tx, err := s.db.BeginTx(s.readContext(), &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return s.wrap(err, what)
 	}
@@ -38,4 +38,14 @@ func (s *Store) write(what string, fn func(tx *sql.Tx) error) error {
 type queryer interface {
 	Query(query string, args ...any) (*sql.Rows, error)
 	QueryRow(query string, args ...any) *sql.Row
+}
+
+// readContext is the context of the store's read transactions: Close
+// ends it, so that the reads in flight stop rather than keep the quit
+// waiting.
+func (s *Store) readContext() context.Context {
+	if s.reading != nil {
+		return s.reading
+	}
+	return context.Background()
 }
