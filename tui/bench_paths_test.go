@@ -119,7 +119,9 @@ func storeModelJudges(b *testing.B, annotator string, judges int) (*Model, *sess
 		vs[i] = judge.Verdict{ItemID: it.ID, Status: judge.StatusOK, Values: map[string]float64{"correct": float64(h.Sum32() % 2)},
 			Confidence: &c, Reason: "rule \"contains\": the gold answer is a phrase in the extracted answer"}
 	}
-	runs := []Run{{Info: matchInfo, Verdicts: vs}}
+	// A judge that re-judges nothing: R asks, and its tasks are made.
+	rejudge := func([]judge.Task) (*sessions.Judging, error) { return nil, nil }
+	runs := []Run{{Info: matchInfo, Verdicts: vs, Rejudge: rejudge}}
 	for k := 1; k < judges; k++ {
 		other := make([]judge.Verdict, len(vs))
 		for i, v := range vs {
@@ -130,7 +132,7 @@ func storeModelJudges(b *testing.B, annotator string, judges int) (*Model, *sess
 		}
 		info := matchInfo
 		info.Name = fmt.Sprintf("other %d", k)
-		runs = append(runs, Run{Info: info, Verdicts: other})
+		runs = append(runs, Run{Info: info, Verdicts: other, Rejudge: rejudge})
 	}
 	m := New(Options{Store: s, Annotator: annotator, Dataset: "rows.jsonl", Items: items, Runs: runs})
 	next, _ := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
@@ -389,19 +391,25 @@ func BenchmarkStoreSwitchJudge(b *testing.B) {
 }
 
 // BenchmarkStoreRejudgeAllKey is the re-judge-all key (R) at 1,000,000
-// items, with the frame drawn after it. The tasks are made off the loop;
-// the question that confirms them is waited for and answered no,
-// untimed.
+// items, with the frame drawn after it: the question opens at once, its
+// tasks made off the loop. They are waited for and the question answered
+// no, untimed.
 func BenchmarkStoreRejudgeAllKey(b *testing.B) {
 	m, _ := storeModel(b, "bench-rejudgeall")
 	r, esc := keyMsg("R"), keyMsg("esc")
-	asked := func(m *Model) bool { return len(m.dialogs) > 0 }
+	counted := func(m *Model) bool {
+		d, ok := m.top().(*confirmDialog)
+		return ok && d.yes != nil
+	}
 	for b.Loop() {
 		next, cmd := m.Update(r)
 		m = next.(*Model)
 		_ = m.View()
 		b.StopTimer()
-		m = drain(b, m, cmd, asked)
+		if m.top() == nil {
+			b.Fatal("R opened no question")
+		}
+		m = drain(b, m, cmd, counted)
 		next, _ = m.Update(esc)
 		m = next.(*Model)
 		b.StartTimer()

@@ -33,10 +33,14 @@ func newConfirmDialog(question string, yes tea.Msg) *confirmDialog {
 }
 
 // update answers on y; any other key cancels, so that a stray key never
-// confirms.
+// confirms. A question whose answer is not ready yet (yes is nil: R's
+// tasks still being made) keeps waiting on y.
 func (d *confirmDialog) update(msg tea.Msg) (tea.Cmd, bool) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
+		return nil, false
+	}
+	if d.yes == nil && key.Matches(k, d.keys.Yes) {
 		return nil, false
 	}
 	if d.cancel != nil {

@@ -109,7 +109,7 @@ func (m *Model) startRejudge(run int, tasks []judge.Task, what string) tea.Cmd {
 	}
 	r := m.runs[run]
 	if r.rejudge == nil {
-		m.fail(fmt.Sprintf("%s cannot re-judge from here: reopen the session with --judge %s (and its --model and server flags).", SanitizeLine(r.name()), SanitizeLine(r.info.Name)))
+		m.fail(cannotRejudge(r))
 		return nil
 	}
 	rejudge := r.rejudge

@@ -1,36 +1,52 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
 )
 
 // rejudgeAllMsg carries the tasks of a re-judge of the filter (R), made
 // off the loop: at a million items making them (each item's row made
 // whole, its prompt's parts) took most of a second, which the key press
-// would have waited.
+// would have waited. d is the question they were made for.
 type rejudgeAllMsg struct {
+	d     *confirmDialog
 	run   int
 	tasks []judge.Task
 	what  string // what is re-judged, for the question
 }
 
-// askRejudgeAll starts making the tasks of every item of the filter for
-// the active judge; the question that confirms them comes with them
-// (askRejudgeAllOf). The command reads the items on screen at the key
-// press, each by its position: items are only ever added, never changed
-// in place, so it may read them while the screen goes on.
+// tasksChecked is how many items the making of the tasks does between two
+// looks at whether the question was answered meanwhile.
+const tasksChecked = 1024
+
+// askRejudgeAll asks to re-judge every item of the filter with the active
+// judge. The question opens at once, so that no key meant for the review
+// (y labels) answers it when it comes; its tasks are made off the loop
+// and y waits for them (askRejudgeAllOf), any other key cancels them.
+// The command reads the items on screen at the key press, each by its
+// position: items are only ever added, never changed in place, so it may
+// read them while the screen goes on.
 func (s *reviewScreen) askRejudgeAll() action {
 	r := s.run()
 	if r == nil {
 		return action{}
 	}
-	if s.counting {
-		s.hint("Still counting what to re-judge…")
+	if r.rejudge == nil {
+		s.refuse(cannotRejudge(r))
+		return action{}
+	}
+	if s.refuseWhileLoading("Re-judging every item of the filter") {
+		return action{}
+	}
+	if len(s.sel.items) == 0 {
+		s.refuse("Nothing to re-judge here.")
 		return action{}
 	}
 	what := fmt.Sprintf("%s of %s", itemCount(len(s.sel.items)), s.sel.filter.name)
@@ -51,35 +67,50 @@ func (s *reviewScreen) askRejudgeAll() action {
 		}
 	}
 	items, info, run := s.items, r.info, s.act
-	s.counting = true
-	s.hint("Counting what to re-judge…")
-	return action{cmd: func() tea.Msg {
+	d := newConfirmDialog(fmt.Sprintf("Re-judge %s with %s?", what, SanitizeLine(r.name())), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	d.detail, d.cancel = "counting the tasks…", cancel
+	return action{open: d, cmd: func() tea.Msg {
 		var tasks []judge.Task
 		for k, i := range picked {
+			if k%tasksChecked == 0 && ctx.Err() != nil {
+				return nil // answered: nobody waits for them
+			}
 			tasks = append(tasks, itemTasks(info, items[i], swap != nil && swap[k])...)
 		}
-		return rejudgeAllMsg{run: run, tasks: tasks, what: what}
+		return rejudgeAllMsg{d: d, run: run, tasks: tasks, what: what}
 	}}
 }
 
-// askRejudgeAllOf confirms the re-judge of the filter once its tasks are
-// made: it may cost money, which the question tells once counted
-// (rejudge_cost.go).
-func (s *reviewScreen) askRejudgeAllOf(msg rejudgeAllMsg) action {
-	s.counting = false
-	if msg.run >= len(s.runs) {
-		return action{}
+// askRejudgeAllOf completes the question once its tasks are made: how
+// many, and what they would cost, once counted (rejudge_cost.go). A
+// question answered meanwhile is gone: the tasks are dropped.
+func (m *Model) askRejudgeAllOf(msg rejudgeAllMsg) tea.Cmd {
+	if m.top() != dialog(msg.d) || msg.run >= len(m.runs) {
+		return nil
 	}
-	r := s.runs[msg.run]
+	r := m.runs[msg.run]
 	if len(msg.tasks) == 0 {
-		s.refuse("Nothing to re-judge here.")
-		return action{}
+		m.closeDialog()
+		m.refuse("Nothing to re-judge here.")
+		return nil
 	}
 	again := ""
 	if r.info.Model != "" {
 		again = ", asking the model again"
 	}
-	q := fmt.Sprintf("Re-judge %s with %s (%s%s)?", msg.what, SanitizeLine(r.name()), plural(len(msg.tasks), "task", "tasks"), again)
-	d := newConfirmDialog(q, rejudgeTasksMsg{run: msg.run, tasks: msg.tasks, what: msg.what})
-	return action{open: d, cmd: d.countCost(r.cost, msg.tasks)}
+	d := msg.d
+	d.question = fmt.Sprintf("Re-judge %s with %s (%s%s)?", msg.what, SanitizeLine(r.name()), plural(len(msg.tasks), "task", "tasks"), again)
+	d.yes = rejudgeTasksMsg{run: msg.run, tasks: msg.tasks, what: msg.what}
+	d.detail, d.cancel = "", nil
+	return d.countCost(r.cost, msg.tasks)
+}
+
+// cannotRejudge says why run r has nothing to re-judge with: its verdicts
+// came from a file, or the judge was not named when the screen opened.
+func cannotRejudge(r *runView) string {
+	if r.info.Name == sessions.ImportedJudge {
+		return fmt.Sprintf("%s holds verdicts imported from the file: nothing can judge them again. Name a judge with --judge to judge the items yourself.", SanitizeLine(r.name()))
+	}
+	return fmt.Sprintf("%s cannot re-judge from here: reopen the session with --judge %s (and its --model and server flags).", SanitizeLine(r.name()), SanitizeLine(r.info.Name))
 }

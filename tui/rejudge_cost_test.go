@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
 )
 
 // R's confirmation tells what the re-judge would cost once Run.Cost has
@@ -60,10 +61,10 @@ func TestRejudgeAllAnsweredBeforeTheCost(t *testing.T) {
 	m := newTestModel(t, &fakeStore{}, items, []Run{{Info: matchInfo, Verdicts: verdictsFor(items), Rejudge: rj.fn, Cost: cost}}, nil, 160, 30)
 	next, cmd := m.Update(keyMsg("R"))
 	m = next.(*Model)
-	if h := hintLineOf(m); !strings.Contains(h, "Counting what to re-judge…") {
+	if h := hintLineOf(m); !strings.Contains(h, "Re-judge all 4 items with match? counting the tasks…") {
 		t.Fatalf("as the tasks are made: %q", h)
 	}
-	// The tasks are made off the loop; the question comes with them.
+	// The tasks are made off the loop; the question counts them then.
 	next, cmd = m.Update(cmd())
 	m = next.(*Model)
 	if h := hintLineOf(m); !strings.Contains(h, "(4 tasks)? counting the cost…") {
@@ -104,25 +105,62 @@ func TestVariantConfirmationTellsTheCost(t *testing.T) {
 	}
 }
 
-// A second R while the tasks of the first are being made says so and
-// starts nothing; the question comes once, with the first one's tasks.
-func TestRejudgeAllTwiceWhileCounting(t *testing.T) {
+// The question of R opens at once, before its tasks are made: a y typed
+// meanwhile (the label key) neither labels nor confirms; any other key
+// cancels, and the tasks made for a question answered are dropped.
+func TestRejudgeAllWaitsForItsTasks(t *testing.T) {
 	items := testItems(4)
 	rj := &rejudged{}
 	m := newTestModel(t, &fakeStore{}, items, []Run{{Info: matchInfo, Verdicts: verdictsFor(items), Rejudge: rj.fn}}, nil, 160, 30)
 	next, cmd := m.Update(keyMsg("R"))
 	m = next.(*Model)
-	next, again := m.Update(keyMsg("R"))
+	next, yes := m.Update(keyMsg("y"))
 	m = next.(*Model)
-	if again != nil || !strings.Contains(hintLineOf(m), "Still counting what to re-judge…") {
-		t.Fatalf("a second R while counting: %q (command %v)", hintLineOf(m), again != nil)
+	if yes != nil || m.top() == nil || !strings.Contains(hintLineOf(m), "counting the tasks…") {
+		t.Fatalf("y before the tasks: %q (a command: %v)", hintLineOf(m), yes != nil)
 	}
-	m = update(t, m, cmd())
+	if _, ok := m.labels.Label(m.workspace.key(m.cur, m.rows(m.cur)[0])); ok {
+		t.Fatal("the y before the tasks labelled the item")
+	}
+	made := cmd() // made while the question is open…
+	m = press(t, m, "esc")
+	m = update(t, m, made) // …and given after it was answered
+	if m.top() != nil || len(rj.tasks) != 0 {
+		t.Fatalf("the tasks of a cancelled question: dialog %v, re-judged %d tasks", m.top() != nil, len(rj.tasks))
+	}
+	// A count still running when the question is answered stops.
+	next, cmd = m.Update(keyMsg("R"))
+	m = next.(*Model)
+	m = press(t, m, "n")
+	if msg := cmd(); msg != nil {
+		t.Errorf("the tasks were made for a question answered: %T", msg)
+	}
+	m = press(t, m, "R")
 	if h := hintLineOf(m); m.top() == nil || !strings.Contains(h, "Re-judge all 4 items with match (4 tasks)?") {
-		t.Fatalf("the question: %q", h)
+		t.Fatalf("R after the answers: %q", h)
 	}
-	m = press(t, m, "esc", "R")
-	if h := hintLineOf(m); m.top() == nil || !strings.Contains(h, "(4 tasks)?") {
-		t.Fatalf("R after the answer: %q", h)
+	m = press(t, m, "y")
+	if len(rj.tasks) != 4 {
+		t.Fatalf("y on the whole question re-judged %d tasks, want 4", len(rj.tasks))
+	}
+}
+
+// R refuses at once where nothing can re-judge: an imported judge's
+// verdicts, and while the items are still being read.
+func TestRejudgeAllRefusals(t *testing.T) {
+	items := testItems(4)
+	imported := judge.Info{Name: sessions.ImportedJudge, Model: "judge_verdict", Dimensions: matchInfo.Dimensions}
+	m := newTestModel(t, &fakeStore{}, items, []Run{{Info: imported, Verdicts: verdictsFor(items)}}, nil, 160, 30)
+	m = press(t, m, "R")
+	if h := hintLineOf(m); m.top() != nil || !strings.Contains(h, "holds verdicts imported from the file") {
+		t.Errorf("R on an imported judge: %q", h)
+	}
+	rj := &rejudged{}
+	m = update(t, New(Options{Store: &fakeStore{}, Annotator: "tester", Dataset: "big.jsonl", Items: items[:2],
+		Runs: []Run{{Info: matchInfo, Rejudge: rj.fn}}, ItemCount: 4,
+		MoreItems: func() ([]judge.Item, bool, error) { select {} }}), tea.WindowSizeMsg{Width: 160, Height: 30})
+	m = press(t, m, "R")
+	if h := hintLineOf(m); m.top() != nil || !strings.Contains(h, "Re-judging every item of the filter waits until every item is read (2 of 4 so far)") {
+		t.Errorf("R while reading: %q", h)
 	}
 }

@@ -28,9 +28,6 @@ type reviewScreen struct {
 	showThink     bool
 	zoom          bool // the focused pane fills the screen
 	cache         *renderCache
-	// counting is set while the tasks of a re-judge of the filter (R)
-	// are made off the loop (rejudge_all.go).
-	counting bool
 }
 
 func newReviewScreen(w *workspace) *reviewScreen {

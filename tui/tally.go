@@ -140,7 +140,24 @@ func (w *workspace) useJudge(i int) {
 	} else {
 		w.recount()
 	}
+	w.judgeMoved = true
 	w.tell(fmt.Sprintf("Judge %d of %d: %s", w.act+1, len(w.runs), SanitizeLine(w.run().name())))
+}
+
+// reselectForJudge selects again, after a switch of judges, the items of
+// a filter or an order that read the judge (judge ≠ you, judge says NO,
+// least confident first…): the selection in force was the judge's
+// before. Everything but every item in dataset order, and a search's
+// matches, reads it.
+func (w *workspace) reselectForJudge() tea.Cmd {
+	f, o := w.wanted()
+	switch {
+	case f.id == "search" && o == orderLeastConfident:
+		return w.orderAs(o)
+	case f.id == "search", f.id == "all" && o != orderLeastConfident:
+		return nil
+	}
+	return w.selectAs(f, o)
 }
 
 // growTallies makes room for items up to n in every tally.

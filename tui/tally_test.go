@@ -126,3 +126,32 @@ func TestTallyDerivedInSteps(t *testing.T) {
 		}
 	}
 }
+
+// After J the filter in force holds the items of the judge switched to:
+// "judge ≠ you" under one judge is not the same items under another.
+func TestFilterFollowsTheJudge(t *testing.T) {
+	items := testItems(6)
+	yes := verdictsFor(items)
+	for i := range yes {
+		yes[i].Values = map[string]float64{"correct": 1}
+	}
+	m := newTestModel(t, &fakeStore{}, items, []Run{
+		{Info: matchInfo, Key: "match", ID: 1, Verdicts: verdictsFor(items)}, // YES on q1, q3, q5
+		{Info: judge.Info{Name: "always yes", Dimensions: matchInfo.Dimensions}, Key: "yes", ID: 2, Verdicts: yes},
+	}, nil, 100, 30)
+	m = press(t, m, "y", "y", "y", "y", "y", "y") // YES on every item
+	for m.sel.filter.id != "disagreements" {
+		m = press(t, m, "f")
+	}
+	if want := []int{1, 3, 5}; !reflect.DeepEqual(m.sel.items, want) {
+		t.Fatalf("judge ≠ you under match: %v, want %v", m.sel.items, want)
+	}
+	m = press(t, m, "J")
+	if m.sel.filter.id != "disagreements" || len(m.sel.items) != 0 {
+		t.Fatalf("judge ≠ you under always yes: %s %v, want none", m.sel.filter.id, m.sel.items)
+	}
+	m = press(t, m, "J")
+	if want := []int{1, 3, 5}; !reflect.DeepEqual(m.sel.items, want) {
+		t.Fatalf("judge ≠ you back under match: %v, want %v", m.sel.items, want)
+	}
+}

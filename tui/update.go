@@ -18,6 +18,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if read := m.wantDetails(); read != nil {
 		cmd = tea.Batch(cmd, read)
 	}
+	// The filter and order in force follow a switch of judges, however
+	// the switch was asked (J, the statistics, the comparison).
+	if m.judgeMoved {
+		m.judgeMoved = false
+		cmd = tea.Batch(cmd, m.reselectForJudge())
+	}
 	// Another judge's tally is derived a step at a time (tally.go).
 	if step := m.wantTally(); step != nil {
 		cmd = tea.Batch(cmd, step)
@@ -86,7 +92,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		m.tallyStep()
 		return nil
 	case rejudgeAllMsg:
-		return m.do(m.review.askRejudgeAllOf(msg))
+		return m.askRejudgeAllOf(msg)
 	case rejudgeTasksMsg:
 		return m.startRejudge(msg.run, msg.tasks, msg.what)
 	case loadedMsg:

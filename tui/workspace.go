@@ -41,6 +41,9 @@ type workspace struct {
 	// tallying is set while a step deriving the kept tallies is on its
 	// way (wantTally).
 	tallying bool
+	// judgeMoved is set when the active judge changed: the selection is
+	// made again for it after the message (reselectForJudge).
+	judgeMoved bool
 
 	cur   int       // the item on screen
 	sel   selection // the filter and order items are reviewed in
