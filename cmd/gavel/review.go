@@ -164,7 +164,7 @@ func runDemo(ctx context.Context, e env, o reviewFlags) error {
 	if err := o.checkAdjudicate(false); err != nil {
 		return err
 	}
-	if err := o.checkAdjudicateNew(ds, "the demo"); err != nil {
+	if err := o.checkAdjudicateNew(ds, "the demo", "gavel"); err != nil {
 		return err
 	}
 	if len(o.judges) == 0 {

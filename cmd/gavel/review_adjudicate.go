@@ -38,8 +38,8 @@ func (o reviewFlags) checkAdjudicate(planGiven bool) error {
 // from a dataset that carries no human column: nobody has labelled it.
 // One that carries them (annotator1, annotator2…) brings their labels
 // into the new session, and so the disagreements to settle. what names
-// the dataset in the message.
-func (o reviewFlags) checkAdjudicateNew(ds *dataset.Dataset, what string) error {
+// the dataset in the message, review the command that labels it.
+func (o reviewFlags) checkAdjudicateNew(ds *dataset.Dataset, what, review string) error {
 	if !o.adjudicate || !newSession(o.session) {
 		return nil
 	}
@@ -48,7 +48,7 @@ func (o reviewFlags) checkAdjudicateNew(ds *dataset.Dataset, what string) error 
 			return nil
 		}
 	}
-	return usagef("--adjudicate: session %s is new and %s carries no human label column, so nobody has labelled it yet: adjudication settles items where people's labels differ (label it first, e.g. gavel label %s ID VALUE --annotator NAME)", o.session, what, shellWordArg(o.session))
+	return usagef("--adjudicate: session %s is new and %s carries no human label column, so nobody has labelled it yet: adjudication settles items where people's labels differ. Have two people or more label it first (%s --annotator NAME), or import a file that carries their columns (annotator1, annotator2…)", o.session, what, review)
 }
 
 // adjudicateOptions opens the screen on the queue: no plan is followed.

@@ -58,7 +58,7 @@ func reviewStream(ctx context.Context, e env, path string, o reviewFlags) error 
 			return err
 		}
 	}
-	if err := o.checkAdjudicateNew(st.Head(), shellWordArg(path)); err != nil {
+	if err := o.checkAdjudicateNew(st.Head(), shellWordArg(path), "gavel review "+shellWordArg(path)+" --session "+shellWordArg(o.session)); err != nil {
 		st.Close()
 		return err
 	}
