@@ -260,3 +260,21 @@ func TestPairwiseJudgeOnADatasetWithoutPairs(t *testing.T) {
 		t.Errorf("exit %d, a warning for a dataset of pairs: %s", code, errb)
 	}
 }
+
+// A review of pairs with no judge named is refused before the screen, and
+// the session it made for it is gone: the next command does not find a
+// session with no judge to reopen.
+func TestReviewPairsWithoutJudgeLeavesNoSession(t *testing.T) {
+	dir := t.TempDir()
+	data := writePairs(t, dir)
+	session := filepath.Join(dir, "pairs.gavel")
+	code, _, errs := run(t, "review", data, "--session", session)
+	if code != 2 || !strings.Contains(errs, "holds pairs of responses, which the default judge match cannot judge") {
+		t.Fatalf("review of pairs with no judge: exit %d: %s", code, errs)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		if _, err := os.Stat(session + suffix); err == nil {
+			t.Errorf("the refused review left %s", session+suffix)
+		}
+	}
+}

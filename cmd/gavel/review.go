@@ -204,7 +204,9 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 	if rv == nil && buildsInBackground(o.session, ds, o) {
 		return reviewNew(ctx, e, loadedDataset(ds), o, js, cfg)
 	}
+	created := false
 	if rv == nil {
+		created = newSession(o.session)
 		if rv, err = openCarrying(o.session, o.annotator, ds); err != nil {
 			return err
 		}
@@ -215,6 +217,12 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 	}
 	if o.defaultJudge && allPairs(rv.Items) {
 		if js, err = pairsWithoutJudge(js, rv, datasetName(ds)); err != nil {
+			if created {
+				// Refused before the screen: the session made for it
+				// would only be found again by the next command.
+				rv.Store.Close()
+				sessions.RemoveSessionFiles(o.session)
+			}
 			return err
 		}
 	}
