@@ -192,6 +192,11 @@ func TestImportedRunsAndLabelsArriveWithTheStore(t *testing.T) {
 				o.MoreItems = func() ([]judge.Item, bool, error) { <-pages; return items, true, nil }
 			}
 			m := update(t, New(o), tea.WindowSizeMsg{Width: 120, Height: 40})
+			// J before the store: the file's judge is still to come.
+			m = press(t, m, "J")
+			if h := hintLineOf(m); !strings.Contains(h, "One judge so far: a judge the file carries joins once the session is written.") {
+				t.Errorf("J while the session is written: %q", h)
+			}
 			imported := judge.Info{Name: "imported · judge_verdict", Dimensions: []judge.Dimension{{Name: "correct", Scale: judge.Binary}}}
 			var verdicts []judge.Verdict
 			for _, it := range items {

@@ -137,6 +137,12 @@ func (m *Model) rejudgeStarted(msg rejudgeMsg) tea.Cmd {
 // switchJudge makes the next run active.
 func (w *workspace) switchJudge() {
 	if len(w.runs) < 2 {
+		if w.waitStore != nil {
+			// A new dataset's session is still being written: the
+			// judges its file carries come with it.
+			w.refuse("One judge so far: a judge the file carries joins once the session is written.")
+			return
+		}
 		w.refuse("This session has one judge. Name more with --judge to compare them.")
 		return
 	}
