@@ -53,7 +53,8 @@ ignoring case, its variant NAME@K (the K-th run of that judge, oldest
 first: docqa@2 after a changed prompt or model), else the name after " · "
 (the model, or an imported column: --judge GPT-4 finds "imported · GPT-4",
 not "imported · GPT-4 Turbo") or the judge's name. When several judges
-match, they are listed: pass the full label.
+match, they are listed: pass the full label. The ranking of the judges
+stays whole, to show where the one kept stands.
 
 A parse error (an answer the judge's output parser could not read) is left
 out of agreement and pass rates and only counted (--parse-errors exclude,
