@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -397,5 +398,28 @@ func TestHumanReferenceIsTheMajority(t *testing.T) {
 				t.Errorf("human %v judge %v: the filter finds %d items, the report counts %d", h, j, n, conf.Counts[hi][ji])
 			}
 		}
+	}
+}
+
+// With many judges the ranking fills an 80×24 screen: a switch of judges
+// then shows the part of the judge switched to, not the ranking again.
+func TestStatsScreenShowsTheJudgeSwitchedTo(t *testing.T) {
+	s := newCellSession()
+	for k := range 10 {
+		info := judge.Info{Name: fmt.Sprintf("judge%02d", k), Dimensions: matchInfo.Dimensions}
+		s.runs = append(s.runs, Run{Info: info, Key: info.Name, Verdicts: verdictsFor(s.items)})
+	}
+	m := waitStats(t, press(t, s.open(t, 80, 24), "s"))
+	if top := plain(m); !strings.Contains(top, "Judges, ranked by Cohen's kappa") {
+		t.Fatalf("the statistics do not open on the ranking:\n%s", top)
+	}
+	m = press(t, m, "J")
+	screen := plain(m)
+	if !strings.Contains(screen, "Statistics · judge 2/12 · docqa · gpt-4o") || !strings.Contains(screen, "Judge vs human") {
+		t.Fatalf("after J the judge's part is not on screen:\n%s", screen)
+	}
+	m = press(t, m, "up")
+	if !strings.Contains(plain(m), "Judge vs human") {
+		t.Errorf("one line up the part left the screen:\n%s", plain(m))
 	}
 }

@@ -34,6 +34,10 @@ type statsScreen struct {
 	// set when enter leaves for its items, since coming back starts at
 	// the top.
 	reveal bool
+	// toJudge scrolls, at the next frame, to the part of the judge just
+	// switched to when the ranking above it fills the box (many judges
+	// at 80×24): judgeChanged.
+	toJudge bool
 	// cache is the content last drawn: a frame asks for it several
 	// times (the view, the hint line, the keys).
 	cache statsCache
@@ -143,10 +147,12 @@ func (s *statsScreen) update(msg tea.KeyPressMsg) action {
 }
 
 // judgeChanged starts the new judge's statistics at their top, nothing
-// in focus.
+// in focus: the ranking of the judges, or, when the ranking leaves no
+// room for it, the judge's own part (toJudge).
 func (s *statsScreen) judgeChanged() {
 	s.scroll = 0
 	s.focused = false
+	s.toJudge = true
 }
 
 // reportMsg says where the report to send was written, or why not.
@@ -239,6 +245,14 @@ func (s *statsScreen) view(width, height int) string {
 			s.scrollTo(c.figures[k])
 		}
 	}
+	if s.toJudge {
+		s.toJudge = false
+		// The part shows when its first lines are in the box; else it
+		// starts the box.
+		if c.judgeAt > 0 && c.judgeAt+3 > height-2 {
+			s.scroll = c.judgeAt
+		}
+	}
 	s.scroll = clampOffset(s.scroll, len(c.lines), height-2)
 	title := "Statistics"
 	if r := s.run(); r != nil {
@@ -261,6 +275,9 @@ func (s *statsScreen) lines(width int) []string {
 type statsContent struct {
 	lines   []render.Line
 	figures []figure
+	// judgeAt is the line where the active judge's part starts, after
+	// the ranking of the judges; 0 when there is none.
+	judgeAt int
 }
 
 // content is the screen's text at a width: the judge table of the whole
@@ -287,6 +304,9 @@ func (s *statsScreen) draw(width int) statsContent {
 	if team := s.teamLines(width); len(team) > 0 {
 		c.lines = append(append(team, nil), c.lines...)
 		c.figures = figures(c.lines)
+		if c.judgeAt > 0 {
+			c.judgeAt += len(team) + 1
+		}
 	}
 	return c
 }
@@ -316,11 +336,12 @@ func (s *statsScreen) drawReport(width int) statsContent {
 	if len(lines) > 0 {
 		lines = append(lines, nil)
 	}
+	judgeAt := len(lines)
 	part := render.Select(*s.report, []string{r.key})
 	if len(part.Judges) == 0 {
 		lines = append(lines, render.Line{{Text: "No figures for this judge yet.", Role: render.RoleMuted}})
 	} else {
 		lines = append(lines, render.DetailLines(part, width)...)
 	}
-	return statsContent{lines: lines, figures: figures(lines)}
+	return statsContent{lines: lines, figures: figures(lines), judgeAt: judgeAt}
 }
