@@ -51,7 +51,7 @@ func newNoteDialog(item int, id, note string, width int) *textDialog {
 
 // newSearchDialog asks for a text to search the items for.
 func newSearchDialog() *textDialog {
-	return newTextDialog("search ", "", "text in the id, question, gold, prediction or responses (empty: every item)", "search", 500, 80,
+	return newTextDialog("search ", "", "id, question, gold, prediction or responses (empty: every item)", "search", 500, 80,
 		func(text string) tea.Msg { return searchQueryMsg{query: text} })
 }
 

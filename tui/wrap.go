@@ -33,7 +33,10 @@ func wrapSpans(s string, width int) []span {
 }
 
 func wrapParagraph(s string, ps, pe, width int, out []span) []span {
-	lineStart, lineW, lastSpace := ps, 0, -1
+	// lastComma is just after the line's last comma: a word wider than
+	// the line (a mapping, a list without spaces) breaks there, the
+	// comma kept, rather than inside a name.
+	lineStart, lineW, lastSpace, lastComma := ps, 0, -1, -1
 	for i := ps; i < pe; {
 		n, w := 1, 1
 		cluster := s[i : i+1]
@@ -48,20 +51,27 @@ func wrapParagraph(s string, ps, pe, width int, out []span) []span {
 			case cluster == " ":
 				// Break at this space and drop it.
 				out = append(out, span{lineStart, i})
-				lineStart, lineW, lastSpace = i+n, 0, -1
+				lineStart, lineW, lastSpace, lastComma = i+n, 0, -1, -1
 				i += n
 				continue
 			case lastSpace > lineStart:
 				out = append(out, span{lineStart, lastSpace})
 				lineStart, lastSpace = lastSpace+1, -1
 				lineW = ansi.StringWidth(s[lineStart:i])
+			case lastComma > lineStart && lastComma < i:
+				out = append(out, span{lineStart, lastComma})
+				lineStart, lastComma = lastComma, -1
+				lineW = ansi.StringWidth(s[lineStart:i])
 			default:
 				out = append(out, span{lineStart, i})
-				lineStart, lineW, lastSpace = i, 0, -1
+				lineStart, lineW, lastSpace, lastComma = i, 0, -1, -1
 			}
 		}
-		if cluster == " " {
+		switch cluster {
+		case " ":
 			lastSpace = i
+		case ",":
+			lastComma = i + n
 		}
 		lineW += w
 		i += n
