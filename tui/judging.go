@@ -24,11 +24,17 @@ func (m *Model) applyBatch(msg batchMsg) tea.Cmd {
 	if msg.closed {
 		delete(r.streams, msg.stream)
 		m.judgingEnded(r, st)
+		var fresh tea.Cmd
+		if m.screen == screenStats {
+			// The figures on screen were computed while the judge
+			// worked: they count every verdict now.
+			fresh = m.computeStats()
+		}
 		if v := m.variantOf(r); v != nil && !r.judging() {
 			v.stopped = st.last.Stopped != nil || (r.stopped != nil && r.stopped() != nil)
-			return m.variantFinished(v)
+			return tea.Batch(fresh, m.variantFinished(v))
 		}
-		return nil
+		return fresh
 	}
 	b := msg.batch
 	st.last = b

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
+	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
 var likert15 = judge.Info{Name: "quality", Dimensions: []judge.Dimension{{Name: "helpfulness", Scale: judge.Likert}}}
@@ -203,7 +204,8 @@ func TestRejudgeAllConfirmed(t *testing.T) {
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 30),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	tm.Type("R")
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("Re-judge all 4 items")) },
+	// The question opens at once; y is taken once its tasks are counted.
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("(4 tasks)?")) },
 		teatest.WithDuration(5*time.Second))
 	tm.Type("y")
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("Re-judging all 4 items")) },
@@ -452,5 +454,34 @@ func TestListSearchMovesTheCursor(t *testing.T) {
 	m = press(t, m, "enter")
 	if m.cur != 1 {
 		t.Errorf("enter opened item %d, want q2 (index 1)", m.cur)
+	}
+}
+
+// The statistics on screen are computed again when a judge ends its
+// work: those computed while it judged miss its last verdicts.
+func TestStatsRecomputedWhenJudgingEnds(t *testing.T) {
+	items := testItems(3)
+	var mu sync.Mutex
+	computed := 0
+	statsFn := func() (stats.Report, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		computed++
+		return stats.Report{}, nil
+	}
+	ch := make(chan sessions.Batch)
+	close(ch)
+	m := update(t, New(Options{Store: &fakeStore{}, Annotator: "tester", Dataset: "test.jsonl", Items: items,
+		Runs: []Run{{Info: matchInfo}}, Stats: statsFn}), tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.runs[0].streams[0] = &stream{ch: ch, last: sessions.Batch{Total: 3}}
+	m = press(t, m, "s")
+	mu.Lock()
+	before := computed
+	mu.Unlock()
+	m = update(t, m, batchMsg{run: 0, stream: 0, closed: true})
+	mu.Lock()
+	defer mu.Unlock()
+	if before != 1 || computed != 2 {
+		t.Errorf("statistics computed %d times on opening, %d after the judge ended; want 1 and 2", before, computed)
 	}
 }
