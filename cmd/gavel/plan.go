@@ -198,7 +198,12 @@ func runPlan(e env, path string, o planFlags, set func(string) bool) error {
 	if err != nil {
 		return err
 	}
-	writePlanSummary(e.stderr, path, dr, set("extend"), set("show"))
+	// The review that follows the plan opens the session's dataset.
+	data := "DATASET"
+	if info, ok, err := s.Dataset(); err == nil && ok && info.Path != "" {
+		data = shellArg(info.Path)
+	}
+	writePlanSummary(e.stderr, path, data, dr, set("extend"), set("show"))
 	if o.format == planFormatText {
 		return writePlanText(e.stdout, dr)
 	}
@@ -323,7 +328,7 @@ func writePlanText(w io.Writer, dr sessions.PlanDraw) error {
 }
 
 // writePlanSummary says what the plan is, on stderr.
-func writePlanSummary(w io.Writer, path string, dr sessions.PlanDraw, extended, shown bool) {
+func writePlanSummary(w io.Writer, path, data string, dr sessions.PlanDraw, extended, shown bool) {
 	p := dr.Plan
 	verb := "Recorded"
 	switch {
@@ -368,8 +373,12 @@ func writePlanSummary(w io.Writer, path string, dr sessions.PlanDraw, extended, 
 	for _, n := range dr.Notes {
 		fmt.Fprintln(w, safetext.SanitizeLine(n))
 	}
-	fmt.Fprintf(w, "Label them on the review screen (gavel review %s follows the plan), or with: gavel label %s ID VALUE --via %s (gavel stats then weights each label by its probability).\n",
-		safetext.SanitizeLine(shellArg(path)), safetext.SanitizeLine(shellArg(path)), sessions.PlanVia(p.ID))
+	review := "gavel review " + data + " --session " + shellArg(path)
+	if pg.IsURL(path) {
+		review = "gavel review " + shellArg(path)
+	}
+	fmt.Fprintf(w, "Label them on the review screen (%s follows the plan), or with: gavel label %s ID VALUE --via %s (gavel stats then weights each label by its probability).\n",
+		safetext.SanitizeLine(review), safetext.SanitizeLine(shellArg(path)), sessions.PlanVia(p.ID))
 }
 
 // shellArg is a session argument for a command line shown to the user:

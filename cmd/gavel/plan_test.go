@@ -84,7 +84,8 @@ func TestPlanCommand(t *testing.T) {
 		sum += r.Probability
 	}
 	for _, want := range []string{"Recorded plan 1 of " + path + ": active, 6 of 30 items, seed 3, drawn from the verdicts of \"conf\" on correct.",
-		"All 30 verdicts say how unsure they are", "--via plan:1"} {
+		"All 30 verdicts say how unsure they are", "--via plan:1",
+		"(gavel review plan.jsonl --session " + path + " follows the plan)"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}

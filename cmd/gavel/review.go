@@ -404,8 +404,8 @@ func pairsWithoutJudge(js judgeSet, rv *sessions.Review, name string) (judgeSet,
 			}
 		}
 	}
-	return js, usagef("%s holds pairs of responses, which the default judge match cannot judge: review them with --judge pairwise --model MODEL (an LLM judge; --swap also judges each pair in the other order), or bring a judge's verdicts in first with gavel import %s --scale pairwise",
-		name, name)
+	return js, usagef("%s holds pairs of responses, which the default judge match cannot judge: review them with --judge pairwise --model MODEL (an LLM judge; --swap also judges each pair in the other order), or bring a judge's verdicts in first from a file that carries them: gavel import FILE --scale pairwise --session %s",
+		name, shellWordArg(rv.Store.Path()))
 }
 
 // datasetName is how messages name the dataset.
