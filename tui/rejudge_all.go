@@ -39,10 +39,10 @@ func (s *reviewScreen) askRejudgeAll() action {
 		return action{}
 	}
 	if r.rejudge == nil {
-		s.refuse(cannotRejudge(r))
+		s.warn(cannotRejudge(r)) // kept in the log: too long for 80 columns
 		return action{}
 	}
-	if s.refuseWhileLoading("Re-judging every item of the filter") {
+	if s.refuseWhileLoading("Re-judging the filter") {
 		return action{}
 	}
 	if len(s.sel.items) == 0 {

@@ -160,7 +160,7 @@ func TestRejudgeAllRefusals(t *testing.T) {
 		Runs: []Run{{Info: matchInfo, Rejudge: rj.fn}}, ItemCount: 4,
 		MoreItems: func() ([]judge.Item, bool, error) { select {} }}), tea.WindowSizeMsg{Width: 160, Height: 30})
 	m = press(t, m, "R")
-	if h := hintLineOf(m); m.top() != nil || !strings.Contains(h, "Re-judging every item of the filter waits until every item is read (2 of 4 so far)") {
+	if h := hintLineOf(m); m.top() != nil || !strings.Contains(h, "Re-judging the filter waits until every item is read (2 of 4 so far)") {
 		t.Errorf("R while reading: %q", h)
 	}
 }
