@@ -232,7 +232,7 @@ func markdownDimension(b *strings.Builder, judgeName string, d stats.DimensionRe
 		w(" **%s.**", MarkdownText(capitalize(a.SmallSample)))
 	}
 	if f.HumanTies > 0 {
-		w(" %s with annotators tied on the value are left out.", plural(f.HumanTies, "labelled item", "labelled items"))
+		w(" %s with annotators tied on the value %s left out.", plural(f.HumanTies, "labelled item", "labelled items"), map[bool]string{true: "is", false: "are"}[f.HumanTies == 1])
 	}
 	w("\n")
 	if s := f.Selection.Warning; s != "" {
