@@ -62,6 +62,9 @@ func (w *workspace) wanted() (filter, order) {
 // selectAs computes the selection of filter f in order o: at once on a
 // small dataset, as a job (see asyncSelectionFrom) on a large one.
 func (w *workspace) selectAs(f filter, o order) tea.Cmd {
+	// A selection made after a switch of judges is the new judge's:
+	// nothing to select again (reselectForJudge).
+	w.judgeMoved = false
 	w.sel.job.gen++
 	w.sel.job.running = false
 	w.sel.searching = false
@@ -78,6 +81,7 @@ func (w *workspace) selectAs(f filter, o order) tea.Cmd {
 // orderAs puts the selection in force in order o without testing its
 // filter again (a search's matches are known).
 func (w *workspace) orderAs(o order) tea.Cmd {
+	w.judgeMoved = false
 	items := slices.Clone(w.sel.items)
 	slices.Sort(items)
 	w.sel.job.gen++
