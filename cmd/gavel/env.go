@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/signal"
 	"os/user"
 	"path/filepath"
 	"runtime"
@@ -27,7 +28,17 @@ func newEnv() env {
 		stderr: os.Stderr,
 		getenv: os.Getenv,
 		runTUI: func(ctx context.Context, m tea.Model) (tea.Model, error) {
-			return tea.NewProgram(m, tea.WithContext(ctx)).Run()
+			// The screen ends through ctx alone: SIGHUP and SIGTERM
+			// (quitSignals) and, here, SIGINT (sent from outside; a ^C
+			// typed is a key). Bubble Tea's own handler of SIGINT and
+			// SIGTERM hands its quit to the event loop that the same
+			// SIGTERM, through ctx, may already have ended: it then waits
+			// forever, Run waits for it, and the next SIGTERM is caught
+			// by it too. A review was seen idle so after kill and a
+			// closed terminal.
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+			defer stop()
+			return tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler()).Run()
 		},
 	}
 }
