@@ -35,7 +35,7 @@ type workspace struct {
 	blindQueue bool
 	// tally is derived per item for the active run, kept up to date by
 	// refresh so that drawing a frame never scans the dataset; kept holds
-	// the other runs' tallies once derived (tally.go).
+	// the other runs' tallies, derived in steps (tally.go).
 	tally
 	kept []*tally
 	// tallying is set while a step deriving the kept tallies is on its

@@ -33,9 +33,10 @@ func wrapSpans(s string, width int) []span {
 }
 
 func wrapParagraph(s string, ps, pe, width int, out []span) []span {
-	// lastComma is just after the line's last comma: a word wider than
-	// the line (a mapping, a list without spaces) breaks there, the
-	// comma kept, rather than inside a name.
+	// lastComma is just after the line's last comma or plus: a word
+	// wider than the line (a mapping, a list of columns joined by + or ,
+	// without spaces) breaks there, the sign kept, rather than inside a
+	// name.
 	lineStart, lineW, lastSpace, lastComma := ps, 0, -1, -1
 	for i := ps; i < pe; {
 		n, w := 1, 1
@@ -70,7 +71,7 @@ func wrapParagraph(s string, ps, pe, width int, out []span) []span {
 		switch cluster {
 		case " ":
 			lastSpace = i
-		case ",":
+		case ",", "+":
 			lastComma = i + n
 		}
 		lineW += w

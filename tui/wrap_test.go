@@ -21,6 +21,7 @@ func TestWrapPlain(t *testing.T) {
 		{"long word breaks after a comma", "mapped question=question,gold=answer,prediction=prediction", 30,
 			[]string{"mapped", "question=question,gold=answer,", "prediction=prediction"}},
 		{"a space still comes first", "ab,cd ef", 6, []string{"ab,cd", "ef"}},
+		{"or after a plus", "verdict=Llama-7B+Llama-70B+EM", 20, []string{"verdict=Llama-7B+", "Llama-70B+EM"}},
 		{"a comma-less rest is cut", "a,bcdefgh", 4, []string{"a,", "bcde", "fgh"}},
 		{"newlines kept", "a\n\nb", 5, []string{"a", "", "b"}},
 		{"wide runes", "日本語です", 4, []string{"日本", "語で", "す"}},
