@@ -180,11 +180,18 @@ func checkAction(a Action) error {
 	return nil
 }
 
-// nextGroup numbers a new group; writes are serialised by the IMMEDIATE
-// transaction, so max+1 cannot be taken twice.
+// nextGroup numbers a new group: past every action's id and every group
+// number, so that it is the id its first action will get (SQLite gives a
+// new row the largest id + 1), unless an older group number is larger.
+// A group of one then has group_id = id, which the partial index
+// actions_by_group leaves out (schema v12); an older session's groups,
+// numbered 1, 2, 3… apart from the ids, stay as they are. Both maxima
+// are read from an index's end, and writes are serialised by the
+// IMMEDIATE transaction, so the number cannot be taken twice.
 func nextGroup(tx *sql.Tx) (int64, error) {
 	var g int64
-	err := tx.QueryRow(`SELECT coalesce(max(group_id), 0) + 1 FROM actions`).Scan(&g)
+	err := tx.QueryRow(`SELECT max(coalesce((SELECT max(id) FROM actions), 0),
+		coalesce((SELECT max(group_id) FROM actions WHERE group_id <> id), 0)) + 1`).Scan(&g)
 	return g, err
 }
 
@@ -246,7 +253,7 @@ func (s *Store) Undo() ([]Action, error) {
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(`SELECT `+actionColumns+` FROM live_actions WHERE group_id = ? AND annotator = ? ORDER BY id`, target, s.annotator)
+		rows, err := tx.Query(groupActions, target, s.annotator)
 		if err != nil {
 			return err
 		}

@@ -235,6 +235,9 @@ func (w *groupWriter) add(g []Action) error {
 	if len(g) == 0 {
 		return nil
 	}
+	// The group is numbered by its first action's id, as nextGroup numbers
+	// a key press's, once past the numbers an older session used.
+	w.group = max(w.group, w.nextID)
 	for _, a := range g {
 		if err := checkAction(a); err != nil {
 			return fmt.Errorf("session %s: %w", w.path, err)

@@ -284,7 +284,7 @@ func (s *Store) LastLiveGroup(annotator string) ([]Action, error) {
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(`SELECT `+actionColumns+` FROM live_actions WHERE group_id = ? AND annotator = ? ORDER BY id`, target, annotator)
+		rows, err := tx.Query(groupActions, target, annotator)
 		if err != nil {
 			return err
 		}

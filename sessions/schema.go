@@ -31,6 +31,7 @@ var migrations = []migration{
 	{name: "labelling plans, Batch API submissions, decision log", sql: schemaV9 + schemaBatches + schemaDecisionLog},
 	{name: "a team's work queue: queue slots and settings", sql: schemaV10},
 	{name: "field layouts and segment sets stored once", sql: schemaV11},
+	{name: "indexes no read used dropped or made partial", sql: schemaV12},
 }
 
 // schemaVersion is the newest schema this build reads and writes.

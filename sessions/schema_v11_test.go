@@ -288,8 +288,8 @@ func TestUpgradeFromV10(t *testing.T) {
 	migrations, schemaVersion = saved, len(saved)
 	s = openStore(t, path, "ann")
 	db := rawDB(t, path)
-	if v := pragmaInt(t, db, "user_version"); v != 11 {
-		t.Fatalf("user_version %d after the upgrade, want 11", v)
+	if v := pragmaInt(t, db, "user_version"); v != int64(schemaVersion) {
+		t.Fatalf("user_version %d after the upgrade, want %d", v, schemaVersion)
 	}
 	if got := dumpRows(t, db, q); !reflect.DeepEqual(got, rowsBefore) {
 		t.Errorf("items changed:\n%s\nbefore:\n%s", strings.Join(got, "\n"), strings.Join(rowsBefore, "\n"))

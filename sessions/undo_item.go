@@ -22,7 +22,7 @@ func (s *Store) UndoItem(itemID string) ([]Action, error) {
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(`SELECT `+actionColumns+` FROM live_actions WHERE group_id = ? AND annotator = ? AND item_id = ? ORDER BY id`,
+		rows, err := tx.Query(groupActionsOnItem,
 			target, s.annotator, itemID)
 		if err != nil {
 			return err

@@ -12,7 +12,8 @@ import (
 
 // The schema steps since v9 only add tables and columns (v10 the queue's
 // tables, v11 item_layouts, segment_sets and the items' columns that name
-// them), so a team session made by an older Gavel is brought up to this
+// them; v12 changes only the session file's indexes, which the mirror does
+// not copy), so a team session made by an older Gavel is brought up to this
 // build's schema by adding what its mirror lacks: the new tables, empty,
 // and the new columns, NULL in every row, as SQLite's own upgrade leaves
 // them. Older sessions keep the message that names their version.
