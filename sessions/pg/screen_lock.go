@@ -38,7 +38,7 @@ func (s *Store) LockScreen(ctx context.Context, annotator string) (release func(
 		return nil, fmt.Errorf("%w: %q is already reviewing the team session %s on another screen (this machine or another): one screen per person and session keeps your labels in step; quit that one first, or review as someone else with --annotator NAME",
 			ErrScreenOpen, annotator, s.target.Shown)
 	}
-	return func() { conn.Close(context.Background()) }, nil
+	return releaseAdvisory(conn, screenLockKey(s.target.Schema, annotator)), nil
 }
 
 // screenLockKey is the advisory lock key of annotator's review screen on

@@ -176,7 +176,7 @@ func (s *Store) LockRun(ctx context.Context) (release func(), err error) {
 		conn.Close(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("another gavel run is judging the team session %s (one run at a time per session): wait until it ends, then run again to judge what it left", s.target.Shown)
 	}
-	return func() { conn.Close(context.Background()) }, nil
+	return releaseAdvisory(conn, runLockKey(s.target.Schema)), nil
 }
 
 // runLockKey is the advisory lock key of gavel run on the session whose
