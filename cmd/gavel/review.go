@@ -57,6 +57,10 @@ judges call an OpenAI-compatible server: --model names the model, --base-url
 (or OPENAI_BASE_URL) the server, OPENAI_API_KEY (or --api-key) the key. Their
 answers are cached in the session, so reopening costs nothing; r re-judges.
 
+A session file holds its items: gavel review S.gavel reviews them without
+the dataset file (moved, or sent with the session); a change to the file
+is then not seen.
+
 A team's session in PostgreSQL is reviewed by its URL instead of a dataset:
 gavel review 'postgres://USER@HOST/DB?session=NAME' (no dataset file: the
 session holds its items). You then see the others' labels as they make
@@ -116,6 +120,9 @@ func runReview(ctx context.Context, e env, path string, o reviewFlags) error {
 	}
 	if pg.IsURL(o.session) {
 		return usagef("a team session holds its items: review it with gavel review %s (no dataset file)", shellArg(o.session))
+	}
+	if sessions.LooksLikeSession(path) {
+		return reviewSessionFile(ctx, e, path, o) // review_session.go
 	}
 	if o.session == "" {
 		o.session = defaultSessionPath(path)

@@ -40,7 +40,7 @@ func TestLoadErrors(t *testing.T) {
 		{"binary", bad("random.jsonl"), Options{}, "testdata/bad/random.jsonl looks like a binary file, not JSONL/JSON/CSV: check that this is the dataset file"},
 		{"excel", bad("sheet.xlsx"), Options{}, "testdata/bad/sheet.xlsx is a ZIP archive (an Excel workbook?), not JSONL/JSON/CSV: export the sheet as CSV, or unzip the archive and load the file inside"},
 		{"parquet", bad("data.parquet"), Options{}, `testdata/bad/data.parquet is a Parquet file, which Gavel cannot read yet: convert it to JSONL (in Python: pandas.read_parquet(f).to_json(out, orient="records", lines=True))`},
-		{"sqlite", bad("session.gavel"), Options{}, "testdata/bad/session.gavel is a SQLite database (a Gavel session?), not a dataset: give the JSONL, JSON or CSV file the items come from"},
+		{"sqlite", bad("session.gavel"), Options{}, "testdata/bad/session.gavel is a SQLite database, not a dataset: give the JSONL, JSON or CSV file the items come from (gavel review opens a Gavel session file as it is)"},
 		{"zstd", bad("data.jsonl.zst"), Options{}, "testdata/bad/data.jsonl.zst is zstd-compressed, which Gavel cannot read: decompress it first (zstd -d), or compress it with gzip instead"},
 		{"utf-16", bad("utf16.csv"), Options{}, `testdata/bad/utf16.csv is UTF-16 text: save it as UTF-8 (in Excel: "CSV UTF-8"; or iconv -f UTF-16 -t UTF-8)`},
 		{"truncated gzip", bad("truncated.jsonl.gz"), Options{}, "testdata/bad/truncated.jsonl.gz: the gzip data ends early, so the file is cut short (was a download or copy interrupted?)"},

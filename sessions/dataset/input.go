@@ -19,7 +19,7 @@ var magics = []struct {
 }{
 	{"PK\x03\x04", "is a ZIP archive (an Excel workbook?), not JSONL/JSON/CSV: export the sheet as CSV, or unzip the archive and load the file inside"},
 	{"PAR1", "is a Parquet file, which Gavel cannot read yet: convert it to JSONL (in Python: pandas.read_parquet(f).to_json(out, orient=\"records\", lines=True))"},
-	{"SQLite format 3\x00", "is a SQLite database (a Gavel session?), not a dataset: give the JSONL, JSON or CSV file the items come from"},
+	{"SQLite format 3\x00", "is a SQLite database, not a dataset: give the JSONL, JSON or CSV file the items come from (gavel review opens a Gavel session file as it is)"},
 	{"\xfd7zXZ\x00", "is xz-compressed, which Gavel cannot read: decompress it first (xz -d), or compress it with gzip instead"},
 	{"\x28\xb5\x2f\xfd", "is zstd-compressed, which Gavel cannot read: decompress it first (zstd -d), or compress it with gzip instead"},
 	{"BZh?1AY&SY", "is bzip2-compressed, which Gavel cannot read: decompress it first (bunzip2), or compress it with gzip instead"},
