@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions/dataset"
 	"github.com/gavel-dev/gavel/sessions/plan"
 )
 
@@ -115,7 +116,7 @@ func strata(items []judge.Item, field string) (map[string][]int, error) {
 		groups[v] = append(groups[v], i)
 	}
 	if !found && len(items) > 0 {
-		return nil, fmt.Errorf("no row has a field %s to stratify by: %s", strconv.Quote(field), fieldNames(items[0].Fields))
+		return nil, newError(dataset.ErrFlag, nil, "no row has a field %s to stratify by: %s", strconv.Quote(field), fieldNames(items[0].Fields))
 	}
 	return groups, nil
 }

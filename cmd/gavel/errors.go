@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gavel-dev/gavel/sessions/dataset"
 	"github.com/gavel-dev/gavel/sessions/safetext"
 )
 
@@ -34,7 +35,7 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &u), strings.HasPrefix(err.Error(), "unknown command"),
+	case errors.As(err, &u), errors.Is(err, dataset.ErrFlag), strings.HasPrefix(err.Error(), "unknown command"),
 		strings.HasPrefix(err.Error(), "unknown flag"), strings.HasPrefix(err.Error(), "unknown shorthand flag"):
 		return exitUsage
 	}

@@ -56,6 +56,10 @@ func TestExitCodes(t *testing.T) {
 		{"bad --map", []string{"review", "x.jsonl", "--map", "gold"}, 2, "--map"},
 		{"unknown judge", []string{"judges", "nope"}, 2, "no judge called"},
 		{"missing file", []string{"review", "does-not-exist.jsonl"}, 1, "does-not-exist.jsonl does not exist"},
+		// A flag that names what the rows lack is a usage error, as a
+		// --judge the session lacks is.
+		{"--map to a missing field", []string{"run", "../../sessions/dataset/testdata/good/basic.jsonl", "--map", "gold=nosuch"}, 2, `no field "nosuch" (from --map gold=nosuch)`},
+		{"--stratify by a missing field", []string{"sample", "../../sessions/dataset/testdata/good/basic.jsonl", "-n", "1", "--stratify", "nosuch"}, 2, `no row has a field "nosuch" to stratify by`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -89,7 +89,7 @@ func TestSampleCSVRowsAndErrors(t *testing.T) {
 	}{
 		{[]string{"sample", data}, 2, "-n N"},
 		{[]string{"sample", data, "-n", "-3"}, 2, "-n N"},
-		{[]string{"sample", data, "-n", "1", "--stratify", "colour"}, 1, `no row has a field "colour"`},
+		{[]string{"sample", data, "-n", "1", "--stratify", "colour"}, 2, `no row has a field "colour"`}, // the flag names what the rows lack
 		{[]string{"sample", filepath.Join(dir, "nope.jsonl"), "-n", "1"}, 1, "does not exist"},
 	}
 	for _, tc := range tests {

@@ -50,8 +50,8 @@ func (l *loader) mapFields(d *discovery, columns []string) error {
 		}
 		for _, p := range fieldsOf(role, f) {
 			if !d.has(p, columns == nil) {
-				return fmt.Errorf("%s: no field %s (from --map %s=%s): %s; fix the --map",
-					l.name, quoteName(p), role, printable(f), l.keyList(d.keys))
+				return &flagError{fmt.Sprintf("%s: no field %s (from --map %s=%s): %s; fix the --map",
+					l.name, quoteName(p), role, printable(f), l.keyList(d.keys))}
 			}
 			used[p] = true
 		}
