@@ -39,10 +39,9 @@ func BenchmarkStoreKeyPressDetails(b *testing.B) {
 	if detailsErr != nil {
 		b.Fatal(detailsErr)
 	}
-	for i := range r.verdicts {
-		for k := range r.verdicts[i] {
-			r.verdicts[i][k].Reason, r.verdicts[i][k].Extra = "", nil
-		}
+	for k, mo := range r.tab.more {
+		mo.reason, mo.extra = "", nil
+		r.tab.more[k] = mo
 	}
 	r.detail = detailCache{item: -1}
 	keys := []tea.KeyPressMsg{keyMsg("y"), keyMsg("n")}

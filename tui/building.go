@@ -59,14 +59,9 @@ func (m *Model) arrive(a Arrivals) tea.Cmd {
 	if len(a.Others) > 0 || len(a.OthersCantJudge) > 0 {
 		m.setOthers(a.Others, a.OthersCantJudge)
 	}
-	var cmds []tea.Cmd
-	for _, k := range m.addRuns(a.Runs) {
-		if r := m.runs[k]; r.loading && !m.loading() {
-			cmds = append(cmds, loadRun(k, r.load))
-		}
-	}
+	m.addRuns(a.Runs)
 	m.review.cache.clear()
-	return tea.Batch(cmds...)
+	return m.nextLoad()
 }
 
 // building reports whether the session is still being written.

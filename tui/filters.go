@@ -222,13 +222,7 @@ func (w *workspace) judgesDiffer(i int) bool {
 }
 
 func (w *workspace) confidence(i int) (float64, bool) {
-	lowest, has := 1.0, false
-	for _, v := range w.run().verdicts[i] {
-		if v.Confidence != nil {
-			lowest, has = min(lowest, *v.Confidence), true
-		}
-	}
-	return lowest, has
+	return w.run().confidence(i)
 }
 
 // rankConfidence is an item's confidence as the least-confident order
@@ -251,25 +245,13 @@ func (w *workspace) lowConfidence(i int) bool {
 // hasError reports an item whose verdict failed, in either order of a
 // pair (a truncated one has its own filter).
 func (w *workspace) hasError(i int) bool {
-	return w.hasStatus(i, func(v *judge.Verdict) bool { return !v.OK() && v.Status != judge.StatusTruncated })
+	return w.run().anyStatus(i, func(s judge.Status) bool { return s != judge.StatusOK && s != judge.StatusTruncated })
 }
 
 // hasTruncated reports an item whose verdict is truncated (the server cut
 // the prompt to its context), in either order of a pair.
 func (w *workspace) hasTruncated(i int) bool {
-	return w.hasStatus(i, func(v *judge.Verdict) bool { return v.Status == judge.StatusTruncated })
-}
-
-func (w *workspace) hasStatus(i int, is func(*judge.Verdict) bool) bool {
-	r := w.run()
-	for _, vs := range [][]judge.Verdict{r.verdicts[i], r.swappedOf(i)} {
-		for k := range vs {
-			if is(&vs[k]) {
-				return true
-			}
-		}
-	}
-	return false
+	return w.run().anyStatus(i, func(s judge.Status) bool { return s == judge.StatusTruncated })
 }
 
 // judgeAt reports whether the judge gave the top (or bottom) value of the

@@ -165,9 +165,16 @@ func (w *workspace) previousJudge() {
 	w.useJudge((w.act + len(w.runs) - 1) % len(w.runs))
 }
 
-// runLoaded shows a run's verdicts once read, and starts following its
-// judging.
+// runLoaded shows a run's verdicts once read, starts following its
+// judging, and reads the next run's.
 func (m *Model) runLoaded(msg loadedMsg) tea.Cmd {
+	m.reading = false
+	cmd := m.placeLoaded(msg)
+	return tea.Batch(cmd, m.nextLoad())
+}
+
+// placeLoaded takes in a run's verdicts and starts following its judging.
+func (m *Model) placeLoaded(msg loadedMsg) tea.Cmd {
 	if msg.run >= len(m.runs) {
 		return nil
 	}

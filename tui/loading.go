@@ -95,10 +95,8 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 	total := max(n, w.load.total)
 	w.growTallies(n, total)
 	for _, r := range w.runs {
-		r.verdicts = extend(r.verdicts, n, total)
-		if r.swapped != nil {
-			r.swapped = extend(r.swapped, n, total)
-		}
+		r.verdicts.extend(n, total)
+		r.swapped.extend(n, total) // when made
 	}
 	for i := old; i < n; i++ {
 		w.refresh(i)
@@ -127,7 +125,7 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 	}
 	sel = tea.Batch(sel, w.planItemsRead())
 	m.review.cache.clear()
-	return tea.Batch(sel, m.loadRuns())
+	return tea.Batch(sel, m.nextLoad())
 }
 
 // growsWithPages reports whether the selection takes in each page of
@@ -153,17 +151,6 @@ func extend[T any](s []T, n, total int) []T {
 		s = slices.Grow(s, total-len(s))
 	}
 	return s[:n]
-}
-
-// loadRuns reads the verdicts of every run not read yet.
-func (m *Model) loadRuns() tea.Cmd {
-	var cmds []tea.Cmd
-	for i, r := range m.runs {
-		if r.loading {
-			cmds = append(cmds, loadRun(i, r.load))
-		}
-	}
-	return tea.Batch(cmds...)
 }
 
 // refuseWhileLoading refuses what needs every item while they are still

@@ -290,10 +290,8 @@ func (m *Model) Init() tea.Cmd {
 		for id, st := range r.streams {
 			cmds = append(cmds, waitBatch(i, id, st.ch))
 		}
-		if r.loading && !m.loading() {
-			cmds = append(cmds, loadRun(i, r.load))
-		}
 	}
+	cmds = append(cmds, m.nextLoad())
 	if m.loading() {
 		cmds = append(cmds, readItems(m.load.more))
 	}

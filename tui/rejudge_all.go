@@ -63,7 +63,7 @@ func (s *reviewScreen) askRejudgeAll() action {
 	if pairwiseJudge(r.info) {
 		swap = make([]bool, len(picked))
 		for k, i := range picked {
-			swap[k] = s.swap || len(r.swappedOf(i)) > 0
+			swap[k] = s.swap || r.hasSwapped(i)
 		}
 	}
 	items, info, run := s.items, r.info, s.act

@@ -106,16 +106,22 @@ type vkey struct {
 
 // runView is a run's verdicts indexed for drawing, and its judging.
 type runView struct {
-	info     judge.Info
-	key      string
-	id       int64             // in the session; 0 when unknown
-	verdicts [][]judge.Verdict // per item, one per criterion
+	info judge.Info
+	key  string
+	id   int64 // in the session; 0 when unknown
+	// verdicts are the current verdicts as compact records
+	// (verdict_store.go), per item one per criterion; tab holds what the
+	// records of both orders point into.
+	verdicts verdictSlots
+	tab      verdictTables
+	// ids finds an item's position, and its id for a whole verdict.
+	ids *itemIndex
 	// swapped holds the swapped-order verdicts (the position-bias audit),
 	// per item like verdicts; nSwapped counts the slots filled, so that
-	// the swap filter is offered only where it can match. It is nil
-	// until a run has a swapped-order verdict (swappedSlots): most judges
-	// never have one, and a slot per item is 24 MB at a million.
-	swapped  [][]judge.Verdict
+	// the swap filter is offered only where it can match. Its slots are
+	// not made until a run has a swapped-order verdict (swappedSlots):
+	// most judges never have one.
+	swapped  verdictSlots
 	nSwapped int
 	// nTruncated counts the current verdicts (either order) that are
 	// truncated (the server cut the prompt), so that their filter is
@@ -133,38 +139,9 @@ type runView struct {
 	// meanwhile.
 	load    func() (Loaded, error)
 	loading bool
-	// values holds one Values map per (dimension, value) of the run's
-	// one-dimension verdicts, which share it (see share).
-	values map[oneValue]map[string]float64
 	// detail holds the whole verdicts of the item last shown
 	// (workspace.detailed).
 	detail detailCache
-}
-
-// oneValue is a Values map of one dimension.
-type oneValue struct {
-	dim   string
-	value float64
-}
-
-// share has a verdict of one dimension hold the run's map of its value:
-// a million verdicts hold a handful of values, and a map each is ~250
-// bytes. Nothing changes a verdict's Values once made.
-func (r *runView) share(vd *judge.Verdict) {
-	if len(vd.Values) != 1 {
-		return
-	}
-	for d, x := range vd.Values {
-		k := oneValue{d, x}
-		if m, ok := r.values[k]; ok {
-			vd.Values = m
-		} else if len(r.values) < 1024 && x == x { // NaN is never found again
-			if r.values == nil {
-				r.values = map[oneValue]map[string]float64{}
-			}
-			r.values[k] = vd.Values
-		}
-	}
 }
 
 func newRunView(r Run, index *itemIndex, n int) *runView {
@@ -172,7 +149,9 @@ func newRunView(r Run, index *itemIndex, n int) *runView {
 		info:     r.Info,
 		key:      r.Key,
 		id:       r.ID,
-		verdicts: make([][]judge.Verdict, n),
+		verdicts: verdictSlots{first: make([]cverdict, n)},
+		tab:      newVerdictTables(),
+		ids:      index,
 		streams:  map[int]*stream{},
 		rejudge:  r.Rejudge,
 		cost:     r.Cost,
@@ -235,48 +214,57 @@ func (r *runView) put(index *itemIndex, vd judge.Verdict, remember bool) int {
 	if !ok {
 		return -1
 	}
-	r.share(&vd)
-	if vd.Status == judge.StatusTruncated {
-		r.nTruncated++
-	}
 	if r.detail.item == i || r.detail.asked == i {
 		r.detail.forget() // a newer verdict of the item shown: read again
 	}
-	slots := r.verdicts
-	if vd.Swapped {
-		slots = r.swappedSlots()
-	}
-	vs := slots[i]
-	for k := range vs {
-		if vs[k].Criterion == vd.Criterion {
-			if remember {
-				r.was[vkey{i, vd.Criterion, vd.Swapped}] = vs[k]
-			}
-			if vs[k].Status == judge.StatusTruncated {
-				r.nTruncated--
-			}
-			vs[k] = vd
-			return i
-		}
-	}
-	slots[i] = append(vs, vd)
-	if vd.Swapped {
-		r.nSwapped++
-	}
+	r.store(i, &vd, remember)
 	return i
 }
 
+// store keeps vd as item i's current verdict of its criterion and order.
+func (r *runView) store(i int, vd *judge.Verdict, remember bool) {
+	slots := &r.verdicts
+	if vd.Swapped {
+		slots = r.swappedSlots()
+	}
+	key := vkey{i, vd.Criterion, vd.Swapped}
+	if remember {
+		// Read before pack overwrites what more holds of it.
+		if c := slots.find(i, vd.Criterion); c != nil {
+			r.was[key] = r.tab.unpack(c, key, r.itemID(i))
+		}
+	}
+	c := r.tab.pack(vd, key)
+	if c.status == codeTruncated {
+		r.nTruncated++
+	}
+	old, replaced := slots.set(i, c)
+	if !replaced {
+		if vd.Swapped {
+			r.nSwapped++
+		}
+		return
+	}
+	if old.status == codeTruncated {
+		r.nTruncated--
+	}
+	if old.more && !c.more {
+		delete(r.tab.more, key)
+	}
+}
+
 // putAll stores verdicts read from the session (swapped: of the second
-// order) as put does. An item's verdicts that come together, one per
-// criterion, into an item that has none yet are not copied: the item's
-// slot is their part of vs (capped, so that a later put copies it
-// first). A million verdicts then cost their one array rather than an
-// allocation each. vs is the caller's to give: it is changed in place.
+// order) as put does, but for the details of the item shown, which are
+// read again only when an item that had verdicts gets another (an
+// item's verdicts that come together, one per criterion, into an item
+// that has none yet are the ones its details were read with). The
+// verdicts are copied into the run's records: vs is not kept, and may
+// be changed (swapped ones are marked).
 func (r *runView) putAll(index *itemIndex, vs []judge.Verdict, swapped bool) {
 	if len(vs) == 0 {
 		return
 	}
-	slots := r.verdicts
+	slots := &r.verdicts
 	if swapped {
 		slots = r.swappedSlots()
 	}
@@ -289,7 +277,6 @@ func (r *runView) putAll(index *itemIndex, vs []judge.Verdict, swapped bool) {
 		a = b
 		same := true
 		for k := range group {
-			r.share(&group[k])
 			if swapped {
 				group[k].Swapped = true
 			}
@@ -299,40 +286,29 @@ func (r *runView) putAll(index *itemIndex, vs []judge.Verdict, swapped bool) {
 		if !ok {
 			continue
 		}
-		if len(slots[i]) > 0 || !same || !distinctCriteria(group) {
+		if slots.has(i) || !same || !distinctCriteria(group) {
 			for _, vd := range group {
 				r.put(index, vd, false)
 			}
 			continue
 		}
-		slots[i] = group
-		if swapped {
-			r.nSwapped += len(group)
-		}
 		for k := range group {
-			if group[k].Status == judge.StatusTruncated {
-				r.nTruncated++
-			}
+			r.store(i, &group[k], false)
 		}
 	}
 }
 
 // swappedSlots returns the swapped-order slots, made (as long as the
 // verdicts' slots, with their room) at the first swapped-order verdict.
-func (r *runView) swappedSlots() [][]judge.Verdict {
-	if r.swapped == nil {
-		r.swapped = make([][]judge.Verdict, len(r.verdicts), cap(r.verdicts))
+func (r *runView) swappedSlots() *verdictSlots {
+	if !r.swapped.made() {
+		r.swapped.first = make([]cverdict, len(r.verdicts.first), cap(r.verdicts.first))
 	}
-	return r.swapped
+	return &r.swapped
 }
 
-// swappedOf returns an item's swapped-order verdicts.
-func (r *runView) swappedOf(item int) []judge.Verdict {
-	if item < len(r.swapped) {
-		return r.swapped[item]
-	}
-	return nil
-}
+// hasSwapped reports whether an item has a swapped-order verdict.
+func (r *runView) hasSwapped(item int) bool { return r.swapped.has(item) }
 
 // distinctCriteria reports whether no two verdicts are about the same
 // criterion.
@@ -347,25 +323,70 @@ func distinctCriteria(vs []judge.Verdict) bool {
 	return true
 }
 
-// verdict returns the current verdict of an item's criterion.
-func (r *runView) verdict(item, crit int) (judge.Verdict, bool) {
-	for _, v := range r.verdicts[item] {
-		if v.Criterion == crit {
-			return v, true
-		}
+// itemID is the id of the item at a position, for a whole verdict.
+func (r *runView) itemID(item int) string {
+	if r.ids == nil || item >= len(r.ids.items) {
+		return ""
 	}
-	return judge.Verdict{}, false
+	return r.ids.items[item].ID
+}
+
+// verdict returns the current verdict of an item's criterion, whole (as
+// held: see verdict_store.go).
+func (r *runView) verdict(item, crit int) (judge.Verdict, bool) {
+	c := r.verdicts.find(item, crit)
+	if c == nil {
+		return judge.Verdict{}, false
+	}
+	return r.tab.unpack(c, vkey{item, crit, false}, r.itemID(item)), true
 }
 
 // swappedVerdict returns the current swapped-order verdict of an item's
 // criterion.
 func (r *runView) swappedVerdict(item, crit int) (judge.Verdict, bool) {
-	for _, v := range r.swappedOf(item) {
-		if v.Criterion == crit {
-			return v, true
+	c := r.swapped.find(item, crit)
+	if c == nil {
+		return judge.Verdict{}, false
+	}
+	return r.tab.unpack(c, vkey{item, crit, true}, r.itemID(item)), true
+}
+
+// hasVerdict reports whether an item has a verdict of the first order.
+func (r *runView) hasVerdict(item int) bool { return r.verdicts.has(item) }
+
+// confidence is the lowest confidence of an item's verdicts (the first
+// order's), if any has one.
+func (r *runView) confidence(item int) (float64, bool) {
+	lowest, has := 1.0, false
+	for c := r.verdicts.head(item); c != nil; c = r.verdicts.after(c) {
+		if c.conf == c.conf {
+			lowest, has = min(lowest, c.conf), true
+		} else if c.more {
+			if p := r.tab.more[vkey{item, int(c.crit), false}].conf; p != nil {
+				lowest, has = min(lowest, *p), true
+			}
 		}
 	}
-	return judge.Verdict{}, false
+	return lowest, has
+}
+
+// anyStatus reports whether any of an item's verdicts, either order, has
+// a status is accepts.
+func (r *runView) anyStatus(item int, is func(judge.Status) bool) bool {
+	for _, s := range []*verdictSlots{&r.verdicts, &r.swapped} {
+		for c := s.head(item); c != nil; c = s.after(c) {
+			st := judge.Status("")
+			if c.status < codeOther {
+				st = codeStatus[c.status]
+			} else {
+				st = r.tab.more[vkey{item, int(c.crit), s == &r.swapped}].status
+			}
+			if is(st) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // rows lists what a person labels on an item for this run's judge
@@ -380,12 +401,7 @@ func (r *runView) rows(it judge.Item) []row {
 
 // judgeValue is the run's value for a row, if it has an ok verdict.
 func (r *runView) judgeValue(item int, rw row) (float64, bool) {
-	v, ok := r.verdict(item, rw.crit)
-	if !ok || !v.OK() {
-		return 0, false
-	}
-	x, ok := v.Values[rw.dim.Name]
-	return x, ok
+	return r.tab.value(r.verdicts.find(item, rw.crit), rw.dim.Name)
 }
 
 // name is how the header and messages call the run: the judge's name

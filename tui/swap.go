@@ -22,12 +22,7 @@ const (
 // swapValue is the run's swapped-order value for a row, if it has an ok
 // verdict.
 func (r *runView) swapValue(item int, rw row) (float64, bool) {
-	v, ok := r.swappedVerdict(item, rw.crit)
-	if !ok || !v.OK() {
-		return 0, false
-	}
-	x, ok := v.Values[rw.dim.Name]
-	return x, ok
+	return r.tab.value(r.swapped.find(item, rw.crit), rw.dim.Name)
 }
 
 // swapCheck compares a row's values in the two orders.
@@ -47,7 +42,7 @@ func (r *runView) swapCheck(item int, rw row) swapCheck {
 // consistent when any row could be compared.
 func (w *workspace) itemSwap(i int) swapCheck {
 	r := w.run()
-	if r == nil || len(r.swappedOf(i)) == 0 {
+	if r == nil || !r.hasSwapped(i) {
 		return swapUnknown
 	}
 	out := swapUnknown
@@ -90,7 +85,7 @@ func pairwiseJudge(info judge.Info) bool {
 func (w *workspace) tasksFor(r *runView, item int) []judge.Task {
 	// A reopened session's items hold their row in its stored form: the
 	// judge gets it whole.
-	return itemTasks(r.info, w.items[item], w.swap || len(r.swappedOf(item)) > 0)
+	return itemTasks(r.info, w.items[item], w.swap || r.hasSwapped(item))
 }
 
 // itemTasks are the tasks of judge info on item it, each also in the

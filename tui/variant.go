@@ -629,7 +629,7 @@ func (m *Model) judgeNewLabels(done []saveOp) tea.Cmd {
 		var tasks []judge.Task
 		for _, op := range done {
 			i := op.item
-			if i < 0 || i >= len(m.items) || v.asked[i] || len(r.verdicts[i]) > 0 || !m.labelledOn(i, v.base) {
+			if i < 0 || i >= len(m.items) || v.asked[i] || r.hasVerdict(i) || !m.labelledOn(i, v.base) {
 				continue
 			}
 			if v.asked == nil {

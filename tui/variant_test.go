@@ -333,7 +333,7 @@ func TestVariantRunCompareAndFilters(t *testing.T) {
 	v := m.variants[0]
 	// Labelled q1–q8: the base (YES to all) is right on q1–q4, the
 	// variant on q2–q8 (q1 broken on purpose).
-	if got := len(v.run.verdicts[9]); got != 0 {
+	if got := v.run.verdicts.count(9); got != 0 {
 		t.Errorf("the variant judged an unlabelled item")
 	}
 	p := v.cmp.Figures.Dimensions[0].Paired
@@ -355,8 +355,8 @@ func TestVariantRunCompareAndFilters(t *testing.T) {
 	// q9 (Lyon, NO) is one more the variant fixed.
 	m.show(8)
 	m = pressWait(t, m, "n")
-	if len(v.run.verdicts[8]) != 1 || v.cmp.Figures.Dimensions[0].Paired.N != 9 || v.cmp.Figures.Dimensions[0].Paired.OnlyB != 5 {
-		t.Errorf("after labelling q9: %d verdicts of the variant on it, comparison %+v", len(v.run.verdicts[8]), v.cmp.Figures.Dimensions[0].Paired)
+	if v.run.verdicts.count(8) != 1 || v.cmp.Figures.Dimensions[0].Paired.N != 9 || v.cmp.Figures.Dimensions[0].Paired.OnlyB != 5 {
+		t.Errorf("after labelling q9: %d verdicts of the variant on it, comparison %+v", v.run.verdicts.count(8), v.cmp.Figures.Dimensions[0].Paired)
 	}
 	if strings.Count(logText(m), "finished") != 2 {
 		t.Errorf("judging one newly labelled item is logged:\n%s", logText(m))

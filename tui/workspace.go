@@ -28,6 +28,9 @@ type workspace struct {
 	index *itemIndex
 	runs  []*runView
 	act   int // the active run
+	// reading is set while a run's verdicts are being read (one run at
+	// a time: load_runs.go).
+	reading bool
 
 	labels *sessions.LabelState // the one derivation of current labels
 	others otherLabels          // every other annotator's current labels
