@@ -41,6 +41,10 @@ type adjState struct {
 	leftKey adjLeftKey
 	// emptySaid: the log said the queue is empty, since it last had items.
 	emptySaid bool
+	// late, while the others' labels are read after the first frame
+	// (others_late.go), keeps what recorded and undone were given, to do
+	// again on the state built with them. nil otherwise.
+	late []adjOp
 }
 
 // mineLabel is one of this person's labels on a key: its order and group,
@@ -91,6 +95,9 @@ func labelling(a sessions.Action) bool {
 
 // recorded notes this sitting's group of actions (one key press).
 func (a *adjState) recorded(acts []sessions.Action) {
+	if a.late != nil {
+		a.late = append(a.late, adjOp{recorded: acts})
+	}
 	a.group--
 	for _, x := range acts {
 		if !labelling(x) {
@@ -105,6 +112,9 @@ func (a *adjState) recorded(acts []sessions.Action) {
 // undone takes back, on each key an undo touched, the labels of the group
 // on top.
 func (a *adjState) undone(keys []sessions.LabelKey) {
+	if a.late != nil {
+		a.late = append(a.late, adjOp{undo: true, undone: keys})
+	}
 	for _, k := range keys {
 		s := a.mine[k]
 		if len(s) == 0 {

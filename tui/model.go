@@ -40,6 +40,10 @@ type Options struct {
 	// on those items are left out wherever the screen shows or compares
 	// other people's labels, as every agreement figure leaves them out.
 	OthersCantJudge []sessions.CantJudge
+	// OthersLater, when set instead of Others and OthersCantJudge, reads
+	// them after the first frame, off the screen's goroutine
+	// (others_late.go).
+	OthersLater OthersLater
 	// Notices are what the message log says when the screen opens (how
 	// the dataset was mapped, rows skipped, a changed dataset…); the last
 	// one also shows on the hint line.
@@ -230,6 +234,10 @@ func New(o Options) *Model {
 		o.Others, o.OthersCantJudge = nil, nil // blind_queue.go
 	}
 	w.adj = newAdjState(o.History, o.Others)
+	if o.OthersLater != nil && !w.blindQueue && len(o.Others) == 0 {
+		w.othersLater, w.lateHistory = o.OthersLater, o.History
+		w.adj.late = []adjOp{}
+	}
 	if w.loading() {
 		// Placed once every item has its position (gotItems).
 		w.load.others, w.load.othersCantJudge = o.Others, o.OthersCantJudge
@@ -300,6 +308,10 @@ func (m *Model) Init() tea.Cmd {
 	}
 	if m.waitStore != nil {
 		cmds = append(cmds, awaitStore(m.waitStore))
+	}
+	if m.othersLater != nil {
+		cmds = append(cmds, readOthers(m.othersLater, m.lateHistory))
+		m.othersLater, m.lateHistory = nil, nil
 	}
 	cmds = append(cmds, m.planInit()) // the plan's estimate, or reading the plan
 	cmds = append(cmds, m.teamInit()) // the others' work, the queue's first claim

@@ -56,6 +56,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return nil
 	case batchMsg:
 		return m.applyBatch(msg)
+	case othersMsg:
+		return m.gotOthers(msg)
 	case savedMsg:
 		cmd := m.saved(msg)
 		if m.screen == screenStats && len(msg.done) > 0 {

@@ -111,6 +111,11 @@ type workspace struct {
 	// adj is what the adjudication queue knows of this person's labels
 	// (adjudicate.go).
 	adj *adjState
+	// othersLater reads the others' labels, with lateHistory (this
+	// person's) to index against them, once Init has asked (both nil
+	// after): others_late.go.
+	othersLater OthersLater
+	lateHistory []sessions.Action
 }
 
 // run returns the active run, or nil when the session has no judge.

@@ -259,13 +259,29 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 	if err != nil {
 		return err
 	}
-	others, err := rv.Store.LabelsExcept(o.annotator)
-	if err != nil {
-		return err
-	}
-	othersCantJudge, err := cantJudgesExcept(rv.Store, o.annotator)
-	if err != nil {
-		return err
+	// The others' labels are read after the first frame (a million
+	// imported ones took 8 s), except for adjudication, whose queue is
+	// made of them.
+	var others []sessions.Label
+	var othersCantJudge []sessions.CantJudge
+	var othersLater tui.OthersLater
+	if o.adjudicate {
+		if others, err = rv.Store.LabelsExcept(o.annotator); err != nil {
+			return err
+		}
+		if othersCantJudge, err = cantJudgesExcept(rv.Store, o.annotator); err != nil {
+			return err
+		}
+	} else {
+		store, annotator := rv.Store, o.annotator
+		othersLater = func() ([]sessions.Label, []sessions.CantJudge, error) {
+			others, err := store.LabelsExcept(annotator)
+			if err != nil {
+				return nil, nil, err
+			}
+			cantJudge, err := cantJudgesExcept(store, annotator)
+			return others, cantJudge, err
+		}
 	}
 	var health func() string // only LLM judges have a server to watch
 	if client != nil {
@@ -279,6 +295,7 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 		Runs:         runs,
 		History:      history,
 		Others:       others,
+		OthersLater:  othersLater,
 		Notices:      append(datasetNotices(ds), rv.Notices...),
 		About:        fmt.Sprintf("%s · mapped %s · session %s", filepath.Base(ds.Name), dataset.FormatMap(ds.Mapping), o.session),
 		Stats:        statsOf(rv.Store),
