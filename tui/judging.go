@@ -50,6 +50,9 @@ func (m *Model) applyBatch(msg batchMsg) tea.Cmd {
 			}
 		}
 	}
+	if len(b.Verdicts) > 0 {
+		return tea.Batch(waitBatch(msg.run, msg.stream, st.ch), m.verdictsCame())
+	}
 	return waitBatch(msg.run, msg.stream, st.ch)
 }
 

@@ -25,7 +25,10 @@ type statsScreen struct {
 	err     error
 	loading bool
 	stale   bool // labels changed while computing: compute again
-	scroll  int
+	// refreshAsked: verdicts came and a refresh is on its way
+	// (stats_refresh.go).
+	refreshAsked bool
+	scroll       int
 	// focus is the figure in focus, if focused: the nth figure with that
 	// target, so that it stays in focus when a new report moves it.
 	focus   figureRef

@@ -58,6 +58,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.applyBatch(msg)
 	case othersMsg:
 		return m.gotOthers(msg)
+	case statsRefreshMsg:
+		return m.refreshStats()
 	case savedMsg:
 		cmd := m.saved(msg)
 		if m.screen == screenStats && len(msg.done) > 0 {
