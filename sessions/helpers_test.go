@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gavel-dev/gavel/judge"
@@ -78,4 +79,25 @@ func pragmaInt(t *testing.T, db *sql.DB, name string) int64 {
 		t.Fatalf("PRAGMA %s: %v", name, err)
 	}
 	return v
+}
+
+// queryPlan is SQLite's plan for query on db (EXPLAIN QUERY PLAN), one
+// step per line.
+func queryPlan(t *testing.T, db *sql.DB, query string, args ...any) string {
+	t.Helper()
+	rows, err := db.Query(`EXPLAIN QUERY PLAN `+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	return strings.Join(plan, "\n")
 }

@@ -70,21 +70,7 @@ func TestGroupReadsUseTheKey(t *testing.T) {
 		{"the last decision on an item", groupActionsOnItem, []any{1, "ann", "q1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, err := s.db.Query(`EXPLAIN QUERY PLAN `+tc.query, tc.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			text := strings.Join(plan, "\n")
+			text := queryPlan(t, s.db, tc.query, tc.args...)
 			for _, want := range []string{"INTEGER PRIMARY KEY", "actions_by_group"} {
 				if !strings.Contains(text, want) {
 					t.Errorf("plan does not use %s:\n%s", want, text)

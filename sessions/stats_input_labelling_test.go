@@ -697,21 +697,7 @@ func TestLabellingScriptAnnotatorNotRead(t *testing.T) {
 		`SELECT annotator FROM actions WHERE (` + labellingPredicate + `) AND annotator > 'a' ORDER BY annotator LIMIT 1`,
 		`SELECT 1 FROM actions WHERE annotator = 'script' AND (` + labellingPredicate + `) AND (shown IS NOT NULL OR appeared_at IS NOT NULL OR retest = 1) LIMIT 1`,
 	} {
-		var plan []string
-		rows, err := rawDB(t, ls.path).Query(`EXPLAIN QUERY PLAN ` + q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		if p := strings.Join(plan, "; "); !strings.Contains(p, "actions_labelling") {
+		if p := queryPlan(t, rawDB(t, ls.path), q); !strings.Contains(p, "actions_labelling") {
 			t.Errorf("%s\nplan: %s", q, p)
 		}
 	}
