@@ -72,6 +72,11 @@ func TestItemsLoadAfterTheFirstFrame(t *testing.T) {
 	if m.sel.filter.id != staticFilters[0].id {
 		t.Errorf("filter changed while loading: %s", m.sel.filter.id)
 	}
+	m = press(t, m, ">") // the last item read so far, and says so
+	if m.items[m.cur].ID != items[2].ID || !strings.Contains(hintLineOf(m), "The last item read so far (3 of 10): the rest are still being read.") {
+		t.Errorf("> while loading: on %s, hint %q", m.items[m.cur].ID, hintLineOf(m))
+	}
+	m = press(t, m, "<")
 
 	m = runCmd(t, m, readItems(m.load.more), 0)
 	if m.loading() {

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"fmt"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
@@ -145,6 +147,9 @@ func (s *reviewScreen) update(msg tea.KeyPressMsg) action {
 		s.step(-s.sel.pos)
 	case key.Matches(msg, k.LastItem):
 		s.step(len(s.sel.items) - 1 - s.sel.pos)
+		if s.loading() {
+			s.hint(fmt.Sprintf("The last item read so far (%s): the rest are still being read.", s.loadedText()))
+		}
 	case key.Matches(msg, k.NextRow, k.PrevRow) && len(s.rows(s.cur)) < 2:
 		s.hint("This item has one thing to label: [ and ] move between a rubric's criteria or a judge's dimensions.")
 	case key.Matches(msg, k.NextRow):
