@@ -14,13 +14,24 @@ import (
 	"syscall"
 )
 
-func main() {
+func main() { os.Exit(gavelMain(os.Args[1:])) }
+
+// gavelMain runs gavel as a process does and returns its exit code; it
+// does not return when standard output's reader went away (pipe_unix.go).
+func gavelMain(argv []string) int {
+	catchBrokenPipe()
 	ctx, stop := quitSignals(context.Background())
 	endProfile := startProfile(os.Getenv)
-	code := execute(ctx, mainEnv(), os.Args[1:])
+	e := mainEnv()
+	out := &pipeWatch{w: e.stdout}
+	e.stdout = out
+	code := execute(ctx, e, argv)
 	endProfile()
 	stop()
-	os.Exit(code)
+	if out.broken.Load() {
+		dieOfBrokenPipe()
+	}
+	return code
 }
 
 // quitSignals returns a context cancelled when the terminal closes (SIGHUP)

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -14,7 +16,7 @@ func execute(ctx context.Context, e env, argv []string) int {
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	cmd, err := root.ExecuteContextC(ctx)
-	if err != nil {
+	if err != nil && !errors.Is(err, syscall.EPIPE) { // a reader gone says nothing (pipe_unix.go)
 		fmt.Fprintf(e.stderr, "gavel: %s\n", redactURLs(err.Error()))
 		if exitCode(err) == exitUsage {
 			fmt.Fprintf(e.stderr, "Run `%s --help` for usage.\n", cmd.CommandPath())
