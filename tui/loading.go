@@ -141,7 +141,7 @@ func (w *workspace) growsWithPages() bool {
 func (w *workspace) stopLoading() {
 	w.load.more = nil
 	for _, r := range w.runs {
-		r.load, r.loading = nil, false
+		r.load, r.loadEach, r.loading = nil, nil, false
 	}
 }
 
