@@ -15,7 +15,11 @@ func (s *Store) LabelsExcept(annotator string) ([]Label, error) {
 // on l, with args) keeps, in item order, then criterion, dimension and
 // annotator.
 func (s *Store) currentLabels(doing, where string, args ...any) ([]Label, error) {
-	return s.readLabels(doing, `SELECT l.item_id, l.criterion, l.dimension, l.value, l.annotator, l.via, l.at, l.action_id, l.accepted
+	// Counted first, so that the slice is made once at its size: grown
+	// by appends, a million labels (~120 MB) held an old and a new
+	// array at once at each growth.
+	count := `SELECT count(*) FROM current_labels l JOIN items i ON i.item_id = l.item_id WHERE ` + where
+	return s.readLabelsSized(doing, count, `SELECT l.item_id, l.criterion, l.dimension, l.value, l.annotator, l.via, l.at, l.action_id, l.accepted
 			FROM current_labels l
 			JOIN items i ON i.item_id = l.item_id
 			WHERE `+where+`
@@ -26,8 +30,23 @@ func (s *Store) currentLabels(doing, where string, args ...any) ([]Label, error)
 // criterion, dimension, value, annotator, via, at, action_id, accepted;
 // a value its dimension's scale cannot read is no label and is left out.
 func (s *Store) readLabels(doing, query string, args ...any) ([]Label, error) {
+	return s.readLabelsSized(doing, "", query, args...)
+}
+
+// readLabelsSized is readLabels making room first for as many labels as
+// count (a query of the same args, when not "") says.
+func (s *Store) readLabelsSized(doing, count, query string, args ...any) ([]Label, error) {
 	var out []Label
 	err := s.read(doing, func(tx *sql.Tx) error {
+		if count != "" {
+			n := 0
+			if err := tx.QueryRow(count, args...).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				out = make([]Label, 0, n)
+			}
+		}
 		rows, err := tx.Query(query, args...)
 		if err != nil {
 			return err
@@ -37,13 +56,28 @@ func (s *Store) readLabels(doing, query string, args ...any) ([]Label, error) {
 		if err != nil {
 			return err
 		}
+		// A dimension, annotator or via is one of a few: each is made
+		// once, not once a label (a million labels made 3 million).
+		names := map[string]string{}
+		name := func(b sql.RawBytes) string {
+			if s, ok := names[string(b)]; ok {
+				return s
+			}
+			s := string(b)
+			if len(names) < 4096 {
+				names[s] = s
+			}
+			return s
+		}
+		var dim, annotator, via sql.RawBytes
 		for rows.Next() {
 			var l Label
 			var at string
 			var value any
-			if err := rows.Scan(&l.ItemID, &l.Criterion, &l.Dimension, &value, &l.Annotator, &l.Via, &at, &l.ActionID, &l.Accepted); err != nil {
+			if err := rows.Scan(&l.ItemID, &l.Criterion, &dim, &value, &annotator, &via, &at, &l.ActionID, &l.Accepted); err != nil {
 				return err
 			}
+			l.Dimension, l.Annotator, l.Via = name(dim), name(annotator), name(via)
 			x, ok := codec.decode(l.Dimension, value)
 			if !ok {
 				continue // a value its scale cannot read is no label

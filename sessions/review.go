@@ -160,17 +160,69 @@ func (r *Review) ResumeRun(ctx context.Context, run Run, j judge.Judge, opts jud
 	if j == nil || ctx.Err() != nil {
 		return st, nil
 	}
+	d := newDoneSet(run.Info, r.Items, r.Swap)
+	d.add(vs)
+	d.restart()
+	d.add(st.Swapped)
+	r.startTodo(ctx, &st, j, d, opts)
+	return st, nil
+}
+
+// verdictChunk is how many verdicts ResumeRunEach hands over at once.
+const verdictChunk = 32_768
+
+// ResumeRunEach is ResumeRun handing the run's verdicts to each, in item
+// order, about verdictChunk at a time (an item's together), the first
+// order's then, for a judge that states a preference, the swapped
+// order's (swapped set), rather than holding them all in the RunState
+// (whose Verdicts and Swapped stay nil): a million verdicts are ~200 MB
+// as judge.Verdicts. each may not keep vs (the next chunk reuses it);
+// it runs while the session is being read, and must not use the Store.
+func (r *Review) ResumeRunEach(ctx context.Context, run Run, j judge.Judge, opts judge.PoolOptions, each func(vs []judge.Verdict, swapped bool) error) (RunState, error) {
+	var d *doneSet
+	if j != nil {
+		d = newDoneSet(run.Info, r.Items, r.Swap)
+	}
+	read := func(swapped bool) error {
+		if d != nil {
+			d.restart()
+		}
+		return r.Store.screenVerdictsEach(run.ID, swapped, verdictChunk, func(vs []judge.Verdict) error {
+			if d != nil {
+				d.add(vs)
+			}
+			return each(vs, swapped)
+		})
+	}
+	if err := read(false); err != nil {
+		return RunState{}, err
+	}
+	if run.Info.Prefers() {
+		if err := read(true); err != nil {
+			return RunState{}, err
+		}
+	}
+	st := RunState{Run: run}
+	if j == nil || ctx.Err() != nil {
+		return st, nil
+	}
+	r.startTodo(ctx, &st, j, d, opts)
+	return st, nil
+}
+
+// startTodo starts judging, in the background, the tasks d does not
+// hold, if any.
+func (r *Review) startTodo(ctx context.Context, st *RunState, j judge.Judge, d *doneSet, opts judge.PoolOptions) {
 	// The tasks to do (TasksToDo's) are made as the judging needs them:
 	// a million tasks at once would be ~180 MB, a chunk is ~2 MB.
-	src := newTodoSource(run.Info, r.Items, r.Swap, vs, st.Swapped)
+	src := newTodoSourceDone(st.Run.Info, r.Items, r.Swap, d)
 	if n := src.len(); n > 0 {
 		if r.storedFields {
 			j = wholeFieldsJudge{j: j}
 		}
-		st.Judging = startQueue(ctx, r.Store, run, j, judge.NewQueueFrom(src, taskChunk), n, opts)
+		st.Judging = startQueue(ctx, r.Store, st.Run, j, judge.NewQueueFrom(src, taskChunk), n, opts)
 		st.Pending = n
 	}
-	return st, nil
 }
 
 // wholeFieldsJudge hands its judge each task's item with the original

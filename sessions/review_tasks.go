@@ -36,34 +36,27 @@ type taskRef struct{ item, k int32 }
 // newTodoSource lists the tasks of items that no verdict of vs (either
 // order, api_errors and truncated aside: those are asked again) has done.
 func newTodoSource(info judge.Info, items []judge.Item, swap bool, vs ...[]judge.Verdict) *todoSource {
-	type key struct {
-		item    string
-		crit    int
-		swapped bool
-	}
-	n := 0
+	d := newDoneSet(info, items, swap)
 	for _, l := range vs {
-		n += len(l)
+		d.restart()
+		d.add(l)
 	}
-	have := make(map[key]bool, n)
-	for _, l := range vs {
-		for _, v := range l {
-			if v.Status != judge.StatusAPIError && v.Status != judge.StatusTruncated {
-				have[key{v.ItemID, v.Criterion, v.Swapped}] = true
-			}
-		}
-	}
+	return newTodoSourceDone(info, items, swap, d)
+}
+
+// newTodoSourceDone lists the tasks of items that d does not hold.
+func newTodoSourceDone(info judge.Info, items []judge.Item, swap bool, d *doneSet) *todoSource {
 	s := &todoSource{info: info, items: items, swap: swap}
 	one := s.oneTask()
 	for i, it := range items {
 		if one {
-			if !have[key{it.ID, 0, false}] {
+			if !d.has(i, 0, false) {
 				s.refs = append(s.refs, taskRef{int32(i), 0})
 			}
 			continue
 		}
 		for k, t := range judge.TasksFor(info, it, swap) {
-			if !have[key{it.ID, t.Criterion, t.Swapped}] {
+			if !d.has(i, t.Criterion, t.Swapped) {
 				s.refs = append(s.refs, taskRef{int32(i), int32(k)})
 			}
 		}
@@ -80,6 +73,95 @@ func newTodoSource(info judge.Info, items []judge.Item, swap bool, vs ...[]judge
 		slices.SortFunc(s.byID, s.compareIDs)
 	}
 	return s
+}
+
+// doneSet holds which tasks of a run's items have a verdict that counts
+// as done (not an api_error or truncated one), by the item's position
+// rather than its id: a map keyed by a million item ids is ~50 MB, the
+// bits of the whole item's task ~125 KB. The position of a verdict's
+// item is found by a forward scan of items, as a run's verdicts come in
+// item order; a verdict out of that order (or of an item not among
+// items) makes a map of the positions once, used from then on.
+type doneSet struct {
+	items []judge.Item
+	// whole has a bit per item: its whole-item, first-order task
+	// (criterion 0, not swapped) is done.
+	whole []uint64
+	// others holds the other tasks done; nil when there are none to do
+	// (one task per item: todoSource.oneTask).
+	others map[doneTask]struct{}
+	next   int              // where the forward scan resumes
+	pos    map[string]int32 // positions by id, once a scan missed
+}
+
+type doneTask struct {
+	item, crit int32
+	swapped    bool
+}
+
+func newDoneSet(info judge.Info, items []judge.Item, swap bool) *doneSet {
+	d := &doneSet{items: items, whole: make([]uint64, (len(items)+63)/64)}
+	if info.PerCriterion || swap {
+		d.others = map[doneTask]struct{}{}
+	}
+	return d
+}
+
+// restart starts the forward scan again from the first item: for the
+// next run of verdicts in item order (the swapped order's, after the
+// first order's).
+func (d *doneSet) restart() { d.next = 0 }
+
+// add marks the tasks vs have done.
+func (d *doneSet) add(vs []judge.Verdict) {
+	for k := range vs {
+		v := &vs[k]
+		if v.Status == judge.StatusAPIError || v.Status == judge.StatusTruncated {
+			continue
+		}
+		whole := v.Criterion == 0 && !v.Swapped
+		if !whole && d.others == nil {
+			continue
+		}
+		i, ok := d.position(v.ItemID)
+		if !ok {
+			continue
+		}
+		if whole {
+			d.whole[i/64] |= 1 << (i % 64)
+		} else {
+			d.others[doneTask{int32(i), int32(v.Criterion), v.Swapped}] = struct{}{}
+		}
+	}
+}
+
+// position is the position of the item with id among items.
+func (d *doneSet) position(id string) (int, bool) {
+	if d.pos == nil {
+		for p := d.next; p < len(d.items); p++ {
+			if d.items[p].ID == id {
+				d.next = p
+				return p, true
+			}
+		}
+		// Out of order: a map from now on. The first item of an id
+		// is the one found, as the forward scan does.
+		d.pos = make(map[string]int32, len(d.items))
+		for p := len(d.items) - 1; p >= 0; p-- {
+			d.pos[d.items[p].ID] = int32(p)
+		}
+	}
+	p, ok := d.pos[id]
+	return int(p), ok
+}
+
+// has reports whether an item's task of a criterion and order is done.
+func (d *doneSet) has(item, crit int, swapped bool) bool {
+	if crit == 0 && !swapped {
+		return d.whole[item/64]&(1<<(item%64)) != 0
+	}
+	_, ok := d.others[doneTask{int32(item), int32(crit), swapped}]
+	return ok
 }
 
 // oneTask reports whether every item has exactly one task, the whole

@@ -18,9 +18,19 @@ func (s *Store) screenVerdicts(runID int64, swapped bool) ([]judge.Verdict, erro
 	return s.currentVerdicts(runID, swapped, okElided("v.raw", "''"), true)
 }
 
+// screenVerdictsEach is screenVerdicts handing the verdicts to each, in
+// item order, about chunk at a time, an item's together, in a slice each
+// may not keep (the next chunk reuses it): a million verdicts held at
+// once are ~200 MB.
+func (s *Store) screenVerdictsEach(runID int64, swapped bool, chunk int, each func([]judge.Verdict) error) error {
+	_, err := s.currentVerdictsEach(runID, swapped, okElided("v.raw", "''"), true, chunk, each)
+	return err
+}
+
 // scanScreenVerdicts is scanVerdicts with shared Values maps and room for
-// hint verdicts.
-func scanScreenVerdicts(tx *sql.Tx, rows *sql.Rows, hint int) ([]judge.Verdict, error) {
+// hint verdicts; with each set, scanVerdictsEach's chunks, the maps
+// shared across them.
+func scanScreenVerdicts(tx *sql.Tx, rows *sql.Rows, hint, chunk int, each func([]judge.Verdict) error) ([]judge.Verdict, error) {
 	type oneValue struct {
 		dim   string
 		value float64
@@ -41,7 +51,7 @@ func scanScreenVerdicts(tx *sql.Tx, rows *sql.Rows, hint int) ([]judge.Verdict, 
 			}
 		}
 	}
-	return scanVerdictsWith(tx, rows, hint, share)
+	return scanVerdictsEach(tx, rows, hint, share, chunk, each)
 }
 
 // ItemVerdicts returns the current verdicts of one item in the run of

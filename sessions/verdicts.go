@@ -163,6 +163,13 @@ func (s *Store) ReviewSwappedVerdicts(runID int64) ([]judge.Verdict, error) {
 // their slice is made once, and one-dimension Values maps are shared
 // (scanScreenVerdicts).
 func (s *Store) currentVerdicts(runID int64, swapped bool, raw string, screen bool) ([]judge.Verdict, error) {
+	return s.currentVerdictsEach(runID, swapped, raw, screen, 0, nil)
+}
+
+// currentVerdictsEach is currentVerdicts handing the verdicts to each
+// when it is set, about chunk at a time (scanVerdictsEach), without
+// counting them first: it then returns none.
+func (s *Store) currentVerdictsEach(runID int64, swapped bool, raw string, screen bool, chunk int, each func([]judge.Verdict) error) ([]judge.Verdict, error) {
 	cols := strings.Replace(verdictColumns, "v.raw", raw, 1)
 	if screen {
 		cols = strings.NewReplacer("v.reason", okElided("v.reason", "''"), "v.extra", okElided("v.extra", "NULL")).Replace(cols)
@@ -170,7 +177,9 @@ func (s *Store) currentVerdicts(runID int64, swapped bool, raw string, screen bo
 	var out []judge.Verdict
 	err := s.read("reading verdicts", func(tx *sql.Tx) error {
 		n := 0
-		if screen {
+		if each != nil {
+			n = chunk + 64 // an item's criteria may end a chunk
+		} else if screen {
 			if err := tx.QueryRow(`SELECT count(*) FROM (SELECT 1 FROM verdicts WHERE run_id = ? AND swapped = ? GROUP BY item_id, criterion)`,
 				runID, swapped).Scan(&n); err != nil {
 				return err
@@ -188,7 +197,9 @@ func (s *Store) currentVerdicts(runID int64, swapped bool, raw string, screen bo
 			return err
 		}
 		if screen {
-			out, err = scanScreenVerdicts(tx, rows, n)
+			out, err = scanScreenVerdicts(tx, rows, n, chunk, each)
+		} else if each != nil {
+			out, err = scanVerdictsEach(tx, rows, n, nil, chunk, each)
 		} else {
 			out, err = scanVerdicts(tx, rows)
 		}
@@ -238,6 +249,14 @@ func scanVerdicts(tx *sql.Tx, rows *sql.Rows) ([]judge.Verdict, error) {
 // ended, when not nil, called with each verdict once its values are all
 // read.
 func scanVerdictsWith(tx *sql.Tx, rows *sql.Rows, hint int, ended func(*judge.Verdict)) ([]judge.Verdict, error) {
+	return scanVerdictsEach(tx, rows, hint, ended, 0, nil)
+}
+
+// scanVerdictsEach is scanVerdictsWith that, with flush set, hands the
+// verdicts to flush about chunk at a time, an item's verdicts never
+// split (rows come grouped by item), in a slice that the next chunk
+// reuses, and returns none.
+func scanVerdictsEach(tx *sql.Tx, rows *sql.Rows, hint int, ended func(*judge.Verdict), chunk int, flush func([]judge.Verdict) error) ([]judge.Verdict, error) {
 	defer rows.Close()
 	codec, err := loadCodec(tx)
 	if err != nil {
@@ -269,6 +288,13 @@ func scanVerdictsWith(tx *sql.Tx, rows *sql.Rows, hint int, ended func(*judge.Ve
 		}
 		if id != lastID {
 			end()
+			if flush != nil && len(out) > 0 && len(out) >= chunk && out[len(out)-1].ItemID != v.ItemID {
+				if err := flush(out); err != nil {
+					return nil, err
+				}
+				clear(out) // the next chunk holds no map of this one
+				out = out[:0]
+			}
 			lastID = id
 			v.Status = judge.Status(status)
 			v.Latency = time.Duration(math.Round(latencyMS * float64(time.Millisecond)))
@@ -296,7 +322,18 @@ func scanVerdictsWith(tx *sql.Tx, rows *sql.Rows, hint int, ended func(*judge.Ve
 		}
 	}
 	end()
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if flush != nil {
+		if len(out) > 0 {
+			if err := flush(out); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}
+	return out, nil
 }
 
 // maxExtra caps each string of a verdict's extra fields.

@@ -67,9 +67,18 @@ func newAdjState(history []sessions.Action, others []sessions.Label) *adjState {
 	if len(others) == 0 {
 		return a
 	}
+	// The items of this person's labels that others labelled too: a set
+	// of the history's items, not of the others' (a million of them).
 	items := map[string]bool{}
+	for _, h := range history {
+		if labelling(h) {
+			items[h.ItemID] = false
+		}
+	}
 	for _, l := range others {
-		items[l.ItemID] = true
+		if _, ok := items[l.ItemID]; ok {
+			items[l.ItemID] = true
+		}
 	}
 	undone := map[int64]bool{}
 	for _, h := range history {
@@ -211,7 +220,7 @@ func (w *workspace) adjudicationLeft() int {
 		return a.left
 	}
 	n := 0
-	for i := range w.others.byItem {
+	for i := range w.others.items {
 		if w.toAdjudicate(i) {
 			n++
 		}

@@ -57,7 +57,7 @@ type LateArrivals interface {
 // others' once they are), and the other annotators' labels.
 func (m *Model) arrive(a Arrivals) tea.Cmd {
 	if len(a.Others) > 0 || len(a.OthersCantJudge) > 0 {
-		m.setOthers(a.Others, a.OthersCantJudge)
+		m.setOthers(a.Others, a.OthersCantJudge, false)
 	}
 	m.addRuns(a.Runs)
 	m.review.cache.clear()

@@ -190,6 +190,9 @@ func (m *Model) placeLoaded(msg loadedMsg) tea.Cmd {
 	if msg.loaded.ID != 0 {
 		r.id = msg.loaded.ID
 	}
+	if msg.packed != nil {
+		r.adopt(msg.packed)
+	}
 	r.putAll(m.index, msg.loaded.Verdicts, false)
 	r.putAll(m.index, msg.loaded.Swapped, true)
 	if msg.run == m.act {

@@ -2,11 +2,12 @@ package tui
 
 import tea "charm.land/bubbletea/v2"
 
-// The runs' verdicts are read one run at a time, the active run first: a
-// run's Load returns every verdict whole (a million take ~200 MB, with
-// the session's look-ups beside them) before the screen packs them into
-// its records, so two runs read at once held both runs' at the peak of a
-// review's memory.
+// The runs' verdicts are read one run at a time, the active run first,
+// and packed into the run's records as they are read, off the screen's
+// goroutine (loadRun; a Run's LoadEach hands them over chunk by chunk,
+// never a million whole verdicts at once): the screen then adopts the
+// records whole. Two runs read at once would hold both runs' session
+// look-ups at the peak of a review's memory.
 
 // nextLoad starts reading the verdicts of the next run that waits for
 // them, once every item is read and no other run's are being read.
@@ -16,9 +17,9 @@ func (m *Model) nextLoad() tea.Cmd {
 	}
 	for k := range m.runs {
 		i := (m.act + k) % len(m.runs)
-		if r := m.runs[i]; r.loading && r.load != nil {
+		if r := m.runs[i]; r.loading && (r.load != nil || r.loadEach != nil) {
 			m.reading = true
-			return loadRun(i, r.load)
+			return loadRun(i, r)
 		}
 	}
 	return nil

@@ -25,6 +25,8 @@ type itemLoad struct {
 	// othersCantJudge are the other annotators' can't-judges, placed
 	// with others.
 	othersCantJudge []sessions.CantJudge
+	// othersOwn: others may be indexed in place (newOwnOtherLabels).
+	othersOwn bool
 }
 
 // loading reports whether items are still being read.
@@ -108,8 +110,8 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 		return readItems(w.load.more)
 	}
 	w.load.more = nil
-	w.others = newOtherLabels(w.load.others, w.load.othersCantJudge, w.index)
-	w.load.others, w.load.othersCantJudge = nil, nil
+	w.others = newOthers(w.load.others, w.load.othersCantJudge, w.index, w.load.othersOwn)
+	w.load.others, w.load.othersCantJudge, w.load.othersOwn = nil, nil, false
 	if w.cur == w.load.start {
 		// The person has not moved: resume at the first unreviewed
 		// item of the whole dataset, as a fully read session does.
@@ -141,7 +143,7 @@ func (w *workspace) growsWithPages() bool {
 func (w *workspace) stopLoading() {
 	w.load.more = nil
 	for _, r := range w.runs {
-		r.load, r.loading = nil, false
+		r.load, r.loadEach, r.loading = nil, nil, false
 	}
 }
 

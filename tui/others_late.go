@@ -61,7 +61,7 @@ func (m *Model) gotOthers(msg othersMsg) tea.Cmd {
 	}
 	m.adj = msg.adj
 	if len(msg.others) > 0 || len(msg.cantJudge) > 0 {
-		m.setOthers(msg.others, msg.cantJudge)
+		m.setOthers(msg.others, msg.cantJudge, true) // read for the screen alone
 		m.review.cache.clear()
 	}
 	return nil

@@ -53,6 +53,12 @@ type Run struct {
 	// session opens at once; Verdicts, Judging and Pending are then
 	// filled by what it returns.
 	Load func() (Loaded, error)
+	// LoadEach, when set, is Load handing the verdicts to put as they are
+	// read, chunk by chunk (put copies them: vs may be reused), rather
+	// than in Loaded's Verdicts and Swapped: the screen packs them into
+	// its records as they come, off its goroutine, and never holds a
+	// million whole verdicts. It is called in place of Load.
+	LoadEach func(put func(vs []judge.Verdict, swapped bool)) (Loaded, error)
 }
 
 // Loaded is what a Run's Load found.
@@ -67,18 +73,41 @@ type Loaded struct {
 	Pending  int
 }
 
-// loadedMsg carries a run's loaded verdicts.
+// loadedMsg carries a run's loaded verdicts, packed.
 type loadedMsg struct {
 	run    int
-	loaded Loaded
+	loaded Loaded // without Verdicts and Swapped: packed holds them
+	packed *runView
 	err    error
 }
 
-// loadRun calls a run's Load in the background.
-func loadRun(run int, load func() (Loaded, error)) tea.Cmd {
+// loadRun calls a run's Load (or LoadEach) in the background, and packs
+// the verdicts it reads there too, into records of their own (packed)
+// that the screen then adopts whole (runView.adopt): packing a million
+// verdicts takes a while, which a key press must not wait for.
+func loadRun(run int, r *runView) tea.Cmd {
+	load, each, index := r.load, r.loadEach, r.ids
+	n, room := len(r.verdicts.first), cap(r.verdicts.first)
 	return func() tea.Msg {
-		l, err := load()
-		return loadedMsg{run: run, loaded: l, err: err}
+		p := &runView{
+			verdicts: verdictSlots{first: make([]cverdict, n, room)},
+			tab:      newVerdictTables(),
+			ids:      index,
+			detail:   emptyDetails(0),
+		}
+		var (
+			l   Loaded
+			err error
+		)
+		if each != nil {
+			l, err = each(func(vs []judge.Verdict, swapped bool) { p.putAll(index, vs, swapped) })
+		} else {
+			l, err = load()
+		}
+		p.putAll(index, l.Verdicts, false)
+		p.putAll(index, l.Swapped, true)
+		l.Verdicts, l.Swapped = nil, nil
+		return loadedMsg{run: run, loaded: l, packed: p, err: err}
 	}
 }
 
@@ -135,10 +164,14 @@ type runView struct {
 	// was holds the verdict a re-judge replaced, for items re-judged
 	// since the screen opened, so the pane can say what changed.
 	was map[vkey]judge.Verdict
-	// load, until it has run, reads the verdicts; loading is true
-	// meanwhile.
-	load    func() (Loaded, error)
-	loading bool
+	// load (or loadEach), until it has run, reads the verdicts; loading
+	// is true meanwhile.
+	load     func() (Loaded, error)
+	loadEach func(func([]judge.Verdict, bool)) (Loaded, error)
+	loading  bool
+	// filled counts the slots filled, both orders: a run's records are
+	// adopted whole from its load only while it has none (adopt).
+	filled int
 	// detail holds the whole verdicts of the item last shown
 	// (workspace.detailed).
 	detail detailCache
@@ -159,7 +192,8 @@ func newRunView(r Run, index *itemIndex, n int) *runView {
 		was:      map[vkey]judge.Verdict{},
 		detail:   emptyDetails(0),
 		load:     r.Load,
-		loading:  r.Load != nil,
+		loadEach: r.LoadEach,
+		loading:  r.Load != nil || r.LoadEach != nil,
 	}
 	v.putAll(index, r.Verdicts, false)
 	v.putAll(index, r.Swapped, true)
@@ -240,6 +274,7 @@ func (r *runView) store(i int, vd *judge.Verdict, remember bool) {
 	}
 	old, replaced := slots.set(i, c)
 	if !replaced {
+		r.filled++
 		if vd.Swapped {
 			r.nSwapped++
 		}
@@ -294,6 +329,42 @@ func (r *runView) putAll(index *itemIndex, vs []judge.Verdict, swapped bool) {
 		}
 		for k := range group {
 			r.store(i, &group[k], false)
+		}
+	}
+}
+
+// adopt takes in the verdicts a load packed (loadRun), as putAll of them
+// would: p's records and tables whole while the run has no verdict (the
+// common case, a moment's work), else each of p's verdicts stored over
+// the run's (a re-judge's verdicts came first).
+func (r *runView) adopt(p *runView) {
+	if r.filled == 0 && len(p.verdicts.first) == len(r.verdicts.first) {
+		r.verdicts, r.swapped, r.tab = p.verdicts, p.swapped, p.tab
+		r.filled, r.nSwapped, r.nTruncated = p.filled, p.nSwapped, p.nTruncated
+		return
+	}
+	for _, swapped := range []bool{false, true} {
+		from, to := &p.verdicts, &r.verdicts
+		if swapped {
+			from = &p.swapped
+			if !from.made() {
+				continue
+			}
+			to = r.swappedSlots()
+		}
+		for i := range from.first {
+			if from.head(i) == nil {
+				continue
+			}
+			if to.has(i) && (r.detail.item == i || r.detail.asked == i) {
+				r.detail.forget()
+			}
+			for c := from.head(i); c != nil; c = from.after(c) {
+				vd := p.tab.unpack(c, vkey{i, int(c.crit), swapped}, r.itemID(i))
+				if i < len(r.verdicts.first) {
+					r.store(i, &vd, false)
+				}
+			}
 		}
 	}
 }

@@ -197,7 +197,7 @@ func (m *Model) applyTeam(u TeamUpdate) tea.Cmd {
 	if u.OthersChanged && m.blindQueue {
 		changed = true // the statistics' aggregate figures; no label kept
 	} else if u.OthersChanged {
-		m.setOthers(u.Others, u.OthersCantJudge)
+		m.setOthers(u.Others, u.OthersCantJudge, false)
 		changed = true
 	}
 	for _, k := range m.addRuns(u.Runs) {
@@ -240,12 +240,13 @@ func (m *Model) applyTeam(u TeamUpdate) tea.Cmd {
 
 // setOthers replaces the other annotators' current labels and can't
 // judges; while items are still read, they are placed once all are.
-func (m *Model) setOthers(others []sessions.Label, cantJudge []sessions.CantJudge) {
+// With own set, others are the screen's from now on (indexed in place).
+func (m *Model) setOthers(others []sessions.Label, cantJudge []sessions.CantJudge, own bool) {
 	if m.loading() {
-		m.load.others, m.load.othersCantJudge = others, cantJudge
+		m.load.others, m.load.othersCantJudge, m.load.othersOwn = others, cantJudge, own
 		return
 	}
-	m.others = newOtherLabels(others, cantJudge, m.index)
+	m.others = newOthers(others, cantJudge, m.index, own)
 	if len(m.sel.items) == 0 && m.sel.filter.match != nil {
 		// A filter left empty (nothing to adjudicate yet, no
 		// disagreement between people) may hold items now: an

@@ -229,11 +229,11 @@ func screenRuns(ctx context.Context, rv *sessions.Review, judges []judge.Judge, 
 		started[run.ID] = true
 		ids = append(ids, run.ID)
 		r := tui.Run{Info: run.Info, ID: run.ID}
-		r.Load = func() (tui.Loaded, error) {
+		r.LoadEach = func(put func([]judge.Verdict, bool)) (tui.Loaded, error) {
 			fctx, release := untilFatal(ctx)
-			st, err := rv.ResumeRun(fctx, run, j, poolOptions(j, cfg))
+			st, err := rv.ResumeRunEach(fctx, run, j, poolOptions(j, cfg), putting(put))
 			release(st.Judging)
-			return tui.Loaded{Verdicts: st.Verdicts, Swapped: st.Swapped, Judging: running.add(st.Judging), Pending: st.Pending}, err
+			return tui.Loaded{Judging: running.add(st.Judging), Pending: st.Pending}, err
 		}
 		r.Rejudge = func(tasks []judge.Task) (*sessions.Judging, error) {
 			if client != nil && client.Fatal() != nil {
@@ -274,8 +274,17 @@ func screenRuns(ctx context.Context, rv *sessions.Review, judges []judge.Judge, 
 // imported one, another judge's): read-only, its verdicts read after the
 // first frame.
 func sessionRun(ctx context.Context, rv *sessions.Review, run sessions.Run, key string) tui.Run {
-	return tui.Run{Info: run.Info, Key: key, ID: run.ID, Load: func() (tui.Loaded, error) {
-		st, err := rv.ResumeRun(ctx, run, nil, judge.PoolOptions{})
-		return tui.Loaded{Verdicts: st.Verdicts, Swapped: st.Swapped}, err
+	return tui.Run{Info: run.Info, Key: key, ID: run.ID, LoadEach: func(put func([]judge.Verdict, bool)) (tui.Loaded, error) {
+		_, err := rv.ResumeRunEach(ctx, run, nil, judge.PoolOptions{}, putting(put))
+		return tui.Loaded{}, err
 	}}
+}
+
+// putting is a tui.Run.LoadEach's put as sessions.Review.ResumeRunEach
+// takes it.
+func putting(put func([]judge.Verdict, bool)) func([]judge.Verdict, bool) error {
+	return func(vs []judge.Verdict, swapped bool) error {
+		put(vs, swapped)
+		return nil
+	}
 }

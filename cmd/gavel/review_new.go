@@ -327,16 +327,16 @@ func newRuns(ctx context.Context, b *sessionBuild, judges []judge.Judge, client 
 			return rv, run, err
 		}
 		r := tui.Run{Info: j.Info(), Key: names[int64(i+1)]}
-		r.Load = func() (tui.Loaded, error) {
+		r.LoadEach = func(put func([]judge.Verdict, bool)) (tui.Loaded, error) {
 			rv, run, err := ensure()
 			if err != nil {
 				return tui.Loaded{}, err
 			}
 			fctx, release := untilFatal(ctx)
-			st, err := rv.ResumeRun(fctx, run, j, poolOptions(j, cfg))
+			st, err := rv.ResumeRunEach(fctx, run, j, poolOptions(j, cfg), putting(put))
 			release(st.Judging)
 			// The run's id is known only now, the session written.
-			return tui.Loaded{ID: run.ID, Verdicts: st.Verdicts, Swapped: st.Swapped, Judging: running.add(st.Judging), Pending: st.Pending}, err
+			return tui.Loaded{ID: run.ID, Judging: running.add(st.Judging), Pending: st.Pending}, err
 		}
 		r.Rejudge = func(tasks []judge.Task) (*sessions.Judging, error) {
 			if !b.written() {
