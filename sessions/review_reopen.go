@@ -52,12 +52,22 @@ func reopen(s *Store, abs string, now FileStamp, first int) (*Review, bool, erro
 	if err != nil || !ok || was.Size != now.Size || !was.MTime.Equal(now.MTime) {
 		return nil, false, err
 	}
-	items, err := s.storedItemsAfter(FirstItems, first)
+	r, err := storedReview(s, info, first)
 	if err != nil {
 		return nil, false, err
 	}
-	r := &Review{Store: s, Info: info, Items: items, Partial: len(items) == first, Unchecked: true, storedFields: true}
+	r.Unchecked = true
 	return r, true, nil
+}
+
+// storedReview is the review of s on the items it holds: the first page
+// of at most first items, the rest read by LoadMore.
+func storedReview(s *Store, info DatasetInfo, first int) (*Review, error) {
+	items, err := s.storedItemsAfter(FirstItems, first)
+	if err != nil {
+		return nil, err
+	}
+	return &Review{Store: s, Info: info, Items: items, Partial: len(items) == first, storedFields: true}, nil
 }
 
 // LoadMore reads the next page of at most limit items into Items and

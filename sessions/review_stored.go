@@ -7,8 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-
-	"github.com/gavel-dev/gavel/judge"
 )
 
 // `gavel review S.gavel`: a session holds its items, so it can be
@@ -62,13 +60,13 @@ func ReopenStored(path, annotator string, first int) (*Review, error) {
 	if err == nil && !ok {
 		err = fmt.Errorf("session %s holds no items yet: review the dataset it is for with gavel review DATASET --session %s", path, path)
 	}
-	var items []judge.Item
+	var r *Review
 	if err == nil {
-		items, err = s.storedItemsAfter(FirstItems, first)
+		r, err = storedReview(s, info, first)
 	}
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
-	return &Review{Store: s, Info: info, Items: items, Partial: len(items) == first, storedFields: true}, nil
+	return r, nil
 }

@@ -235,7 +235,7 @@ func New(o Options) *Model {
 	}
 	w.adj = newAdjState(o.History, o.Others)
 	if o.OthersLater != nil && !w.blindQueue && len(o.Others) == 0 {
-		w.othersLater, w.lateHistory = o.OthersLater, o.History
+		w.readOthers = readOthers(o.OthersLater, o.History)
 		w.adj.late = []adjOp{}
 	}
 	if w.loading() {
@@ -309,9 +309,9 @@ func (m *Model) Init() tea.Cmd {
 	if m.waitStore != nil {
 		cmds = append(cmds, awaitStore(m.waitStore))
 	}
-	if m.othersLater != nil {
-		cmds = append(cmds, readOthers(m.othersLater, m.lateHistory))
-		m.othersLater, m.lateHistory = nil, nil
+	if m.readOthers != nil {
+		cmds = append(cmds, m.readOthers)
+		m.readOthers = nil
 	}
 	cmds = append(cmds, m.planInit()) // the plan's estimate, or reading the plan
 	cmds = append(cmds, m.teamInit()) // the others' work, the queue's first claim

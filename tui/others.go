@@ -59,16 +59,23 @@ func newOwnOtherLabels(ls []sessions.Label, cantJudge []sessions.CantJudge, inde
 		}
 		return s
 	}
-	var o otherLabels
+	o := otherLabels{pos: make([]int32, 0, len(ls))}
 	kept := ls[:0]
+	next := 0 // where the label after one in item order would be
 	for _, l := range ls {
 		if len(cannot) > 0 && cannot[who{l.ItemID, l.Annotator}] {
 			continue
 		}
-		i, ok := index.at(l.ItemID)
+		// Labels come mostly in item order (an import's, one annotator's):
+		// the item after the last one found is tried before the index,
+		// whose lookups of a million ids were most of this on the loop.
+		i, ok := next, next < len(index.items) && index.items[next].ID == l.ItemID
 		if !ok {
-			continue
+			if i, ok = index.at(l.ItemID); !ok {
+				continue
+			}
 		}
+		next = i + 1
 		l.ItemID = index.items[i].ID
 		l.Annotator, l.Dimension, l.Via = share(l.Annotator), share(l.Dimension), share(l.Via)
 		kept = append(kept, l)

@@ -32,15 +32,14 @@ func TestOthersReadLate(t *testing.T) {
 			opts.Others, opts.OthersCantJudge = nil, nil
 			opts.OthersLater = func() ([]sessions.Label, []sessions.CantJudge, error) { return others, cantJudge, nil }
 			late := New(opts)
-			read := late.othersLater
-			history := late.lateHistory
-			late.othersLater, late.lateHistory = nil, nil // Init's part, done by hand to choose when
+			read := late.readOthers
+			late.readOthers = nil // Init's part, done by hand to choose when
 			late = update(t, late, tea.WindowSizeMsg{Width: 100, Height: 30})
 			if late.canAdjudicate() {
 				t.Fatal("the queue is offered before the others' labels are read")
 			}
 			late = press(t, late, keys[:tc.cut]...)
-			late = update(t, late, readOthers(read, history)())
+			late = update(t, late, read())
 			late = press(t, late, keys[tc.cut:]...)
 
 			if !reflect.DeepEqual(late.adj.mine, now.adj.mine) {

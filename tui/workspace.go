@@ -3,6 +3,8 @@ package tui
 import (
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/gavel-dev/gavel/judge"
 	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/stats"
@@ -111,11 +113,9 @@ type workspace struct {
 	// adj is what the adjudication queue knows of this person's labels
 	// (adjudicate.go).
 	adj *adjState
-	// othersLater reads the others' labels, with lateHistory (this
-	// person's) to index against them, once Init has asked (both nil
-	// after): others_late.go.
-	othersLater OthersLater
-	lateHistory []sessions.Action
+	// readOthers reads the others' labels (others_late.go), once Init
+	// has asked; nil after, and when the screen was given them.
+	readOthers tea.Cmd
 }
 
 // run returns the active run, or nil when the session has no judge.

@@ -41,17 +41,21 @@ func reopenUnchanged(e env, path string, o *reviewFlags) (*sessions.Review, *dat
 	if st, err := os.Stat(path); err == nil {
 		limitMemory(rv.Info.Items, st.Size())
 	}
-	// The dataset as the session knows it: what the rest of review reads
-	// of the file (its name, format, mapping) without reading the file.
-	ds := &dataset.Dataset{
+	return rv, storedDataset(rv, path), nil
+}
+
+// storedDataset is the dataset as the session rv knows it, named name:
+// what the rest of review reads of the file (its name, format, mapping)
+// without reading the file.
+func storedDataset(rv *sessions.Review, name string) *dataset.Dataset {
+	return &dataset.Dataset{
 		Path:    rv.Info.Path,
-		Name:    path,
+		Name:    name,
 		Format:  rv.Info.Format,
 		Mapping: rv.Info.Mapping,
 		SHA256:  rv.Info.SHA256,
 		Items:   wholeFields(rv.Items),
 	}
-	return rv, ds, nil
 }
 
 // wholeFields returns copies of items with their original rows in Fields:

@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/gavel-dev/gavel/sessions"
-	"github.com/gavel-dev/gavel/sessions/dataset"
 )
 
 // `gavel review S.gavel`: a session file holds its items, as a team
@@ -43,36 +42,11 @@ func reviewSessionFile(ctx context.Context, e env, path string, o reviewFlags) e
 	if err != nil {
 		return err
 	}
-	limitMemory(rv.Info.Items, plainFileSize(rv.Info.Path))
-	ds := &dataset.Dataset{
-		Path:    rv.Info.Path,
-		Name:    rv.Info.Path,
-		Format:  rv.Info.Format,
-		Mapping: rv.Info.Mapping,
-		SHA256:  rv.Info.SHA256,
-		Items:   wholeFields(rv.Items),
+	if st, err := os.Stat(rv.Info.Path); err == nil {
+		limitMemory(rv.Info.Items, st.Size()) // as reopenUnchanged does
 	}
+	ds := storedDataset(rv, rv.Info.Path)
 	rv.Notices = append(rv.Notices, fmt.Sprintf("Reviewing the items %s holds, as it last read them: %s is not read (gavel review DATASET --session %s takes a change in).",
 		shownPath(path), shownPath(rv.Info.Path), shellArg(path)))
 	return review(ctx, e, ds, o, rv)
-}
-
-// plainFileSize is the size of the dataset file at path, the measure of a
-// review's memory (limitMemory), when it is there and not gzip-compressed;
-// else 0, for no limit.
-func plainFileSize(path string) int64 {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	var head [2]byte
-	if n, _ := f.Read(head[:]); n == 2 && head == [2]byte{0x1f, 0x8b} {
-		return 0
-	}
-	st, err := f.Stat()
-	if err != nil {
-		return 0
-	}
-	return st.Size()
 }
