@@ -44,7 +44,7 @@ func readOthers(read OthersLater, history []sessions.Action) tea.Cmd {
 // the adjudication state built with them (adjState.late).
 func (m *Model) gotOthers(msg othersMsg) tea.Cmd {
 	if msg.err != nil {
-		m.fail("The other annotators' labels could not be read: " + SanitizeLine(msg.err.Error()))
+		m.fail("The other annotators' labels could not be read: " + SanitizeLine(msg.err.Error()) + " — they are not shown; quit and reopen the session to read them again.")
 		if m.adj != nil {
 			m.adj.late = nil
 		}
