@@ -81,16 +81,12 @@ func Adjudicate(labels []Label) KeyAdjudication {
 // ItemLabels returns every annotator's current labels on one item, in the
 // order of Labels (criterion, dimension, annotator), leaving out those of
 // an annotator who marked the item "can't judge" (as every agreement
-// figure does). Each annotator's labels are found by the current labels'
-// key, so a million labels cost nothing here.
+// figure does). The item's actions are found by actions_by_item, so a
+// million labels cost nothing here.
 func (s *Store) ItemLabels(itemID string) ([]Label, error) {
-	return s.readLabels("reading the item's labels", `WITH RECURSIVE who(a) AS (
-				SELECT min(annotator) FROM current_label_rows
-				UNION ALL
-				SELECT (SELECT min(annotator) FROM current_label_rows WHERE annotator > who.a) FROM who WHERE who.a IS NOT NULL)
-			SELECT l.item_id, l.criterion, l.dimension, l.value, l.annotator, l.via, l.at, l.action_id, l.accepted
-			FROM who JOIN current_label_rows l ON l.annotator = who.a AND l.item_id = ?1
-			WHERE NOT EXISTS (SELECT 1 FROM current_cant_judge c WHERE c.item_id = ?1 AND c.annotator = l.annotator)
+	return s.readLabels("reading the item's labels", `SELECT l.item_id, l.criterion, l.dimension, l.value, l.annotator, l.via, l.at, l.action_id, l.accepted
+			FROM current_labels l
+			WHERE l.item_id = ?1 AND NOT EXISTS (SELECT 1 FROM current_cant_judge c WHERE c.item_id = ?1 AND c.annotator = l.annotator)
 			ORDER BY l.criterion, l.dimension, l.annotator`, itemID)
 }
 
@@ -120,8 +116,8 @@ func orderAdjudications(tx *sql.Tx, scanned *scannedLabels, units *statsUnits) e
 		}
 	}
 	slices.Sort(touched)
-	stmt, err := tx.Prepare(`SELECT via, action_id FROM current_label_rows
-		WHERE annotator = ?1 AND item_id = ?2 AND criterion = ?3 AND dimension = ?4`)
+	stmt, err := tx.Prepare(`SELECT via, action_id FROM current_labels
+		WHERE +annotator = ?1 AND item_id = ?2 AND criterion = ?3 AND dimension = ?4`)
 	if err != nil {
 		return err
 	}
@@ -179,7 +175,7 @@ type wholeAdjudication struct {
 // readWholeAdjudications reads every current adjudication on a whole item
 // (criterion 0) whose value its scale can read.
 func readWholeAdjudications(tx *sql.Tx, codec *valueCodec) ([]wholeAdjudication, error) {
-	rows, err := tx.Query(`SELECT item_id, annotator, dimension, value, action_id FROM current_label_rows
+	rows, err := tx.Query(`SELECT item_id, annotator, dimension, value, action_id FROM current_labels
 		WHERE via = ?1 AND criterion = 0`, ViaAdjudication)
 	if err != nil {
 		return nil, err

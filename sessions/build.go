@@ -197,7 +197,7 @@ func writeBuildWith(path, tmp string, data func(*Store) error, then func(*Store)
 			return fmt.Errorf("cannot create session %s: %w", path, err)
 		}
 		st.db.SetMaxOpenConns(1)
-		// Labels keep current_label_rows themselves while then runs (see
+		// Labels keep past_labels themselves while then runs (see
 		// suspendLabelTrigger).
 		restore, err := suspendLabelTrigger(db)
 		if err != nil {

@@ -125,7 +125,7 @@ func TestBuildImportSurvivesKill(t *testing.T) {
 		var items, verdicts, actions, current, trigger int
 		var check string
 		err = s.db.QueryRow(`SELECT (SELECT count(*) FROM items), (SELECT count(*) FROM verdicts), (SELECT count(*) FROM actions),
-			(SELECT count(*) FROM current_label_rows), (SELECT count(*) FROM sqlite_schema WHERE name = ?)`, labelTrigger).
+			(SELECT count(*) FROM current_labels), (SELECT count(*) FROM sqlite_schema WHERE name = ?)`, labelTrigger).
 			Scan(&items, &verdicts, &actions, &current, &trigger)
 		if err != nil || items != importRowsCount || verdicts == 0 || actions == 0 || current != actions || trigger != 1 {
 			t.Fatalf("round %d (killed after %v): %d items, %d verdicts, %d labels, %d current labels, label trigger %d (%v)",

@@ -14,8 +14,10 @@ import (
 // a million imported labels and verdicts that was 31 MB less of session
 // (974 MB to 943 MB) in the same time. actions_undone, actions_labelling
 // and (since v12) actions_by_group stay: they are partial and nearly
-// empty, and live_actions and the labelling reads lean on them.
-var bulkIndexes = []string{"verdicts_by_item", "actions_by_annotator", "actions_by_item"}
+// empty, and live_actions and the labelling reads lean on them. Since v13
+// actions_by_item stays too: the labels written find the earlier labels
+// of their key by it (keepCurrentLabels).
+var bulkIndexes = []string{"verdicts_by_item", "actions_by_annotator"}
 
 // suspendBulkIndexes drops the bulkIndexes of the build's file and returns
 // what makes them again, each from the text sqlite_schema kept, so that

@@ -9,7 +9,7 @@ import (
 )
 
 // TestBuildKeepsCurrentLabelsWithoutTrigger: while a build's then runs,
-// the label trigger is suspended and the writers keep current_label_rows
+// the label trigger is suspended and the writers keep past_labels
 // themselves, so that a second import in the same build sees the first
 // one's labels; the finished session's stored labels are those the
 // window function derives, and its trigger is back, with the same text,
@@ -50,7 +50,7 @@ func TestBuildKeepsCurrentLabelsWithoutTrigger(t *testing.T) {
 	}
 
 	db := rawDB(t, path)
-	stored := labelRows(t, db, `SELECT item_id, criterion, dimension, value, annotator, via, at, action_id, accepted FROM current_label_rows`)
+	stored := labelRows(t, db, `SELECT item_id, criterion, dimension, value, annotator, via, at, action_id, accepted FROM current_labels`)
 	if derived := labelRows(t, db, derivedLabels); len(stored) != 4 || !slices.Equal(stored, derived) {
 		t.Fatalf("stored current labels\n%v\nwant what the window function derives\n%v", stored, derived)
 	}

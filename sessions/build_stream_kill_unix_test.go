@@ -140,7 +140,7 @@ func TestBuildStreamSurvivesKill(t *testing.T) {
 		var items, verdicts, actions, current, trigger, count int
 		var check string
 		err = s.db.QueryRow(`SELECT (SELECT count(*) FROM items), (SELECT count(*) FROM verdicts), (SELECT count(*) FROM actions),
-			(SELECT count(*) FROM current_label_rows), (SELECT count(*) FROM sqlite_schema WHERE name = ?), (SELECT items FROM dataset)`, labelTrigger).
+			(SELECT count(*) FROM current_labels), (SELECT count(*) FROM sqlite_schema WHERE name = ?), (SELECT items FROM dataset)`, labelTrigger).
 			Scan(&items, &verdicts, &actions, &current, &trigger, &count)
 		if err != nil || items != rows || count != rows || verdicts == 0 || actions == 0 || current != actions || trigger != 1 {
 			t.Fatalf("round %d (killed after %v): %d items (the dataset says %d), %d verdicts, %d labels, %d current labels, label trigger %d (%v)",

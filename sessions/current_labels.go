@@ -11,6 +11,12 @@ func (s *Store) LabelsExcept(annotator string) ([]Label, error) {
 	return s.currentLabels("reading other annotators' labels", `l.annotator <> ?`, annotator)
 }
 
+// currentLabelAction is the condition on an action a under which it is a
+// current label, as the current_labels view reads it: for the reads that
+// need more of the action than the view's columns (its guidelines
+// version, what was shown), without a join.
+const currentLabelAction = `a.kind IN ('label', 'accept') AND a.retest = 0 AND a.id NOT IN (SELECT id FROM past_labels)`
+
 // currentLabels reads the rows of current_labels that where (a condition
 // on l, with args) keeps, in item order, then criterion, dimension and
 // annotator.

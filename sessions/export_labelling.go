@@ -64,9 +64,9 @@ func (s *Store) readLabelling() (map[string]*exportLabelling, map[int64]labelMet
 	}
 	meta := map[int64]labelMeta{}
 	err := s.read("reading the labelling record", func(tx *sql.Tx) error {
-		rows, err := tx.Query(`SELECT l.annotator, l.action_id, a.guidelines_id, a.shown
-			FROM current_label_rows l JOIN actions a ON a.id = l.action_id
-			WHERE a.guidelines_id IS NOT NULL OR a.shown IS NOT NULL`)
+		rows, err := tx.Query(`SELECT a.annotator, a.id, a.guidelines_id, a.shown
+			FROM actions a
+			WHERE (a.guidelines_id IS NOT NULL OR a.shown IS NOT NULL) AND ` + currentLabelAction)
 		if err != nil {
 			return err
 		}

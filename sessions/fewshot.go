@@ -263,8 +263,8 @@ func fewShotCandidates(tx *sql.Tx, sp Split, dims []judge.Dimension) ([]fewShotC
 	for _, m := range marks {
 		for i, d := range dims {
 			var raw any
-			err := tx.QueryRow(`SELECT value FROM current_label_rows
-				WHERE annotator = ?1 AND item_id = ?2 AND criterion = 0 AND dimension = ?3`, m[0], m[1], d.Name).Scan(&raw)
+			err := tx.QueryRow(`SELECT value FROM current_labels
+				WHERE +annotator = ?1 AND item_id = ?2 AND criterion = 0 AND dimension = ?3`, m[0], m[1], d.Name).Scan(&raw)
 			if errors.Is(err, sql.ErrNoRows) {
 				continue
 			}

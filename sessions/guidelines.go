@@ -88,8 +88,8 @@ func (s *Store) OlderGuidelinesLabels(annotator string, current int64) (int, err
 	}
 	var n int
 	err := s.read("counting labels made under older guidelines", func(tx *sql.Tx) error {
-		return tx.QueryRow(`SELECT count(*) FROM current_label_rows l JOIN actions a ON a.id = l.action_id
-			WHERE (? = '' OR l.annotator = ?) AND a.guidelines_id IS NOT NULL AND a.guidelines_id <> ?`,
+		return tx.QueryRow(`SELECT count(*) FROM actions a
+			WHERE (? = '' OR a.annotator = ?) AND a.guidelines_id IS NOT NULL AND a.guidelines_id <> ? AND `+currentLabelAction,
 			annotator, annotator, current).Scan(&n)
 	})
 	return n, err

@@ -43,7 +43,7 @@ func sessionRows(t *testing.T, path string) []string {
 			latency_ms, quote(confidence), quote(extra) FROM verdicts ORDER BY id`,
 		`SELECT verdict_id, dimension, quote(value) FROM verdict_values ORDER BY verdict_id, dimension`,
 		`SELECT id, group_id, kind, item_id, criterion, dimension, quote(value), note, via, annotator, quote(undoes) FROM actions ORDER BY id`,
-		`SELECT annotator, item_id, criterion, dimension, quote(value), via, action_id, accepted FROM current_label_rows
+		`SELECT annotator, item_id, criterion, dimension, quote(value), via, action_id, accepted FROM current_labels
 			ORDER BY annotator, item_id, criterion, dimension`,
 		`SELECT dimension, scale FROM dimension_scales ORDER BY dimension`,
 	} {

@@ -108,7 +108,7 @@ func checkLabellingState(t *testing.T, what string, st *LabelState, s *Store, wh
 		}
 	}
 	rows, err = s.db.Query(`SELECT l.item_id, l.criterion, l.dimension, coalesce(a.guidelines_id, 0)
-		FROM current_label_rows l JOIN actions a ON a.id = l.action_id WHERE l.annotator = ?`, who)
+		FROM current_labels l JOIN actions a ON a.id = l.action_id WHERE l.annotator = ?`, who)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,7 @@ var migrations = []migration{
 	{name: "a team's work queue: queue slots and settings", sql: schemaV10},
 	{name: "field layouts and segment sets stored once", sql: schemaV11},
 	{name: "indexes no read used dropped or made partial", sql: schemaV12},
+	{name: "current labels kept as the labels no longer current", sql: schemaV13},
 }
 
 // schemaVersion is the newest schema this build reads and writes.

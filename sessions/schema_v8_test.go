@@ -107,18 +107,17 @@ func TestUpgradeFromV7(t *testing.T) {
 	)
 	const (
 		actionsV7 = `SELECT id, group_id, kind, item_id, criterion, dimension, value, note, via, annotator, at, undoes FROM actions ORDER BY id`
-		labelRows = `SELECT * FROM current_label_rows ORDER BY annotator, item_id, criterion, dimension`
 		labels    = `SELECT * FROM current_labels ORDER BY annotator, item_id, criterion, dimension`
 		notes     = `SELECT * FROM current_notes ORDER BY annotator, item_id`
 		live      = `SELECT id FROM live_actions ORDER BY id`
 	)
-	queries := []string{actionsV7, labelRows, labels, notes, live}
+	queries := []string{actionsV7, labels, notes, live}
 	before := map[string][]string{}
 	for _, q := range queries {
 		before[q] = dumpRows(t, s.w, q)
 	}
-	if len(before[labelRows]) != 3 || len(before[notes]) != 1 {
-		t.Fatalf("the v7 session is not as built: labels %v, notes %v", before[labelRows], before[notes])
+	if len(before[labels]) != 3 || len(before[notes]) != 1 {
+		t.Fatalf("the v7 session is not as built: labels %v, notes %v", before[labels], before[notes])
 	}
 	s.Close()
 
@@ -189,8 +188,8 @@ func TestUpgradeFromV7(t *testing.T) {
 	if _, err := s.Record([]Action{rt}); err != nil {
 		t.Fatal(err)
 	}
-	if got := dumpRows(t, db, labelRows); !reflect.DeepEqual(got, before[labelRows]) {
-		t.Errorf("a re-test changed current_label_rows:\n%s", strings.Join(got, "\n"))
+	if got := dumpRows(t, db, labels); !reflect.DeepEqual(got, before[labels]) {
+		t.Errorf("a re-test changed current_labels:\n%s", strings.Join(got, "\n"))
 	}
 	if cj, err := s.CantJudges(""); err != nil || len(cj) != 1 || cj[0].ItemID != "q1" || cj[0].Reason != ReasonAmbiguous {
 		t.Errorf("CantJudges = %+v, %v", cj, err)
@@ -207,8 +206,8 @@ func TestUpgradeFromV7(t *testing.T) {
 	if _, err := s.Undo(); err != nil {
 		t.Fatal(err)
 	}
-	if got := dumpRows(t, db, labelRows); !reflect.DeepEqual(got, before[labelRows]) {
-		t.Errorf("undoing the new label left current_label_rows:\n%s", strings.Join(got, "\n"))
+	if got := dumpRows(t, db, labels); !reflect.DeepEqual(got, before[labels]) {
+		t.Errorf("undoing the new label left current_labels:\n%s", strings.Join(got, "\n"))
 	}
 	if cj, _ := s.CantJudges(""); len(cj) != 1 {
 		t.Errorf("undoing the label did not bring the can't-judge back: %+v", cj)

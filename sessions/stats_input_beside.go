@@ -8,7 +8,7 @@ import (
 
 // statsStamp tells two read transactions of a session apart: the highest
 // id of the tables Gavel only ever appends to (actions, whose triggers
-// keep current_label_rows; verdicts; items; runs) and the number of
+// keep past_labels; verdicts; items; runs) and the number of
 // registered scales. Gavel never updates or deletes those rows, so two
 // transactions with the same stamp see the same labels, verdicts, items,
 // runs and scales.

@@ -257,7 +257,7 @@ func (r *labellingRead) countByVersion(tx *sql.Tx) error {
 		fmt.Fprintf(&q, `, sum(a.guidelines_id = ?%d)`, i+1)
 		args[i] = v.ID
 	}
-	q.WriteString(` FROM current_label_rows c JOIN actions a ON a.id = c.action_id`)
+	q.WriteString(` FROM actions a WHERE ` + currentLabelAction)
 	counts := make([]sql.NullInt64, len(g.Versions)+1)
 	dest := make([]any, len(counts))
 	for i := range counts {
@@ -273,8 +273,8 @@ func (r *labellingRead) countByVersion(tx *sql.Tx) error {
 	if g.Filter.Filter == stats.FilterAll {
 		return nil
 	}
-	kept, err := tx.Query(`SELECT c.annotator, c.item_id, c.criterion, c.dimension FROM current_label_rows c
-		JOIN actions a ON a.id = c.action_id WHERE a.guidelines_id = ?`, g.Filter.Version)
+	kept, err := tx.Query(`SELECT a.annotator, a.item_id, a.criterion, a.dimension FROM actions a
+		WHERE a.guidelines_id = ? AND `+currentLabelAction, g.Filter.Version)
 	if err != nil {
 		return err
 	}

@@ -220,7 +220,7 @@ func TestCopyTriviaQARoundTrip(t *testing.T) {
 	mustRun(t, "copy", url, back)
 
 	before := tableDump(t, session)
-	for _, tb := range []string{"actions", "current_label_rows", "decision_log", "verdicts", "verdict_values", "plan_units", "splits", "guidelines", "session_tags"} {
+	for _, tb := range []string{"actions", "past_labels", "decision_log", "verdicts", "verdict_values", "plan_units", "splits", "guidelines", "session_tags"} {
 		if len(before[tb]) == 0 {
 			t.Errorf("the session has no %s: the test covers less than it says", tb)
 		}

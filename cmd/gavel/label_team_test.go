@@ -148,7 +148,7 @@ func TestLabelTeam(t *testing.T) {
 	}
 	// (decision_log, derived from the actions, holds the sitting tokens
 	// and group numbers too.)
-	for _, table := range []string{"actions", "session_tags", "guidelines", "current_label_rows"} {
+	for _, table := range []string{"actions", "session_tags", "guidelines", "current_labels"} {
 		got, want := maskedRows(t, back, table), maskedRows(t, file, table)
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("table %s of the team session:\n%s\nwant (the file's):\n%s", table, strings.Join(got, "\n"), strings.Join(want, "\n"))

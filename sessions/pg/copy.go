@@ -345,7 +345,7 @@ func copyOut(ctx context.Context, src *Store, tx pgx.Tx, stx *sql.Tx, version in
 	}
 	// The rows the creation put, if any (none today), and the
 	// derived tables, which the actions' triggers fill again.
-	for _, name := range []string{"current_label_rows", "decision_log"} {
+	for _, name := range []string{"past_labels", "decision_log"} {
 		if _, err := stx.Exec(`DELETE FROM ` + quote(name)); err != nil {
 			return err
 		}

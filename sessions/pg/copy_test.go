@@ -44,7 +44,7 @@ func TestCopyRoundTrip(t *testing.T) {
 	want := dump(t, src)
 	got := dump(t, back)
 	sameDump(t, want, got)
-	for _, tb := range []string{"actions", "current_label_rows", "decision_log", "verdicts", "plan_units", "guidelines", "item_layouts", "segment_sets"} {
+	for _, tb := range []string{"actions", "past_labels", "decision_log", "verdicts", "plan_units", "guidelines", "item_layouts", "segment_sets"} {
 		if len(want[tb]) == 0 {
 			t.Errorf("the session has no %s: the test covers less than it says", tb)
 		}

@@ -17,7 +17,7 @@ import (
 //   - gavel_meta (key, value): schema_version (the SQLite PRAGMA
 //     user_version the tables mirror), created_at, created_by;
 //   - one table per SQLite base table, with the same name and columns,
-//     except the tables SQLite derives with triggers (current_label_rows,
+//     except the tables SQLite derives with triggers (past_labels,
 //     decision_log), the annotator locks of live processes (locks) and
 //     SQLite's own (sqlite_*);
 //   - column types by the declared type's affinity: INTEGER bigint, REAL
@@ -54,7 +54,7 @@ const (
 // derived by SQLite's triggers from actions (copying back replays the
 // actions in order and the triggers derive them again), or local to one
 // machine's processes.
-var notCopied = []string{"current_label_rows", "decision_log", "locks"}
+var notCopied = []string{"past_labels", "decision_log", "locks"}
 
 // Copied reports whether a SQLite table of a session has a PostgreSQL
 // mirror.

@@ -9,7 +9,9 @@ import (
 )
 
 // derivedLabels is the v1–v3 definition of current_labels (a window
-// function over live_actions), which the v4 stored rows must equal.
+// function over live_actions), re-tests left out as since v8, which the
+// view over what past_labels keeps (v13; the stored rows v4–v12) must
+// equal.
 const derivedLabels = `
 SELECT item_id, criterion, dimension, value, annotator, via, at, action_id, accepted
 FROM (
@@ -17,9 +19,23 @@ FROM (
 	       a.id AS action_id, a.kind = 'accept' AS accepted,
 	       row_number() OVER (PARTITION BY annotator, item_id, criterion, dimension ORDER BY id DESC) AS rn
 	FROM live_actions a
-	WHERE kind IN ('label', 'accept')
+	WHERE kind IN ('label', 'accept') AND retest = 0
 )
 WHERE rn = 1`
+
+// derivedPast is what past_labels must hold: every label and accept that
+// is not a re-test and not current by derivedLabels, and nothing else.
+const derivedPast = `
+SELECT id FROM actions WHERE kind IN ('label', 'accept') AND retest = 0
+EXCEPT SELECT action_id FROM (` + derivedLabels + `)`
+
+// samePast fails the test when past_labels is not derivedPast.
+func samePast(t *testing.T, db *sql.DB, when string) {
+	t.Helper()
+	if got, want := dumpRows(t, db, `SELECT id FROM past_labels ORDER BY id`), dumpRows(t, db, derivedPast+` ORDER BY id`); !slices.Equal(got, want) {
+		t.Fatalf("%s: past_labels\n%v\nwant\n%v", when, got, want)
+	}
+}
 
 func labelRows(t *testing.T, db *sql.DB, query string) []string {
 	t.Helper()
@@ -45,52 +61,64 @@ func labelRows(t *testing.T, db *sql.DB, query string) []string {
 	return out
 }
 
-// TestCurrentLabelRowsFollowEveryAction drives two annotators through
-// random labels, accepts, notes and undos and checks after every step that
-// the stored current labels equal what the window function derives.
-func TestCurrentLabelRowsFollowEveryAction(t *testing.T) {
+// randomStep has s or, one time in three, other undo (three times in ten)
+// or record a key press of one to three random labels, accepts, re-tests
+// and notes on the sample items, and returns how many actions it
+// recorded.
+func randomStep(t *testing.T, r *rand.Rand, s, other *Store) int {
+	t.Helper()
+	items := []string{"q1", "q2", "r1", "q3"}
+	dims := []string{"correct", "fluent"}
+	st := s
+	if r.IntN(3) == 0 {
+		st = other
+	}
+	if r.IntN(10) < 3 {
+		if _, err := st.Undo(); err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	}
+	var acts []Action
+	for n := 1 + r.IntN(3); n > 0; n-- {
+		a := Action{Kind: KindLabel, ItemID: items[r.IntN(len(items))], Dimension: dims[r.IntN(2)],
+			Value: float64(r.IntN(2)), Via: "order"}
+		switch r.IntN(5) {
+		case 0:
+			a.Kind = KindAccept
+		case 1:
+			a = Action{Kind: KindNote, ItemID: a.ItemID, Note: "n", Via: "order"}
+		case 2:
+			a.Retest = r.IntN(2) == 0
+		}
+		if a.ItemID == "r1" && a.Kind != KindNote {
+			a.Criterion = r.IntN(4)
+		}
+		acts = append(acts, a)
+	}
+	if _, err := st.Record(acts); err != nil {
+		t.Fatal(err)
+	}
+	return len(acts)
+}
+
+// TestCurrentLabelsFollowEveryAction drives two annotators through
+// random labels, accepts, re-tests, notes and undos and checks after every
+// step that the current labels equal what the window function derives,
+// and past_labels holds exactly the others.
+func TestCurrentLabelsFollowEveryAction(t *testing.T) {
 	s, path := newSession(t)
 	other := openStore(t, path, "bob")
 	db := rawDB(t, path)
 	r := rand.New(rand.NewPCG(7, 12))
-	items := []string{"q1", "q2", "r1", "q3"}
-	dims := []string{"correct", "fluent"}
 	var labelled int
 	for step := 0; step < 300; step++ {
-		st := s
-		if r.IntN(3) == 0 {
-			st = other
-		}
-		switch k := r.IntN(10); {
-		case k < 3:
-			if _, err := st.Undo(); err != nil {
-				t.Fatal(err)
-			}
-		default:
-			var acts []Action
-			for n := 1 + r.IntN(3); n > 0; n-- {
-				a := Action{Kind: KindLabel, ItemID: items[r.IntN(len(items))], Dimension: dims[r.IntN(2)],
-					Value: float64(r.IntN(2)), Via: "order"}
-				switch r.IntN(4) {
-				case 0:
-					a.Kind = KindAccept
-				case 1:
-					a = Action{Kind: KindNote, ItemID: a.ItemID, Note: "n", Via: "order"}
-				}
-				if a.ItemID == "r1" && a.Kind != KindNote {
-					a.Criterion = r.IntN(4)
-				}
-				acts = append(acts, a)
-			}
-			if _, err := st.Record(acts); err != nil {
-				t.Fatal(err)
-			}
-			labelled += len(acts)
-		}
+		labelled += randomStep(t, r, s, other)
 		got, want := labelRows(t, db, `SELECT * FROM current_labels`), labelRows(t, db, derivedLabels)
 		if !slices.Equal(got, want) {
 			t.Fatalf("step %d: current_labels\n%v\nwant (derived)\n%v", step, got, want)
 		}
+		samePast(t, db, fmt.Sprintf("step %d", step))
 	}
 	if labelled < 200 {
 		t.Fatalf("only %d actions recorded: the test did too little", labelled)
@@ -110,6 +138,7 @@ func TestCurrentLabelRowsFollowEveryAction(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("after %s: current_labels\n%v\nwant\n%v", q, got, want)
 		}
+		samePast(t, db, "after "+q)
 	}
 }
 
