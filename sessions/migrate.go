@@ -6,10 +6,22 @@ import (
 	"fmt"
 )
 
+// UpgradeNotice, when set, is told before a session written by an older
+// Gavel is upgraded (its path, its schema version and this build's), and
+// the function it returns is called when the upgrade has ended. An upgrade
+// runs once per file but can take seconds on a large one (v13 derives a
+// table from every label: about 4 s at a million), so the command line
+// says what it waits for. Set it before any session is opened.
+var UpgradeNotice func(path string, from, to int) (done func())
+
 // migrate applies the missing schema steps, each in its own IMMEDIATE
 // transaction that re-reads the version first, so two processes opening
 // the same new file at once apply each step exactly once.
 func (s *Store) migrate() error {
+	var from int
+	if UpgradeNotice != nil && s.w.QueryRow("PRAGMA user_version").Scan(&from) == nil && from > 0 && from < schemaVersion {
+		defer UpgradeNotice(s.path, from, schemaVersion)()
+	}
 	for {
 		done, err := s.migrateStep()
 		if err != nil || done {

@@ -22,15 +22,17 @@ package sessions
 //
 // The upgrade derives past_labels from the actions (not from
 // current_label_rows, so that it holds what the view means whatever the
-// old table held), drops the table and its triggers, and makes the index
-// again: a few seconds for a million labels, once.
+// old table held; partitioned in the order of the old actions_by_item,
+// which SQLite then reads instead of sorting every label: 5.9 s to 2.8 s
+// at a million), drops the table and its triggers, and makes the index
+// again: about 4 s for a million labels, once.
 const schemaV13 = `
 CREATE TABLE past_labels (id INTEGER PRIMARY KEY);
 
 INSERT INTO past_labels (id)
 SELECT id FROM (
 	SELECT a.id, max(CASE WHEN NOT EXISTS (SELECT 1 FROM actions u WHERE u.undoes = a.id) THEN a.id END)
-		OVER (PARTITION BY a.annotator, a.item_id, a.criterion, a.dimension) AS current_id
+		OVER (PARTITION BY a.item_id, a.criterion, a.dimension, a.annotator) AS current_id
 	FROM actions a
 	WHERE a.kind IN ('label', 'accept') AND a.retest = 0)
 WHERE current_id IS NULL OR id <> current_id;

@@ -39,8 +39,19 @@ func TestUpgradeToV13(t *testing.T) {
 	other.Close()
 
 	migrations, schemaVersion = saved, len(saved)
+	var told []string
+	savedNotice := UpgradeNotice
+	t.Cleanup(func() { UpgradeNotice = savedNotice })
+	UpgradeNotice = func(p string, from, to int) func() {
+		told = append(told, fmt.Sprintf("%s %d→%d", p, from, to))
+		return func() { told = append(told, "done") }
+	}
 	s = openStore(t, path, "ann")
 	other = openStore(t, path, "bob")
+	newSession(t) // a new file is made, not upgraded: nothing told
+	if want := []string{path + " 12→13", "done"}; !slices.Equal(told, want) {
+		t.Errorf("UpgradeNotice was told %q, want %q", told, want)
+	}
 	if v := pragmaInt(t, db, "user_version"); v != 13 {
 		t.Fatalf("user_version %d after the upgrade, want 13", v)
 	}

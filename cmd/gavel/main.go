@@ -23,6 +23,7 @@ func gavelMain(argv []string) int {
 	ctx, stop := quitSignals(context.Background())
 	endProfile := startProfile(os.Getenv)
 	e := mainEnv()
+	noticeUpgrades(e.stderr, upgradeNoticeAfter)
 	out := &pipeWatch{w: e.stdout}
 	e.stdout = out
 	code := execute(ctx, e, argv)
