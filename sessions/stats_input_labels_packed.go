@@ -17,8 +17,8 @@ func packedLabel(dim, via string) string {
 }
 
 // readPackedLabels reads the current labels as readLabelRows does, an
-// annotator at a time (the current labels are keyed by annotator first,
-// so each annotator's are a range of the key): those packedLabel covers
+// annotator at a time (the annotators found through actions_by_annotator,
+// each in one look): those packedLabel covers
 // packed (see stats_input_packed.go), the others a row at a time. ok is
 // false when the packed lists cannot be read.
 func readPackedLabels(tx *sql.Tx, codec *valueCodec) (out *scannedLabels, ok bool, err error) {
