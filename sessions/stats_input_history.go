@@ -276,6 +276,31 @@ const (
 // decision folds one label, accept or "can't judge": d holds every field
 // but Kind and Annotator; reason is a "can't judge"'s.
 func (h *historyFold) decision(kind byte, d stats.Decision, reason string) {
+	*h.slot() = d
+	h.decided(kind, reason)
+}
+
+// slot adds a zero decision to h's and gives it, for the caller to fill in
+// place and fold with decided, or take back with drop: the packed reader
+// fills a hundred thousand, which a copy or two of each (25 words) would
+// slow.
+func (h *historyFold) slot() *stats.Decision {
+	h.decisions = append(h.decisions, stats.Decision{})
+	return &h.decisions[len(h.decisions)-1]
+}
+
+// drop takes back the decision slot gave.
+func (h *historyFold) drop() {
+	n := len(h.decisions) - 1
+	h.decisions[n] = stats.Decision{}
+	h.decisions = h.decisions[:n]
+}
+
+// decided folds the decision slot gave, which holds every field but Kind
+// and Annotator, as a label, accept or "can't judge" (reason is its
+// reason), or takes it back for another kind.
+func (h *historyFold) decided(kind byte, reason string) {
+	d := &h.decisions[len(h.decisions)-1]
 	switch kind {
 	case kindLetterCantJudge:
 		d.Kind, d.Value, d.HasValue = stats.KindCantJudge, 0, false
@@ -294,11 +319,11 @@ func (h *historyFold) decision(kind byte, d stats.Decision, reason string) {
 			delete(h.marked, d.ItemID)
 		}
 	default:
+		h.drop()
 		return
 	}
 	d.Annotator = h.annotator
 	h.how = h.how || d.Shown != "" || d.Timed || d.Retest
-	h.decisions = append(h.decisions, d)
 }
 
 // tag folds one tag action: tag put on the item (on) or taken off.
