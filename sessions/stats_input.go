@@ -124,9 +124,9 @@ func (s *Store) StatsInput() (stats.Input, error) {
 // readStatsInputWith reads the statistics input in tx, with the largest
 // reads on three other connections meanwhile when they see the same
 // moment (readBeside): the verdicts' values and the current labels on one,
-// the items' segments and the guidelines on another, the annotators'
-// histories (how people labelled) on the third, every other annotator's
-// after the segments.
+// the items' segments and the guidelines on another, the verdicts'
+// confidences and the annotators' histories (how people labelled) on the
+// third, every other annotator's history after the segments.
 func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, error) {
 	var in stats.Input
 	want, err := readStamp(tx)
@@ -153,12 +153,14 @@ func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, err
 	// set (with the labels per version) after the segments, on their
 	// connection, then there the histories of every other annotator
 	// (historyPart), while the others' are read and folded on a
-	// connection of its own. The guidelines and the tag set are not in
-	// the stamp; a version added between the reads is at most listed
-	// early.
+	// connection of its own, after the verdicts' confidences (a scan of
+	// the verdicts that most sessions find none in). The guidelines and
+	// the tag set are not in the stamp; a version added between the reads
+	// is at most listed early.
 	var (
-		lab    *labellingRead
-		h0, h1 *historyPart
+		lab         *labellingRead
+		h0, h1      *historyPart
+		confidences []verdictConfidence
 	)
 	readSegments := func(tx *sql.Tx) (err error) {
 		if groups, err = scanSegmentGroups(tx); err != nil {
@@ -171,6 +173,9 @@ func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, err
 		return err
 	}
 	readHist := func(tx *sql.Tx) (err error) {
+		if confidences, err = scanConfidences(tx); err != nil {
+			return err
+		}
 		h0, err = readHistoryPart(tx, o, 0)
 		return err
 	}
@@ -213,9 +218,7 @@ func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, err
 	lab = lab.with(hist)
 	units.addSegments(groups)
 	addVerdictValues(in.Units, placed, values)
-	if err := readConfidences(tx, in.Units, placed); err != nil {
-		return in, err
-	}
+	addConfidences(in.Units, placed, confidences)
 	lab.apply(labels)
 	if lab != nil {
 		in.Labelling = lab.in
