@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
@@ -32,7 +33,23 @@ func (ls *labellingSession) readLabelling(packed, fromLog bool) (stats.Input, in
 func TestDecisionLog(t *testing.T) {
 	ls := newLabellingSession(t)
 	ls.build()
+	// Notes, one undone, which the log lists beside the decisions and its
+	// reader skips.
+	ls.record(ls.ann, Action{Kind: KindNote, ItemID: "i2", Note: "unsure"})
+	ls.record(ls.ann, Action{Kind: KindNote, ItemID: "i8", Note: "check the gold"})
+	if _, err := ls.ann.Undo(); err != nil {
+		t.Fatal(err)
+	}
+	ls.decide(ls.ann, KindLabel, 19, true, ShownBlind, false, 5*time.Second)
 	db := rawDB(t, ls.path)
+	var notes, undos int
+	if err := db.QueryRow(`SELECT count(*) FILTER (WHERE odd GLOB '*n[01],*'), count(*) FILTER (WHERE odd GLOB '*u[01],*')
+		FROM decision_log WHERE NOT decision`).Scan(&notes, &undos); err != nil {
+		t.Fatal(err)
+	}
+	if notes != 2 || undos < 2 {
+		t.Fatalf("the log lists %d notes and %d undos, want 2 and at least 2", notes, undos)
+	}
 	var actions, logged int
 	if err := db.QueryRow(`SELECT (SELECT count(*) FROM actions), (SELECT count(*) FROM decision_log)`).Scan(&actions, &logged); err != nil {
 		t.Fatal(err)
@@ -64,7 +81,9 @@ func TestDecisionLog(t *testing.T) {
 			t.Errorf("%s: %d ranges read from the log, want some: %v", name, n, wantLog)
 		}
 	}
+	packedMissed = func(a string) { t.Errorf("%s's history fell back to the row reader", a) }
 	check("every action logged", true)
+	packedMissed = nil
 
 	// A label inserted without a sitting or labelling column (as an import
 	// writes it) is not logged: ann's history is read from actions.
@@ -151,4 +170,39 @@ func TestDecisionLogFilledOnUpgrade(t *testing.T) {
 	if got := dumpRows(t, db, logRows); !reflect.DeepEqual(got, byTrigger) {
 		t.Errorf("filled by the upgrade:\n%s\nby the trigger:\n%s", strings.Join(got, "\n"), strings.Join(byTrigger, "\n"))
 	}
+}
+
+// One person's history, every id of it theirs and logged, is read from
+// the log (without counting their actions); a label of theirs added
+// without a sitting (as an import writes it) is not logged, and the range
+// that holds it is then read from actions, the same.
+func TestDecisionLogOnePerson(t *testing.T) {
+	ls := newLabellingSession(t)
+	for k := 1; k <= 12; k++ {
+		ls.decide(ls.ann, KindLabel, k, k%4 != 0, ShownBlind, false, 5*time.Second)
+	}
+	ls.record(ls.ann, Action{Kind: KindCantJudge, ItemID: "i3", Reason: ReasonAmbiguous, Shown: ShownBlind, Appeared: time.Now().Add(-time.Second)})
+	ls.record(ls.ann, Action{Kind: KindTag, ItemID: "i5", Tag: "format", Value: 1})
+	check := func(name string, wantLog bool) {
+		t.Helper()
+		rows, _ := ls.readLabelling(false, false)
+		got, n := ls.readLabelling(true, true)
+		if labellingText(got) != labellingText(rows) {
+			t.Errorf("%s: packed:\n%s\nrows:\n%s", name, labellingText(got), labellingText(rows))
+		}
+		if wantLog && n == 0 {
+			t.Errorf("%s: no range read from the log", name)
+		}
+		if len(got.Labelling.Decisions) < 13 || len(got.Labelling.CantJudge) != 1 || len(got.Labelling.Tags) != 1 {
+			t.Errorf("%s: %d decisions, marks %+v, tags %+v", name, len(got.Labelling.Decisions), got.Labelling.CantJudge, got.Labelling.Tags)
+		}
+	}
+	check("every action logged", true)
+	db := rawDB(t, ls.path)
+	if _, err := db.Exec(`INSERT INTO actions (group_id, kind, item_id, criterion, dimension, value, note, via, annotator, at)
+		VALUES (1000, 'label', 'i20', 0, 'correct', 1, '', 'order', 'ann', '2026-01-01T00:00:00.000Z')`); err != nil {
+		t.Fatal(err)
+	}
+	ls.decide(ls.ann, KindLabel, 21, true, ShownBlind, false, 5*time.Second)
+	check("a label without a sitting", false)
 }

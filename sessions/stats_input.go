@@ -124,9 +124,9 @@ func (s *Store) StatsInput() (stats.Input, error) {
 // readStatsInputWith reads the statistics input in tx, with the largest
 // reads on three other connections meanwhile when they see the same
 // moment (readBeside): the verdicts' values and the current labels on one,
-// the items' segments and the guidelines on another, the annotators'
-// histories (how people labelled) in two halves, on the third and after
-// the segments.
+// the items' segments and the guidelines on another, the verdicts'
+// confidences and the annotators' histories (how people labelled) on the
+// third, every other annotator's history after the segments.
 func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, error) {
 	var in stats.Input
 	want, err := readStamp(tx)
@@ -151,14 +151,16 @@ func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, err
 	}
 	// How people labelled is read in three parts: the guidelines and tag
 	// set (with the labels per version) after the segments, on their
-	// connection, then there the second half of each annotator's history
-	// (historyHalf), while its first half is read and folded on a
-	// connection of its own: a long history, from the review screen, is
-	// the largest read. The guidelines and the tag set are not in the
-	// stamp; a version added between the reads is at most listed early.
+	// connection, then there the histories of every other annotator
+	// (historyPart), while the others' are read and folded on a
+	// connection of its own, after the verdicts' confidences (a scan of
+	// the verdicts that most sessions find none in). The guidelines and
+	// the tag set are not in the stamp; a version added between the reads
+	// is at most listed early.
 	var (
-		lab    *labellingRead
-		h0, h1 *historyHalf
+		lab         *labellingRead
+		h0, h1      *historyPart
+		confidences []verdictConfidence
 	)
 	readSegments := func(tx *sql.Tx) (err error) {
 		if groups, err = scanSegmentGroups(tx); err != nil {
@@ -167,11 +169,14 @@ func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, err
 		if lab, err = readLabellingBase(tx, s.path, o); err != nil {
 			return err
 		}
-		h1, err = readHistoryHalf(tx, o, 1)
+		h1, err = readHistoryPart(tx, o, 1)
 		return err
 	}
 	readHist := func(tx *sql.Tx) (err error) {
-		h0, err = readHistoryHalf(tx, o, 0)
+		if confidences, err = scanConfidences(tx); err != nil {
+			return err
+		}
+		h0, err = readHistoryPart(tx, o, 0)
 		return err
 	}
 	besideHist := s.readBeside(want, readHist)
@@ -199,20 +204,21 @@ func (s *Store) readStatsInputWith(tx *sql.Tx, o StatsOptions) (stats.Input, err
 			return in, err
 		}
 	}
-	codec, err := loadCodec(tx)
-	if err != nil {
-		return in, err
+	hist, ok := gatherHistories(h0, h1)
+	if !ok {
+		// Never seen: the parts listed other annotators.
+		if hist, err = readHistories(tx, o); err != nil {
+			return in, err
+		}
 	}
-	hist, err := finishHistories(tx, codec, h0, h1, o)
+	codec, err := loadCodec(tx)
 	if err != nil {
 		return in, err
 	}
 	lab = lab.with(hist)
 	units.addSegments(groups)
 	addVerdictValues(in.Units, placed, values)
-	if err := readConfidences(tx, in.Units, placed); err != nil {
-		return in, err
-	}
+	addConfidences(in.Units, placed, confidences)
 	lab.apply(labels)
 	if lab != nil {
 		in.Labelling = lab.in

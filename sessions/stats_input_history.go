@@ -8,98 +8,135 @@ import (
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
-// historyHalf is one half of the annotators' histories, read in its own
-// transaction, so that the two halves of a long history are read on two
-// connections at once (readStatsInputWith): half 0 the actions of each
-// annotator below the middle of their ids, half 1 the rest
-// (historyRange). Half 0 also folds what it read (the annotators' marks,
-// tags and decisions so far), and reads the annotators whose decisions do
-// not record how they were made (recordsHow): only the history of the
-// items they marked or tagged, by the row reader. finishHistories folds
-// half 1 after it.
-type historyHalf struct {
-	half int
-	// who lists the annotators in the actions_labelling index, how those
-	// of them whose decisions record how they were made.
-	who []string
-	how map[string]bool
-	// packed holds each how annotator's half read packed, in chunks of
-	// historyChunk ids (none when packed reads are off); half 0 folds
-	// each chunk as it is read and keeps none.
-	packed map[string][]*packedHistory
-	// half 0: folds holds every annotator's fold so far, missed those
-	// whose packed half could not be read (the row reader reads them).
-	folds  map[string]*historyFold
-	missed map[string]bool
-	names  map[int64]string
+// historyPart is the histories of every other annotator, read and folded
+// in a transaction of its own, so that the histories of several
+// annotators are read on two connections at once (readStatsInputWith):
+// part 0 those of the first, third, … annotator in the actions_labelling
+// index, part 1 the others. Each annotator's history is read whole and
+// in order (readHistory), so that it is folded as it is read and the
+// fold is the annotator's: gatherHistories only puts the parts'
+// annotators back in order.
+//
+// One annotator's history is not split between connections (it was, in
+// two halves by id): the fold is sequential, so the second half waited
+// until every read was over to be folded after the first, on the one
+// goroutine left, while on two cores the connections already keep both
+// busy; with more cores the verdicts' read (readStatsJudged) is the
+// longest anyway, a screen history of as many decisions as there are
+// verdicts taking about three fifths of its time (at 100,000 items as at
+// 1,000,000).
+type historyPart struct {
+	// who lists the annotators in the actions_labelling index, folds the
+	// histories of the part's among them.
+	who   []string
+	folds map[string]*historyFold
 }
 
-// readHistoryHalf reads half 0 or 1 of the annotators' histories (see
-// historyHalf).
-func readHistoryHalf(tx *sql.Tx, o StatsOptions, half int) (*historyHalf, error) {
-	h := &historyHalf{half: half, how: map[string]bool{}, packed: map[string][]*packedHistory{}}
+// readHistoryPart reads and folds part 0 or 1 of the annotators'
+// histories (see historyPart).
+func readHistoryPart(tx *sql.Tx, o StatsOptions, part int) (*historyPart, error) {
+	h := &historyPart{folds: map[string]*historyFold{}}
 	var err error
-	if h.who, err = labellingAnnotators(tx); err != nil || len(h.who) == 0 {
+	if h.who, err = labellingAnnotators(tx); err != nil || len(h.who) <= part {
 		return h, err
 	}
 	codec, err := loadCodec(tx)
 	if err != nil {
 		return nil, err
 	}
-	if half == 0 {
-		if h.names, err = statsRunNames(tx); err != nil {
-			return nil, err
-		}
-		h.folds, h.missed = map[string]*historyFold{}, map[string]bool{}
+	names, err := statsRunNames(tx)
+	if err != nil {
+		return nil, err
 	}
-	guidelines := o.Guidelines != GuidelinesAll
-	for _, a := range h.who {
-		how, err := recordsHow(tx, a)
-		if err != nil {
+	for i := part; i < len(h.who); i += 2 {
+		a := h.who[i]
+		if h.folds[a], err = readHistory(tx, codec, names, a, o.Guidelines != GuidelinesAll); err != nil {
 			return nil, err
-		}
-		h.how[a] = how
-		if half == 0 {
-			h.folds[a] = newFold(a, h.names, guidelines)
-		}
-		switch {
-		case !how && half == 0:
-			if err := readHistoryRows(tx, codec, h.folds[a], onlyMarkedOrTagged); err != nil {
-				return nil, err
-			}
-		case how && packedReads:
-			lo, hi, err := historyRange(tx, a, half)
-			if err != nil {
-				return nil, err
-			}
-			firstDim, undone, err := historyKeys(tx, a)
-			if err != nil {
-				return nil, err
-			}
-			for from := lo; from < hi; from += historyChunk {
-				to := min(from+historyChunk, hi)
-				p, err := readLogHistory(tx, a, guidelines, firstDim, undone, from, to)
-				if err == nil && p == nil {
-					p, err = readPackedHistory(tx, a, guidelines, firstDim, undone, from, to)
-				}
-				if err != nil {
-					return nil, err
-				}
-				if half == 1 {
-					h.packed[a] = append(h.packed[a], p)
-					continue
-				}
-				if from == lo {
-					// Room for half 1 too, about as long.
-					h.folds[a].reserve(int(2 * (hi - lo) * p.n / max(min(historyChunk, hi-lo), 1)))
-				}
-				if !h.missed[a] && !foldPacked(codec, h.folds[a], p) {
-					h.missed[a] = true
-				}
-			}
 		}
 	}
 	return h, nil
+}
+
+// gatherHistories gathers every annotator's marks, tags and decisions
+// from the two parts, in the order of the annotators; false when the
+// parts do not list the same annotators (read at two moments).
+func gatherHistories(p0, p1 *historyPart) (*historiesRead, bool) {
+	if !slices.Equal(p0.who, p1.who) {
+		return nil, false
+	}
+	r := &historiesRead{}
+	for i, a := range p0.who {
+		f := p0.folds[a]
+		if i%2 == 1 {
+			f = p1.folds[a]
+		}
+		if f == nil {
+			return nil, false
+		}
+		f.into(r)
+	}
+	return r, true
+}
+
+// readHistory reads and folds an annotator's history. Of one whose
+// decisions do not record how they were made (recordsHow), only the
+// history of the items they marked or tagged is read, by the row reader.
+// Another's is read packed, in chunks of historyChunk ids, each folded as
+// it is read, and whole by the row reader when a chunk cannot be read.
+func readHistory(tx *sql.Tx, codec *valueCodec, names map[int64]string, a string, guidelines bool) (*historyFold, error) {
+	f := newFold(a, names, guidelines)
+	how, err := recordsHow(tx, a)
+	if err != nil {
+		return nil, err
+	}
+	if !how {
+		return f, readHistoryRows(tx, codec, f, onlyMarkedOrTagged)
+	}
+	if packedReads {
+		ok, err := readPackedHistories(tx, codec, f)
+		if err != nil || ok {
+			return f, err
+		}
+		if packedMissed != nil {
+			packedMissed(a)
+		}
+		f = newFold(a, names, guidelines)
+	}
+	return f, readHistoryRows(tx, codec, f, "")
+}
+
+// readPackedHistories reads and folds f's annotator's history packed, in
+// chunks of historyChunk ids (from the decision log when it holds every
+// action of the chunk, else from actions); false when a chunk cannot be
+// read (foldPacked).
+func readPackedHistories(tx *sql.Tx, codec *valueCodec, f *historyFold) (bool, error) {
+	a := f.annotator
+	lo, hi, err := historyRange(tx, a)
+	if err != nil {
+		return false, err
+	}
+	firstDim, undone, err := historyKeys(tx, a)
+	if err != nil {
+		return false, err
+	}
+	for from := lo; from < hi; from += historyChunk {
+		to := min(from+historyChunk, hi)
+		p, err := readLogHistory(tx, a, f.guidelines, firstDim, undone, from, to)
+		if err == nil && p == nil {
+			p, err = readPackedHistory(tx, a, f.guidelines, firstDim, undone, from, to)
+		}
+		if err != nil {
+			return false, err
+		}
+		if from == lo {
+			// Room for the whole history, from its first chunk's share.
+			f.reserve(int((hi - lo) * p.n / max(min(historyChunk, hi-lo), 1)))
+		}
+		if !foldPacked(codec, f, p) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // historyChunk is the most ids a packed read of a history covers: SQLite
@@ -108,10 +145,9 @@ func readHistoryHalf(tx *sql.Tx, o StatsOptions, half int) (*historyHalf, error)
 // many is cheap, and is dropped once folded. Tests make it small.
 var historyChunk int64 = 50_000
 
-// historyRange is the range of ids [lo, hi) of an annotator's half of
-// their history: the ids below the middle of the lowest and highest, or
-// the rest. Two looks at the index on annotator and id.
-func historyRange(tx *sql.Tx, annotator string, half int) (lo, hi int64, err error) {
+// historyRange is the range of ids [lo, hi) of an annotator's history.
+// Two looks at the index on annotator and id.
+func historyRange(tx *sql.Tx, annotator string) (lo, hi int64, err error) {
 	var first, last sql.NullInt64
 	if err := tx.QueryRow(`SELECT min(id) FROM actions WHERE annotator = ?1`, annotator).Scan(&first); err != nil {
 		return 0, 0, err
@@ -119,39 +155,10 @@ func historyRange(tx *sql.Tx, annotator string, half int) (lo, hi int64, err err
 	if err := tx.QueryRow(`SELECT max(id) FROM actions WHERE annotator = ?1`, annotator).Scan(&last); err != nil {
 		return 0, 0, err
 	}
-	mid := first.Int64 + (last.Int64-first.Int64+1)/2
-	if half == 0 {
-		return first.Int64, mid, nil
+	if !first.Valid || !last.Valid {
+		return 0, 0, nil
 	}
-	return mid, last.Int64 + 1, nil
-}
-
-// finishHistories folds half 1 after half 0 (both read at the moment tx
-// sees), reads in tx by rows the histories whose packed halves could not
-// be read, and gathers every annotator's marks, tags and decisions.
-func finishHistories(tx *sql.Tx, codec *valueCodec, h0, h1 *historyHalf, o StatsOptions) (*historiesRead, error) {
-	r := &historiesRead{}
-	same := slices.Equal(h0.who, h1.who)
-	for _, a := range h0.who {
-		f := h0.folds[a]
-		if h0.how[a] {
-			ok := packedReads && same && !h0.missed[a]
-			for _, p := range h1.packed[a] {
-				ok = ok && foldPacked(codec, f, p)
-			}
-			if !ok {
-				if packedReads && packedMissed != nil {
-					packedMissed(a)
-				}
-				f = newFold(a, h0.names, o.Guidelines != GuidelinesAll)
-				if err := readHistoryRows(tx, codec, f, ""); err != nil {
-					return nil, err
-				}
-			}
-		}
-		f.into(r)
-	}
-	return r, nil
+	return first.Int64, last.Int64 + 1, nil
 }
 
 // packedMissed, when set (by tests), hears of each history the packed
@@ -276,6 +283,31 @@ const (
 // decision folds one label, accept or "can't judge": d holds every field
 // but Kind and Annotator; reason is a "can't judge"'s.
 func (h *historyFold) decision(kind byte, d stats.Decision, reason string) {
+	*h.slot() = d
+	h.decided(kind, reason)
+}
+
+// slot adds a zero decision to h's and gives it, for the caller to fill in
+// place and fold with decided, or take back with drop: the packed reader
+// fills a hundred thousand, which a copy or two of each (25 words) would
+// slow.
+func (h *historyFold) slot() *stats.Decision {
+	h.decisions = append(h.decisions, stats.Decision{})
+	return &h.decisions[len(h.decisions)-1]
+}
+
+// drop takes back the decision slot gave.
+func (h *historyFold) drop() {
+	n := len(h.decisions) - 1
+	h.decisions[n] = stats.Decision{}
+	h.decisions = h.decisions[:n]
+}
+
+// decided folds the decision slot gave, which holds every field but Kind
+// and Annotator, as a label, accept or "can't judge" (reason is its
+// reason), or takes it back for another kind.
+func (h *historyFold) decided(kind byte, reason string) {
+	d := &h.decisions[len(h.decisions)-1]
 	switch kind {
 	case kindLetterCantJudge:
 		d.Kind, d.Value, d.HasValue = stats.KindCantJudge, 0, false
@@ -294,11 +326,11 @@ func (h *historyFold) decision(kind byte, d stats.Decision, reason string) {
 			delete(h.marked, d.ItemID)
 		}
 	default:
+		h.drop()
 		return
 	}
 	d.Annotator = h.annotator
 	h.how = h.how || d.Shown != "" || d.Timed || d.Retest
-	h.decisions = append(h.decisions, d)
 }
 
 // tag folds one tag action: tag put on the item (on) or taken off.

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
 // decisionsPacked reads an annotator's labels, accepts, "can't judge"
@@ -62,9 +60,11 @@ var oddPacked = oddElement("")
 // packedHistory is a range of an annotator's history read packed
 // (decisionsPacked), to fold with foldPacked.
 type packedHistory struct {
-	firstDim     string
-	guidelines   bool
-	undone       map[int64]bool
+	firstDim   string
+	guidelines bool
+	undone     map[int64]bool
+	// n is the number of records: of decisions (decisionsPacked), or of
+	// the decision log's rows of every kind (readLogHistory).
 	n            int64
 	records, odd sql.NullString
 	// tooLong is set when SQLite could not build the lists.
@@ -151,7 +151,7 @@ func foldPacked(codec *valueCodec, h *historyFold, p *packedHistory) bool {
 	last := int64(-1)
 	var f [flDimension + 1]string
 	for range n {
-		if !splitFields(list.next(), f[:at.n]) {
+		if !list.nextFields(f[:at.n]) {
 			return false
 		}
 		id, ok := packedNumber(f[fdID])
@@ -163,17 +163,26 @@ func foldPacked(codec *valueCodec, h *historyFold, p *packedHistory) bool {
 			return false
 		}
 		last = id
-		d := stats.Decision{Group: group, ItemID: f[fdItem], Dimension: firstDim}
+		kind, text, odd := byte(kindLetterLabel), "", next.id == id
+		if odd {
+			kind, text = next.kind, next.text
+		}
+		if !decisionKind(kind) {
+			next, okOdd = odds.next()
+			continue // a note or an undo, which the decision log lists too
+		}
+		// Filled in place, and taken back if it is no decision.
+		d := h.slot()
+		d.Group, d.ItemID, d.Dimension = group, f[fdItem], firstDim
 		if at.dimension >= 0 {
 			d.Dimension = f[at.dimension]
 		}
-		kind, text := byte(kindLetterLabel), ""
-		if next.id == id {
-			kind, d.Retest, d.Criterion, d.Dimension, text = next.kind, next.retest, next.criterion, next.dimension, next.text
+		if odd {
+			d.Retest, d.Criterion, d.Dimension = next.retest, next.criterion, next.dimension
 			next, okOdd = odds.next()
 		}
 		d.Dimension = h.dimension(d.Dimension)
-		if !h.shown(&d, f[fdShown]) {
+		if !h.shown(d, f[fdShown]) {
 			return false
 		}
 		d.Sitting = h.sitting(f[fdSitting])
@@ -210,10 +219,13 @@ func foldPacked(codec *valueCodec, h *historyFold, p *packedHistory) bool {
 		}
 		switch {
 		case undone[id]:
+			h.drop()
 		case kind == kindLetterTag:
-			h.tag(d.ItemID, text, whole == "1")
+			item := d.ItemID
+			h.drop()
+			h.tag(item, text, whole == "1")
 		default:
-			h.decision(kind, d, text)
+			h.decided(kind, text)
 		}
 	}
 	// Every unusual action is one of the list's.
@@ -223,24 +235,45 @@ func foldPacked(codec *valueCodec, h *historyFold, p *packedHistory) bool {
 	return true
 }
 
-// splitFields splits a record into exactly len(f) fields; false when it
-// holds another number (a text holding fieldSep).
-func splitFields(rec string, f []string) bool {
-	for i := range f {
-		j := strings.IndexByte(rec, fieldSep)
-		if i == len(f)-1 {
-			if j >= 0 {
+// nextFields splits the list's next element, a record, into exactly
+// len(f) fields (fieldSep between them); false when it holds another
+// number (a text holding fieldSep). It looks at each byte of the record
+// once: the fields are short, and a call to strings.IndexByte for each
+// of them and for the record cost twice as much.
+func (p *packedList) nextFields(f []string) bool {
+	rest, last := p.rest, len(f)-1
+	k, start := 0, 0
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if c > fieldSep { // most bytes: one comparison (packSep is below)
+			continue
+		}
+		switch c {
+		case fieldSep:
+			if k == last {
 				return false
 			}
-			f[i] = rec
-			return true
+			f[k] = rest[start:i]
+			k++
+			start = i + 1
+		case p.sep:
+			f[k], p.rest = rest[start:i], rest[i+1:]
+			return k == last
 		}
-		if j < 0 {
-			return false
-		}
-		f[i], rec = rec[:j], rec[j+1:]
 	}
-	return true
+	f[k], p.rest = rest[start:], ""
+	return k == last
+}
+
+// decisionKind tells whether kind, the first letter of actions.kind, is a
+// decision's (a label, accept, "can't judge" or tag action): not a note's
+// or an undo's.
+func decisionKind(kind byte) bool {
+	switch kind {
+	case kindLetterLabel, kindLetterAccept, kindLetterCantJudge, kindLetterTag:
+		return true
+	}
+	return false
 }
 
 // oddAction is an element of oddPacked.

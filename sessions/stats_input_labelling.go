@@ -75,7 +75,7 @@ func readLabelling(tx *sql.Tx, path string, codec *valueCodec, o StatsOptions) (
 	if err != nil {
 		return nil, err
 	}
-	h, err := readHistories(tx, codec, o)
+	h, err := readHistories(tx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +116,8 @@ type historiesRead struct {
 	decisions []stats.Decision
 }
 
-// readHistories reads the annotators' histories in tx: both halves
-// (historyHalf), then what is left (finishHistories).
+// readHistories reads the annotators' histories in tx: both parts
+// (historyPart), gathered.
 //
 // Only the actions that the partial index actions_labelling holds (a
 // "can't judge", a tag, or an action recorded with a visibility, a time
@@ -134,16 +134,17 @@ type historiesRead struct {
 // do not, so their decisions alone add no reliability figures, and an
 // annotator with none of it (recordsHow, one look at the index) has only
 // the history of the items they marked or tagged read.
-func readHistories(tx *sql.Tx, codec *valueCodec, o StatsOptions) (*historiesRead, error) {
-	h0, err := readHistoryHalf(tx, o, 0)
+func readHistories(tx *sql.Tx, o StatsOptions) (*historiesRead, error) {
+	p0, err := readHistoryPart(tx, o, 0)
 	if err != nil {
 		return nil, err
 	}
-	h1, err := readHistoryHalf(tx, o, 1)
+	p1, err := readHistoryPart(tx, o, 1)
 	if err != nil {
 		return nil, err
 	}
-	return finishHistories(tx, codec, h0, h1, o)
+	r, _ := gatherHistories(p0, p1) // one transaction: the same annotators
+	return r, nil
 }
 
 // with adds the histories to r; nil when the session records nothing of

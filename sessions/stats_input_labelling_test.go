@@ -508,7 +508,7 @@ func TestLabellingPackedEqualsRows(t *testing.T) {
 	if labellingText(fromActions) != labellingText(rows) {
 		t.Errorf("packed from actions:\n%s\nrows:\n%s", labellingText(fromActions), labellingText(rows))
 	}
-	// Read in chunks of 3 ids (many per half), the same.
+	// Read in chunks of 3 ids (many per history), the same.
 	saved := historyChunk
 	historyChunk = 3
 	chunked := read(true)

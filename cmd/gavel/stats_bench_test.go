@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -85,24 +86,81 @@ func (e *benchError) Error() string { return e.msg }
 func BenchmarkStatsCommand100k(b *testing.B) {
 	for _, format := range []string{"text", "json"} {
 		b.Run(format, func(b *testing.B) {
-			path := labelledSession(b)
-			var out bytes.Buffer
-			e := env{stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }}
-			// The flags' own defaults, as a user gets them (a literal here
-			// went stale when a flag was added and broke the benchmark).
-			o := statsFlags{format: format}
-			o.figureFlags.add(pflag.NewFlagSet("stats", pflag.ContinueOnError))
-			b.ResetTimer()
-			for b.Loop() {
-				out.Reset()
-				if err := runStats(e, path, o); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			if !strings.Contains(out.String(), "judge_verdict") {
-				b.Fatalf("the report does not name the imported judge:\n%s", out.String())
-			}
+			benchStats(b, labelledSession(b), format)
 		})
+	}
+}
+
+// BenchmarkStatsCommand100kOnScreen is BenchmarkStatsCommand100k on the
+// session whose labels look as if the review screen had made them
+// (scripts/perf/onscreen: visibility, time on screen, sittings, guidelines
+// versions, re-tests, can't judge, tags), so that the labelling section
+// reads the whole history, from the decision log. It needs sqlite3 for
+// the script; GAVEL_BENCH_STATS_ONSCREEN names an existing session to
+// read instead.
+func BenchmarkStatsCommand100kOnScreen(b *testing.B) {
+	for _, format := range []string{"text", "json"} {
+		b.Run(format, func(b *testing.B) {
+			benchStats(b, onScreenSession(b), format)
+		})
+	}
+}
+
+// benchStatsOnScreen is the on-screen session, made once per process.
+var benchStatsOnScreen struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// onScreenSession makes the on-screen copy of labelledSession with
+// scripts/perf/onscreen (skipping the benchmark without sqlite3).
+func onScreenSession(b *testing.B) string {
+	b.Helper()
+	if p := os.Getenv("GAVEL_BENCH_STATS_ONSCREEN"); p != "" {
+		return p
+	}
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		b.Skip("scripts/perf/onscreen needs sqlite3")
+	}
+	src := labelledSession(b)
+	s := &benchStatsOnScreen
+	s.once.Do(func() {
+		dir, err := os.MkdirTemp("", "gavel-stats-bench-onscreen")
+		if err != nil {
+			s.err = err
+			return
+		}
+		s.path = filepath.Join(dir, "onscreen.gavel")
+		out, err := exec.Command(filepath.Join("..", "..", "scripts", "perf", "onscreen"), src, s.path).CombinedOutput()
+		if err != nil {
+			s.err = &benchError{"scripts/perf/onscreen: " + err.Error() + ": " + string(out)}
+		}
+	})
+	if s.err != nil {
+		b.Fatal(s.err)
+	}
+	return s.path
+}
+
+// benchStats times runStats on the session at path in format, with the
+// flags' own defaults.
+func benchStats(b *testing.B, path, format string) {
+	var out bytes.Buffer
+	e := env{stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" }}
+	// The flags' own defaults, as a user gets them (a literal here
+	// went stale when a flag was added and broke the benchmark).
+	o := statsFlags{format: format}
+	o.figureFlags.add(pflag.NewFlagSet("stats", pflag.ContinueOnError))
+	b.ResetTimer()
+	for b.Loop() {
+		out.Reset()
+		if err := runStats(e, path, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if !strings.Contains(out.String(), "judge_verdict") {
+		b.Fatalf("the report does not name the imported judge:\n%s", out.String())
 	}
 }
