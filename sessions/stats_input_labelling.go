@@ -65,23 +65,6 @@ type labelAt struct {
 	dimension       string
 }
 
-// readLabelling reads what the session records of the human side of
-// labelling (SPEC "Labelling well", schema v8) for the statistics: the
-// guidelines, the tag set and the labels per version (readLabellingBase),
-// then the histories (readHistories). The statistics read the two on two
-// connections (readStatsInputWith).
-func readLabelling(tx *sql.Tx, path string, codec *valueCodec, o StatsOptions) (*labellingRead, error) {
-	r, err := readLabellingBase(tx, path, o)
-	if err != nil {
-		return nil, err
-	}
-	h, err := readHistories(tx, o)
-	if err != nil {
-		return nil, err
-	}
-	return r.with(h), nil
-}
-
 // readLabellingBase reads the guidelines' versions (with the current
 // labels made under each, and, under a filter, which labels it keeps) and
 // the session's tag set.

@@ -213,7 +213,7 @@ func TestStatsInputMatchesThePublicReaders(t *testing.T) {
 		}
 	}
 	// How people labelled (Record stamps a sitting) is read by
-	// readLabelling alone: stats_input_labelling_test.go checks it.
+	// the labelling reads alone: stats_input_labelling_test.go checks it.
 	got.Labelling = nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("StatsInput =\n%+v\nwant\n%+v", got, want)
