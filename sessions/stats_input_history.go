@@ -342,10 +342,13 @@ func (h *historyFold) tag(item, tag string, on bool) {
 	h.tags[k] = on
 }
 
-// into adds the annotator's marks, tags and decisions to r.
+// into adds the annotator's marks, tags and decisions to r. An item
+// marked, labelled and marked again is twice in markOrder and has one
+// mark: each is taken out of marked as it is added.
 func (h *historyFold) into(r *historiesRead) {
 	for _, item := range h.markOrder {
 		if reason, ok := h.marked[item]; ok {
+			delete(h.marked, item)
 			r.marks = append(r.marks, stats.CantJudgeMark{ItemID: item, Annotator: h.annotator, Reason: reason})
 			if r.cantJudge == nil {
 				r.cantJudge = map[[2]string]bool{}

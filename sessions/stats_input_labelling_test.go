@@ -239,6 +239,17 @@ func TestLabellingCantJudgeExcludedAndCounted(t *testing.T) {
 	if h := rep.Humans[0]; h.Pairable != 2 {
 		t.Errorf("after undo, pairable = %d, want 2 (i6, i7)", h.Pairable)
 	}
+	// A label ends ann's mark on i5 and a new mark starts another: one
+	// mark, on one item, not the first counted again.
+	ls.record(ls.ann, Action{Kind: KindLabel, ItemID: "i5", Dimension: "correct", Value: 1, Shown: ShownBlind, Appeared: time.Now().Add(-time.Second)})
+	if _, rep = ls.report(StatsOptions{}); rep.Labelling.CantJudge != nil && rep.Labelling.CantJudge.Total != 0 {
+		t.Errorf("after ann's label on i5: %+v, want no mark", rep.Labelling.CantJudge)
+	}
+	ls.record(ls.ann, Action{Kind: KindCantJudge, ItemID: "i5", Reason: ReasonAmbiguous, Shown: ShownBlind, Appeared: time.Now().Add(-time.Second)})
+	_, rep = ls.report(StatsOptions{})
+	if cj := rep.Labelling.CantJudge; cj == nil || cj.Total != 1 || cj.Items != 1 || cj.ByReason.Ambiguous != 1 || cj.ByReason.GoldWrong != 0 {
+		t.Errorf("marked, labelled, marked again: %+v, want one mark (ambiguous) on one item", cj)
+	}
 }
 
 // Tags are counted per item, overall and among the judge's disagreements
