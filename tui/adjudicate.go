@@ -62,24 +62,30 @@ type adjLeftKey struct {
 
 // newAdjState reads this person's history (oldest first, undo rows
 // included) on the items others labelled.
-func newAdjState(history []sessions.Action, others []sessions.Label) *adjState {
+func newAdjState(history []sessions.Action, others *OtherLabels) *adjState {
 	a := &adjState{mine: map[sessions.LabelKey][]mineLabel{}, next: math.MaxInt64 / 2, leftKey: adjLeftKey{labelsGen: -1}}
-	if len(others) == 0 {
+	if others.Len() == 0 {
 		return a
 	}
 	// The items of this person's labels that others labelled too: a set
-	// of the history's items, not of the others' (a million of them).
-	items := map[string]bool{}
+	// of the history's items, not of the others' (a million of them),
+	// each with its place in both.
+	at := map[string]int{}
 	for _, h := range history {
-		if labelling(h) {
-			items[h.ItemID] = false
+		if _, ok := at[h.ItemID]; !ok && labelling(h) {
+			at[h.ItemID] = len(at)
 		}
 	}
-	for _, l := range others {
-		if _, ok := items[l.ItemID]; ok {
-			items[l.ItemID] = true
-		}
+	if len(at) == 0 {
+		return a
 	}
+	both := make([]bool, len(at))
+	others.eachItem(func(id []byte) {
+		if k, ok := at[string(id)]; ok {
+			both[k] = true
+		}
+	})
+	items := func(id string) bool { k, ok := at[id]; return ok && both[k] }
 	undone := map[int64]bool{}
 	for _, h := range history {
 		if h.Kind == sessions.KindUndo && h.Undoes != 0 {
@@ -87,7 +93,7 @@ func newAdjState(history []sessions.Action, others []sessions.Label) *adjState {
 		}
 	}
 	for _, h := range history {
-		if !labelling(h) || undone[h.ID] || !items[h.ItemID] {
+		if !labelling(h) || undone[h.ID] || !items(h.ItemID) {
 			continue
 		}
 		k := sessions.LabelKey{ItemID: h.ItemID, Criterion: h.Criterion, Dimension: h.Dimension}
@@ -166,7 +172,8 @@ func (w *workspace) toAdjudicate(i int) bool {
 	if i < 0 || i >= len(w.items) {
 		return false
 	}
-	others := w.others.on(i)
+	var obuf [4]sessions.Label
+	others := w.others.on(i, obuf[:0])
 	if len(others) == 0 {
 		return false
 	}

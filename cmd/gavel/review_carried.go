@@ -122,11 +122,22 @@ func arrivals(ctx context.Context, rv *sessions.Review, annotator string) (tui.A
 	for _, r := range runs {
 		a.Runs = append(a.Runs, sessionRun(ctx, rv, r, names[r.ID]))
 	}
-	if a.Others, err = rv.Store.LabelsExcept(annotator); err != nil {
+	if a.Others, err = othersOf(rv.Store, annotator); err != nil {
 		return a, err
 	}
 	a.OthersCantJudge, err = cantJudgesExcept(rv.Store, annotator)
 	return a, err
+}
+
+// othersOf reads the current labels of every annotator but annotator as
+// the review screen keeps them, each added as it is read: never all held
+// as sessions.Labels (a million took ~130 MB so, beside the items).
+func othersOf(s *sessions.Store, annotator string) (*tui.OtherLabels, error) {
+	o := &tui.OtherLabels{}
+	if err := s.LabelsExceptEach(annotator, o.Add); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // arrivingStore is the recorder of a session built from a dataset's
