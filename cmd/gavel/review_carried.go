@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gavel-dev/gavel/sessions"
@@ -33,12 +34,28 @@ func openCarrying(session, annotator string, ds *dataset.Dataset) (*sessions.Rev
 	if err != nil {
 		return nil, err
 	}
+	dropImported(ds)
 	rv, err := sessions.OpenReview(session, annotator, ds)
 	if err != nil {
 		return nil, err
 	}
 	rv.NoteImported(sum)
 	return rv, nil
+}
+
+// dropImported lets go of the text of ds's verdict and label columns once
+// they are imported into its session, which holds them from then on: a
+// string a row and column (two columns of a million rows: 32 MB) that the
+// review, holding ds, kept to its end.
+func dropImported(ds *dataset.Dataset) {
+	if len(ds.Imported) == 0 {
+		return
+	}
+	cols := slices.Clone(ds.Imported) // not the head's, which may share them
+	for c := range cols {
+		cols[c].Values = nil
+	}
+	ds.Imported = cols
 }
 
 // carriesOthers reports whether a large new dataset that carries verdict
@@ -86,6 +103,7 @@ func startCarryingBuild(ctx context.Context, path, annotator string, st *dataset
 			b.err = err
 			return
 		}
+		dropImported(ds)
 		// The review's memory limit, from now on: under it, the build
 		// (which holds the columns' values and SQLite's pages beside
 		// the items: an import peaks at 1.4-2.4 times the file) made
