@@ -104,12 +104,6 @@ func startCarryingBuild(ctx context.Context, path, annotator string, st *dataset
 			return
 		}
 		dropImported(ds)
-		// The review's memory limit, from now on: under it, the build
-		// (which holds the columns' values and SQLite's pages beside
-		// the items: an import peaks at 1.4-2.4 times the file) made
-		// the collector run without end, and the imported columns took
-		// 7-8 s to reach the screen at 100,000 rows instead of 4-5 s.
-		limitMemory(len(ds.Items), fileSize(ds))
 		rv, err := sessions.OpenReview(path, annotator, ds)
 		if err != nil {
 			b.err = err

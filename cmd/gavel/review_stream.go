@@ -84,9 +84,7 @@ func reviewStream(ctx context.Context, e env, path string, o reviewFlags) error 
 		st.StoreFields(sessions.StoredFieldsEncoder)
 	}
 	tuneGC(st.Lines())
-	if carrying == nil {
-		limitMemory(st.Lines(), fileSize(head))
-	} // else once the session is written (startCarryingBuild)
+	limitMemory(st.Lines(), fileSize(head))
 	nd := newDataset{
 		head:     head,
 		first:    first,
