@@ -108,7 +108,7 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 		return readItems(w.load.more)
 	}
 	w.load.more = nil
-	w.others = w.load.others.place(w.load.othersCantJudge, w.index)
+	w.placeOthers(w.load.others, w.load.othersCantJudge)
 	w.load.others, w.load.othersCantJudge = nil, nil
 	if w.cur == w.load.start {
 		// The person has not moved: resume at the first unreviewed

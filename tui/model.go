@@ -243,7 +243,7 @@ func New(o Options) *Model {
 		// Placed once every item has its position (gotItems).
 		w.load.others, w.load.othersCantJudge = others, o.OthersCantJudge
 	} else {
-		w.others = others.place(o.OthersCantJudge, w.index)
+		w.placeOthers(others, o.OthersCantJudge)
 	}
 	w.save.pending = map[int]int{}
 	var notices []string

@@ -297,6 +297,13 @@ func (o *OtherLabels) place(cantJudge []sessions.CantJudge, index *itemIndex) ot
 	return otherLabels{recs: kept, tab: t, index: index}
 }
 
+// placeOthers makes others (placed on the items, as OtherLabels.place)
+// the other annotators' labels on screen.
+func (w *workspace) placeOthers(others *OtherLabels, cantJudge []sessions.CantJudge) {
+	w.others = others.place(cantJudge, w.index)
+	w.othersGen++
+}
+
 // any reports whether anybody else has labelled anything.
 func (o otherLabels) any() bool { return len(o.recs) > 0 }
 

@@ -246,7 +246,7 @@ func (m *Model) setOthers(others *OtherLabels, cantJudge []sessions.CantJudge) {
 		m.load.others, m.load.othersCantJudge = others, cantJudge
 		return
 	}
-	m.others = others.place(cantJudge, m.index)
+	m.placeOthers(others, cantJudge)
 	if len(m.sel.items) == 0 && m.sel.filter.match != nil {
 		// A filter left empty (nothing to adjudicate yet, no
 		// disagreement between people) may hold items now: an
