@@ -104,6 +104,9 @@ func startCarryingBuild(ctx context.Context, path, annotator string, st *dataset
 			return
 		}
 		dropImported(ds)
+		// The review's memory limit, from now on, unless it held the
+		// build already (buildsUnderLimit).
+		limitMemory(len(ds.Items), fileSize(ds))
 		rv, err := sessions.OpenReview(path, annotator, ds)
 		if err != nil {
 			b.err = err

@@ -42,14 +42,21 @@ var memoryLimit struct {
 }
 
 // limitMemory sets a soft memory limit of memoryPerFileByte times the
-// dataset file's size for a review of a large one (tuneGC's sizes), from
-// the start (a new labelled dataset's build behind the screen included:
-// without it the build's heap grew to 1.25 times its live heap, ~1.51x
-// the file): when the items take most of the limit, the collector runs
-// before the 25 % above them that reviewGCPercent allows would pass it.
-// The limit follows the live heap up when the items alone come near it
-// (a session with many verdicts, a small dataset's build), and back down
-// (followLiveHeap).
+// dataset file's size for a review of a large one (tuneGC's sizes): when
+// the items take most of the limit, the collector runs before the 25 %
+// above them that reviewGCPercent allows would pass it. The limit follows
+// the live heap up when the items alone come near it (a session with many
+// verdicts), and back down (followLiveHeap).
+//
+// A new labelled dataset's session is built behind the screen, its
+// verdict and label columns imported as it is written: the limit holds
+// that build when the room it leaves above the file is wide
+// (buildsUnderLimit); without it the build's heap grew to 1.25 times its
+// live heap, ~1.51x the 636 MB file at one run. A smaller file's build
+// (SQLite's pages and the import's values beside the items: 1.4-2.4x the
+// file at 100,000 rows) would keep the collector running for little: its
+// limit starts once the session is written (the imported columns reached
+// the screen of 100,000 rows 0.8 s later under it).
 func limitMemory(items int, fileBytes int64) {
 	if items < backgroundBuildFrom || fileBytes <= 0 {
 		return
@@ -60,9 +67,21 @@ func limitMemory(items int, fileBytes int64) {
 	memoryLimit.follow.Do(func() { go followLiveHeap() })
 }
 
+// buildRoom is the room above the file, in bytes, from which a labelled
+// dataset's build runs under the review's memory limit: (1.38 - 1) x 636
+// MB is 242 MB; at 100,000 rows (64 MB) it would be 24 MB.
+const buildRoom = 128 << 20
+
+// buildsUnderLimit reports whether the build of a new labelled dataset's
+// session, of a file of fileBytes, runs under the review's memory limit
+// (limitMemory).
+func buildsUnderLimit(fileBytes int64) bool {
+	return float64(fileBytes)*(memoryPerFileByte-1) >= buildRoom
+}
+
 // followEvery is how often followLiveHeap looks at the live heap: often
-// enough that a small dataset's build, whose heap passes its limit in a
-// second, is not held under it for long.
+// enough that a heap that passes its limit in a second (a dataset of
+// tens of thousands of items, read) is not held under it for long.
 const followEvery = 250 * time.Millisecond
 
 // followLiveHeap keeps the memory limit above the live heap (nextLimit),

@@ -45,3 +45,17 @@ func TestNextLimit(t *testing.T) {
 		}
 	}
 }
+
+// A labelled dataset's build runs under the memory limit when the file is
+// large enough that the limit leaves wide room above it: the 1M rows of
+// scripts/perf (636 MB), not its 100,000 (64 MB).
+func TestBuildsUnderLimit(t *testing.T) {
+	for _, tc := range []struct {
+		bytes int64
+		want  bool
+	}{{635_772_870, true}, {63_583_146, false}, {0, false}} {
+		if got := buildsUnderLimit(tc.bytes); got != tc.want {
+			t.Errorf("buildsUnderLimit(%d) = %v, want %v", tc.bytes, got, tc.want)
+		}
+	}
+}
