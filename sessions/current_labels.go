@@ -11,24 +11,6 @@ func (s *Store) LabelsExcept(annotator string) ([]Label, error) {
 	return s.currentLabels("reading other annotators' labels", `l.annotator <> ?`, annotator)
 }
 
-// LabelsExceptEach is LabelsExcept handing each label to each as it is
-// read instead of returning them all: a caller that keeps them in its own
-// form does not hold them twice (a million took ~130 MB as Labels). The
-// label's ItemID is left empty: its item's id is itemID, valid only until
-// each returns. An error from each ends the read and is returned.
-func (s *Store) LabelsExceptEach(annotator string, each func(itemID []byte, l Label) error) error {
-	return s.readLabelsEach("reading other annotators' labels", "", nil, currentLabelsQuery(`l.annotator <> ?`), []any{annotator}, each)
-}
-
-// currentLabelsQuery is currentLabels' query for where.
-func currentLabelsQuery(where string) string {
-	return `SELECT l.item_id, l.criterion, l.dimension, l.value, l.annotator, l.via, l.at, l.action_id, l.accepted
-			FROM current_labels l
-			JOIN items i ON i.item_id = l.item_id
-			WHERE ` + where + `
-			ORDER BY i.idx, l.criterion, l.dimension, l.annotator`
-}
-
 // currentLabels reads the rows of current_labels that where (a condition
 // on l, with args) keeps, in item order, then criterion, dimension and
 // annotator.
@@ -123,4 +105,22 @@ func (s *Store) readLabelsEach(doing, count string, sized func(int), query strin
 		}
 		return rows.Err()
 	})
+}
+
+// LabelsExceptEach is LabelsExcept handing each label to each as it is
+// read instead of returning them all: a caller that keeps them in its own
+// form does not hold them twice (a million took ~130 MB as Labels). The
+// label's ItemID is left empty: its item's id is itemID, valid only until
+// each returns. An error from each ends the read and is returned.
+func (s *Store) LabelsExceptEach(annotator string, each func(itemID []byte, l Label) error) error {
+	return s.readLabelsEach("reading other annotators' labels", "", nil, currentLabelsQuery(`l.annotator <> ?`), []any{annotator}, each)
+}
+
+// currentLabelsQuery is currentLabels' query for where.
+func currentLabelsQuery(where string) string {
+	return `SELECT l.item_id, l.criterion, l.dimension, l.value, l.annotator, l.via, l.at, l.action_id, l.accepted
+			FROM current_labels l
+			JOIN items i ON i.item_id = l.item_id
+			WHERE ` + where + `
+			ORDER BY i.idx, l.criterion, l.dimension, l.annotator`
 }
