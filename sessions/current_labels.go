@@ -25,11 +25,7 @@ func (s *Store) currentLabels(doing, where string, args ...any) ([]Label, error)
 	// by appends, a million labels (~120 MB) held an old and a new
 	// array at once at each growth.
 	count := `SELECT count(*) FROM current_labels l JOIN items i ON i.item_id = l.item_id WHERE ` + where
-	return s.readLabelsSized(doing, count, `SELECT l.item_id, l.criterion, l.dimension, l.value, l.annotator, l.via, l.at, l.action_id, l.accepted
-			FROM current_labels l
-			JOIN items i ON i.item_id = l.item_id
-			WHERE `+where+`
-			ORDER BY i.idx, l.criterion, l.dimension, l.annotator`, args...)
+	return s.readLabelsSized(doing, count, currentLabelsQuery(where), args...)
 }
 
 // readLabels reads current labels from a query whose columns are item_id,
@@ -43,14 +39,31 @@ func (s *Store) readLabels(doing, query string, args ...any) ([]Label, error) {
 // count (a query of the same args, when not "") says.
 func (s *Store) readLabelsSized(doing, count, query string, args ...any) ([]Label, error) {
 	var out []Label
-	err := s.read(doing, func(tx *sql.Tx) error {
+	sized := func(n int) { out = make([]Label, 0, n) }
+	err := s.readLabelsEach(doing, count, sized, query, args, func(itemID []byte, l Label) error {
+		l.ItemID = string(itemID)
+		out = append(out, l)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readLabelsEach reads labels as readLabels does, handing each to each
+// with its item's id apart (l.ItemID empty; itemID valid during the
+// call). When count is not "", sized is first told how many the query of
+// the same args says there are (when more than none).
+func (s *Store) readLabelsEach(doing, count string, sized func(int), query string, args []any, each func(itemID []byte, l Label) error) error {
+	return s.read(doing, func(tx *sql.Tx) error {
 		if count != "" {
 			n := 0
 			if err := tx.QueryRow(count, args...).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {
-				out = make([]Label, 0, n)
+				sized(n)
 			}
 		}
 		rows, err := tx.Query(query, args...)
@@ -75,12 +88,12 @@ func (s *Store) readLabelsSized(doing, count, query string, args ...any) ([]Labe
 			}
 			return s
 		}
-		var dim, annotator, via sql.RawBytes
+		var id, dim, annotator, via sql.RawBytes
 		for rows.Next() {
 			var l Label
 			var at string
 			var value any
-			if err := rows.Scan(&l.ItemID, &l.Criterion, &dim, &value, &annotator, &via, &at, &l.ActionID, &l.Accepted); err != nil {
+			if err := rows.Scan(&id, &l.Criterion, &dim, &value, &annotator, &via, &at, &l.ActionID, &l.Accepted); err != nil {
 				return err
 			}
 			l.Dimension, l.Annotator, l.Via = name(dim), name(annotator), name(via)
@@ -92,12 +105,28 @@ func (s *Store) readLabelsSized(doing, count, query string, args ...any) ([]Labe
 			if l.At, err = parseStamp(at); err != nil {
 				return err
 			}
-			out = append(out, l)
+			if err := each(id, l); err != nil {
+				return err
+			}
 		}
 		return rows.Err()
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+}
+
+// LabelsExceptEach is LabelsExcept handing each label to each as it is
+// read instead of returning them all: a caller that keeps them in its own
+// form does not hold them twice (a million took ~130 MB as Labels). The
+// label's ItemID is left empty: its item's id is itemID, valid only until
+// each returns. An error from each ends the read and is returned.
+func (s *Store) LabelsExceptEach(annotator string, each func(itemID []byte, l Label) error) error {
+	return s.readLabelsEach("reading other annotators' labels", "", nil, currentLabelsQuery(`l.annotator <> ?`), []any{annotator}, each)
+}
+
+// currentLabelsQuery is currentLabels' query for where.
+func currentLabelsQuery(where string) string {
+	return `SELECT l.item_id, l.criterion, l.dimension, l.value, l.annotator, l.via, l.at, l.action_id, l.accepted
+			FROM current_labels l
+			JOIN items i ON i.item_id = l.item_id
+			WHERE ` + where + `
+			ORDER BY i.idx, l.criterion, l.dimension, l.annotator`
 }

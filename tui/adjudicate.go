@@ -39,6 +39,14 @@ type adjState struct {
 	// left caches the count of items to adjudicate, for the header.
 	left    int
 	leftKey adjLeftKey
+	// waiting says, per item, whether it waited when left was counted
+	// (nil before, or when touched overflowed); touched lists the items
+	// of the actions recorded and undone since: a label changes its
+	// item's place in the queue only, so the count after it looks at
+	// those again, not at every item others labelled (a million took
+	// ~0.4 s a key press).
+	waiting []bool
+	touched []string
 	// emptySaid: the log said the queue is empty, since it last had items.
 	emptySaid bool
 	// late, while the others' labels are read after the first frame
@@ -56,30 +64,36 @@ type mineLabel struct {
 
 // adjLeftKey is what the count of items left depends on.
 type adjLeftKey struct {
-	labelsGen, teamGen, act, items int
-	loading                        bool
+	labelsGen, othersGen, teamGen, act, items int
+	loading                                   bool
 }
 
 // newAdjState reads this person's history (oldest first, undo rows
 // included) on the items others labelled.
-func newAdjState(history []sessions.Action, others []sessions.Label) *adjState {
+func newAdjState(history []sessions.Action, others *OtherLabels) *adjState {
 	a := &adjState{mine: map[sessions.LabelKey][]mineLabel{}, next: math.MaxInt64 / 2, leftKey: adjLeftKey{labelsGen: -1}}
-	if len(others) == 0 {
+	if others.Len() == 0 {
 		return a
 	}
 	// The items of this person's labels that others labelled too: a set
-	// of the history's items, not of the others' (a million of them).
-	items := map[string]bool{}
+	// of the history's items, not of the others' (a million of them),
+	// each with its place in both.
+	at := map[string]int{}
 	for _, h := range history {
-		if labelling(h) {
-			items[h.ItemID] = false
+		if _, ok := at[h.ItemID]; !ok && labelling(h) {
+			at[h.ItemID] = len(at)
 		}
 	}
-	for _, l := range others {
-		if _, ok := items[l.ItemID]; ok {
-			items[l.ItemID] = true
-		}
+	if len(at) == 0 {
+		return a
 	}
+	both := make([]bool, len(at))
+	others.eachItem(func(id []byte) {
+		if k, ok := at[string(id)]; ok {
+			both[k] = true
+		}
+	})
+	items := func(id string) bool { k, ok := at[id]; return ok && both[k] }
 	undone := map[int64]bool{}
 	for _, h := range history {
 		if h.Kind == sessions.KindUndo && h.Undoes != 0 {
@@ -87,7 +101,7 @@ func newAdjState(history []sessions.Action, others []sessions.Label) *adjState {
 		}
 	}
 	for _, h := range history {
-		if !labelling(h) || undone[h.ID] || !items[h.ItemID] {
+		if !labelling(h) || undone[h.ID] || !items(h.ItemID) {
 			continue
 		}
 		k := sessions.LabelKey{ItemID: h.ItemID, Criterion: h.Criterion, Dimension: h.Dimension}
@@ -109,6 +123,7 @@ func (a *adjState) recorded(acts []sessions.Action) {
 	}
 	a.group--
 	for _, x := range acts {
+		a.touch(x.ItemID)
 		if !labelling(x) {
 			continue
 		}
@@ -125,6 +140,7 @@ func (a *adjState) undone(keys []sessions.LabelKey) {
 		a.late = append(a.late, adjOp{undo: true, undone: keys})
 	}
 	for _, k := range keys {
+		a.touch(k.ItemID)
 		s := a.mine[k]
 		if len(s) == 0 {
 			continue
@@ -139,6 +155,25 @@ func (a *adjState) undone(keys []sessions.LabelKey) {
 			a.mine[k] = s
 		}
 	}
+}
+
+// maxTouched bounds touched: past it (labels made while the count is
+// not asked, outside the queue) the next count is made afresh.
+const maxTouched = 4096
+
+// touch notes that the item with id had an action recorded or undone.
+func (a *adjState) touch(id string) {
+	if a.waiting == nil {
+		return
+	}
+	if n := len(a.touched); n > 0 && a.touched[n-1] == id {
+		return
+	}
+	if len(a.touched) >= maxTouched {
+		a.waiting, a.touched = nil, nil
+		return
+	}
+	a.touched = append(a.touched, id)
 }
 
 // top is this person's current label on k as the filter reads it; an
@@ -166,7 +201,8 @@ func (w *workspace) toAdjudicate(i int) bool {
 	if i < 0 || i >= len(w.items) {
 		return false
 	}
-	others := w.others.on(i)
+	var obuf [4]sessions.Label
+	others := w.others.on(i, obuf[:0])
 	if len(others) == 0 {
 		return false
 	}
@@ -206,22 +242,50 @@ func (w *workspace) toAdjudicate(i int) bool {
 
 // adjudicationLeft counts the items waiting for adjudication now (only
 // items others labelled can be), kept until the labels, the others'
-// labels, the judge on screen or the items change.
+// labels, the judge on screen or the items change; after labels alone,
+// by looking again at their items (adjState.touched).
 func (w *workspace) adjudicationLeft() int {
 	a := w.adj
 	if a == nil {
 		return 0
 	}
-	k := adjLeftKey{labelsGen: w.labelsGen, act: w.act, items: len(w.items), loading: w.loading()}
+	k := adjLeftKey{labelsGen: w.labelsGen, othersGen: w.othersGen, act: w.act, items: len(w.items), loading: w.loading()}
 	if w.team != nil {
 		k.teamGen = w.team.gen
 	}
 	if k == a.leftKey {
 		return a.left
 	}
+	defer func() { a.touched = a.touched[:0] }()
+	if same := a.leftKey; a.waiting != nil && len(a.waiting) == len(w.items) && same.labelsGen >= 0 {
+		same.labelsGen = k.labelsGen
+		if same == k {
+			// Only labels changed since the count: their items alone.
+			for _, id := range a.touched {
+				if i, ok := w.index.at(id); ok && i < len(a.waiting) {
+					now := w.toAdjudicate(i)
+					switch {
+					case now && !a.waiting[i]:
+						a.left++
+					case !now && a.waiting[i]:
+						a.left--
+					}
+					a.waiting[i] = now
+				}
+			}
+			a.leftKey = k
+			return a.left
+		}
+	}
+	if len(a.waiting) == len(w.items) {
+		clear(a.waiting)
+	} else {
+		a.waiting = make([]bool, len(w.items))
+	}
 	n := 0
 	for i := range w.others.items {
 		if w.toAdjudicate(i) {
+			a.waiting[i] = true
 			n++
 		}
 	}

@@ -291,3 +291,35 @@ func TestAdjudicationQueueFillsFromTheTeam(t *testing.T) {
 		t.Errorf("the two labels are not on screen:\n%s", s)
 	}
 }
+
+// The count of items left to adjudicate, kept up after each label and
+// undo by looking at their items alone, is the count made afresh, on the
+// queue and off it (labels made meanwhile), can't judge included.
+func TestAdjudicationLeftKeptUp(t *testing.T) {
+	fresh := func(m *Model) int {
+		n := 0
+		for i := range m.items {
+			if m.toAdjudicate(i) {
+				n++
+			}
+		}
+		return n
+	}
+	m := update(t, New(adjudicationOptions(&fakeStore{}, true)), tea.WindowSizeMsg{Width: 100, Height: 30})
+	steps := [][]string{{"n"}, {"y"}, {"u"}, {"u"}, {"right", "y"}, {"x", "1"}, {"u"}, {"f"}, {"esc"}, {"g", "n"}, {"right", "right", "y", "n"}, {"u", "u", "u"}}
+	for _, keys := range steps {
+		m = press(t, m, keys...)
+		if got, want := m.adjudicationLeft(), fresh(m); got != want {
+			t.Fatalf("after %v: %d left, counted afresh %d", keys, got, want)
+		}
+	}
+	// Off the queue the count is not asked: what is touched meanwhile is
+	// looked at when it is.
+	m = press(t, m, "f", "enter")
+	for range 3 {
+		m = press(t, m, "y", "u", "n")
+	}
+	if got, want := m.adjudicationLeft(), fresh(m); got != want {
+		t.Fatalf("after labels off the queue: %d left, counted afresh %d", got, want)
+	}
+}

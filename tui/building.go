@@ -40,8 +40,9 @@ type Arrivals struct {
 	// with its Load (read once every item is, as the others).
 	Runs []Run
 	// Others and OthersCantJudge are the other annotators' current
-	// labels and can't judges (as Options.Others).
-	Others          []sessions.Label
+	// labels and can't judges (as Options.Others); the screen takes
+	// Others over.
+	Others          *OtherLabels
 	OthersCantJudge []sessions.CantJudge
 }
 
@@ -56,8 +57,8 @@ type LateArrivals interface {
 // screen's, their verdicts read at once when every item is (else with the
 // others' once they are), and the other annotators' labels.
 func (m *Model) arrive(a Arrivals) tea.Cmd {
-	if len(a.Others) > 0 || len(a.OthersCantJudge) > 0 {
-		m.setOthers(a.Others, a.OthersCantJudge, false)
+	if a.Others.Len() > 0 || len(a.OthersCantJudge) > 0 {
+		m.setOthers(a.Others, a.OthersCantJudge)
 	}
 	m.addRuns(a.Runs)
 	m.review.cache.clear()

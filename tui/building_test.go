@@ -208,7 +208,7 @@ func TestImportedRunsAndLabelsArriveWithTheStore(t *testing.T) {
 					loads++
 					return Loaded{Verdicts: verdicts}, nil
 				}}},
-				Others: []sessions.Label{{ItemID: "q1", Dimension: "correct", Value: 1, Annotator: "human_label", Via: sessions.ViaImported}},
+				Others: OtherLabelsOf([]sessions.Label{{ItemID: "q1", Dimension: "correct", Value: 1, Annotator: "human_label", Via: sessions.ViaImported}}),
 			}}}
 			m = runCmd(t, m, awaitStore(m.waitStore), 0)
 			if len(m.runs) != 2 {

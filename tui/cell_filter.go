@@ -2,6 +2,7 @@ package tui
 
 import (
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/stats/render"
 )
 
@@ -61,7 +62,7 @@ func (w *workspace) inCell(i int, t render.Target) bool {
 // humanReference is the humans' value on a row of an item as the
 // statistics read it (sessions/stats, buildHumans): every annotator's
 // current label on the scale — this annotator's and the others', but for
-// an item one of them marked can't judge (see judgement, newOtherLabels) — and
+// an item one of them marked can't judge (see judgement, OtherLabels.place) — and
 // the value most of them gave; none when the most common value is tied,
 // as the statistics leave such items out.
 func (w *workspace) humanReference(i int, rw row) (float64, bool) {
@@ -69,7 +70,8 @@ func (w *workspace) humanReference(i int, rw row) (float64, bool) {
 	if v, ok := w.judgement(i, rw); ok && rw.dim.Scale.Valid(v) {
 		counts[v]++
 	}
-	for _, o := range w.others.on(i) {
+	var buf [4]sessions.Label
+	for _, o := range w.others.on(i, buf[:0]) {
 		if o.Criterion == rw.crit && o.Dimension == rw.dim.Name && rw.dim.Scale.Valid(o.Value) {
 			counts[o.Value]++
 		}

@@ -111,12 +111,14 @@ func (w *workspace) judgeDiffersFromHuman(i int) bool {
 		return true
 	}
 	r := w.run()
+	var buf [4]sessions.Label
+	others := w.others.on(i, buf[:0])
 	for _, rw := range w.rows(i) {
 		j, ok := r.judgeValue(i, rw)
 		if !ok {
 			continue
 		}
-		for _, o := range w.others.on(i) {
+		for _, o := range others {
 			if o.Criterion == rw.crit && o.Dimension == rw.dim.Name && o.Value != j {
 				return true
 			}
@@ -182,9 +184,11 @@ func (w *workspace) filters() []filter {
 // different labels on a row of the active judge (this annotator included),
 // leaving out the labels of whoever marked the item can't judge.
 func (w *workspace) annotatorsDiffer(i int) bool {
+	var buf [4]sessions.Label
+	others := w.others.on(i, buf[:0])
 	for _, rw := range w.rows(i) {
 		first, has := w.judgement(i, rw)
-		for _, o := range w.others.on(i) {
+		for _, o := range others {
 			if o.Criterion != rw.crit || o.Dimension != rw.dim.Name {
 				continue
 			}

@@ -19,14 +19,12 @@ import (
 // orders, search — waits.
 type itemLoad struct {
 	more   func() ([]judge.Item, bool, error)
-	total  int              // the session's item count, for the header
-	others []sessions.Label // placed once every item has its position
-	start  int              // the item the screen opened on
+	total  int          // the session's item count, for the header
+	others *OtherLabels // placed once every item has its position
+	start  int          // the item the screen opened on
 	// othersCantJudge are the other annotators' can't-judges, placed
 	// with others.
 	othersCantJudge []sessions.CantJudge
-	// othersOwn: others may be indexed in place (newOwnOtherLabels).
-	othersOwn bool
 }
 
 // loading reports whether items are still being read.
@@ -110,8 +108,8 @@ func (m *Model) gotItems(msg itemsMsg) tea.Cmd {
 		return readItems(w.load.more)
 	}
 	w.load.more = nil
-	w.others = newOthers(w.load.others, w.load.othersCantJudge, w.index, w.load.othersOwn)
-	w.load.others, w.load.othersCantJudge, w.load.othersOwn = nil, nil, false
+	w.placeOthers(w.load.others, w.load.othersCantJudge)
+	w.load.others, w.load.othersCantJudge = nil, nil
 	if w.cur == w.load.start {
 		// The person has not moved: resume at the first unreviewed
 		// item of the whole dataset, as a fully read session does.

@@ -95,7 +95,7 @@ func TestItemsLoadAfterTheFirstFrame(t *testing.T) {
 	if status := ls[len(ls)-2]; !strings.Contains(status, "reviewed 5/10") {
 		t.Errorf("status after loading: %q", status)
 	}
-	if got := m.others.on(atOf(m.index, "q8")); len(got) != 1 || got[0].Annotator != "ana" {
+	if got := m.others.on(atOf(m.index, "q8"), nil); len(got) != 1 || got[0].Annotator != "ana" {
 		t.Errorf("the other annotator's label on q8: %v", got)
 	}
 	m = press(t, m, "f")

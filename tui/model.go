@@ -233,16 +233,17 @@ func New(o Options) *Model {
 	if w.blindQueue = hidesOthers(o); w.blindQueue {
 		o.Others, o.OthersCantJudge = nil, nil // blind_queue.go
 	}
-	w.adj = newAdjState(o.History, o.Others)
+	others := OtherLabelsOf(o.Others)
+	w.adj = newAdjState(o.History, others)
 	if o.OthersLater != nil && !w.blindQueue && len(o.Others) == 0 {
 		w.readOthers = readOthers(o.OthersLater, o.History)
 		w.adj.late = []adjOp{}
 	}
 	if w.loading() {
 		// Placed once every item has its position (gotItems).
-		w.load.others, w.load.othersCantJudge = o.Others, o.OthersCantJudge
+		w.load.others, w.load.othersCantJudge = others, o.OthersCantJudge
 	} else {
-		w.others = newOtherLabels(o.Others, o.OthersCantJudge, w.index)
+		w.placeOthers(others, o.OthersCantJudge)
 	}
 	w.save.pending = map[int]int{}
 	var notices []string

@@ -16,12 +16,12 @@ import (
 
 // OthersLater reads the other annotators' current labels and can't
 // judges (Options.OthersLater).
-type OthersLater func() ([]sessions.Label, []sessions.CantJudge, error)
+type OthersLater func() (*OtherLabels, []sessions.CantJudge, error)
 
 // othersMsg carries the others' labels read late, with this person's
 // adjudication state built against them off the loop.
 type othersMsg struct {
-	others    []sessions.Label
+	others    *OtherLabels
 	cantJudge []sessions.CantJudge
 	adj       *adjState
 	err       error
@@ -60,8 +60,8 @@ func (m *Model) gotOthers(msg othersMsg) tea.Cmd {
 		}
 	}
 	m.adj = msg.adj
-	if len(msg.others) > 0 || len(msg.cantJudge) > 0 {
-		m.setOthers(msg.others, msg.cantJudge, true) // read for the screen alone
+	if msg.others.Len() > 0 || len(msg.cantJudge) > 0 {
+		m.setOthers(msg.others, msg.cantJudge)
 		m.review.cache.clear()
 	}
 	return nil

@@ -30,7 +30,7 @@ func TestOthersReadLate(t *testing.T) {
 			opts := adjudicationOptions(&fakeStore{}, false)
 			others, cantJudge := opts.Others, opts.OthersCantJudge
 			opts.Others, opts.OthersCantJudge = nil, nil
-			opts.OthersLater = func() ([]sessions.Label, []sessions.CantJudge, error) { return others, cantJudge, nil }
+			opts.OthersLater = func() (*OtherLabels, []sessions.CantJudge, error) { return OtherLabelsOf(others), cantJudge, nil }
 			late := New(opts)
 			read := late.readOthers
 			late.readOthers = nil // Init's part, done by hand to choose when
@@ -69,7 +69,7 @@ func TestOthersReadLate(t *testing.T) {
 func TestOthersReadLateFails(t *testing.T) {
 	opts := adjudicationOptions(&fakeStore{}, false)
 	opts.Others, opts.OthersCantJudge = nil, nil
-	opts.OthersLater = func() ([]sessions.Label, []sessions.CantJudge, error) {
+	opts.OthersLater = func() (*OtherLabels, []sessions.CantJudge, error) {
 		return nil, nil, errors.New("disk I/O error")
 	}
 	m := update(t, New(opts), tea.WindowSizeMsg{Width: 100, Height: 30})

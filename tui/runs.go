@@ -84,16 +84,16 @@ type loadedMsg struct {
 // loadRun calls a run's Load (or LoadEach) in the background, and packs
 // the verdicts it reads there too, into records of their own (packed)
 // that the screen then adopts whole (runView.adopt): packing a million
-// verdicts takes a while, which a key press must not wait for.
+// verdicts takes a while, which a key press must not wait for. The
+// records are made at the first verdict (store), not while Load waits
+// (a new dataset's session being written): 32 MB at a million items.
 func loadRun(run int, r *runView) tea.Cmd {
 	load, each, index := r.load, r.loadEach, r.ids
-	n, room := len(r.verdicts.first), cap(r.verdicts.first)
 	return func() tea.Msg {
 		p := &runView{
-			verdicts: verdictSlots{first: make([]cverdict, n, room)},
-			tab:      newVerdictTables(),
-			ids:      index,
-			detail:   emptyDetails(0),
+			tab:    newVerdictTables(),
+			ids:    index,
+			detail: emptyDetails(0),
 		}
 		var (
 			l   Loaded
@@ -182,7 +182,6 @@ func newRunView(r Run, index *itemIndex, n int) *runView {
 		info:     r.Info,
 		key:      r.Key,
 		id:       r.ID,
-		verdicts: verdictSlots{first: make([]cverdict, n)},
 		tab:      newVerdictTables(),
 		ids:      index,
 		streams:  map[int]*stream{},
@@ -194,6 +193,11 @@ func newRunView(r Run, index *itemIndex, n int) *runView {
 		load:     r.Load,
 		loadEach: r.LoadEach,
 		loading:  r.Load != nil || r.LoadEach != nil,
+	}
+	if !v.loading {
+		// A run still to load has no records until its load's are
+		// adopted (or a verdict comes first: store).
+		v.verdicts.first = make([]cverdict, n)
 	}
 	v.putAll(index, r.Verdicts, false)
 	v.putAll(index, r.Swapped, true)
@@ -257,7 +261,7 @@ func (r *runView) put(index *itemIndex, vd judge.Verdict, remember bool) int {
 
 // store keeps vd as item i's current verdict of its criterion and order.
 func (r *runView) store(i int, vd *judge.Verdict, remember bool) {
-	slots := &r.verdicts
+	slots := r.firstSlots()
 	if vd.Swapped {
 		slots = r.swappedSlots()
 	}
@@ -338,7 +342,7 @@ func (r *runView) putAll(index *itemIndex, vs []judge.Verdict, swapped bool) {
 // common case, a moment's work), else each of p's verdicts stored over
 // the run's (a re-judge's verdicts came first).
 func (r *runView) adopt(p *runView) {
-	if r.filled == 0 && len(p.verdicts.first) == len(r.verdicts.first) {
+	if r.filled == 0 && (!r.verdicts.made() || !p.verdicts.made() || len(p.verdicts.first) == len(r.verdicts.first)) {
 		r.verdicts, r.swapped, r.tab = p.verdicts, p.swapped, p.tab
 		r.filled, r.nSwapped, r.nTruncated = p.filled, p.nSwapped, p.nTruncated
 		return
@@ -373,9 +377,20 @@ func (r *runView) adopt(p *runView) {
 // verdicts' slots, with their room) at the first swapped-order verdict.
 func (r *runView) swappedSlots() *verdictSlots {
 	if !r.swapped.made() {
-		r.swapped.first = make([]cverdict, len(r.verdicts.first), cap(r.verdicts.first))
+		first := r.firstSlots().first
+		r.swapped.first = make([]cverdict, len(first), cap(first))
 	}
 	return &r.swapped
+}
+
+// firstSlots returns the first order's slots, made at the count of the
+// items placed so far when they are not yet (a run still loading, and
+// the records a load packs: loadRun).
+func (r *runView) firstSlots() *verdictSlots {
+	if !r.verdicts.made() {
+		r.verdicts.first = make([]cverdict, len(r.ids.items))
+	}
+	return &r.verdicts
 }
 
 // hasSwapped reports whether an item has a swapped-order verdict.

@@ -197,7 +197,7 @@ func (m *Model) applyTeam(u TeamUpdate) tea.Cmd {
 	if u.OthersChanged && m.blindQueue {
 		changed = true // the statistics' aggregate figures; no label kept
 	} else if u.OthersChanged {
-		m.setOthers(u.Others, u.OthersCantJudge, false)
+		m.setOthers(OtherLabelsOf(u.Others), u.OthersCantJudge)
 		changed = true
 	}
 	for _, k := range m.addRuns(u.Runs) {
@@ -240,13 +240,13 @@ func (m *Model) applyTeam(u TeamUpdate) tea.Cmd {
 
 // setOthers replaces the other annotators' current labels and can't
 // judges; while items are still read, they are placed once all are.
-// With own set, others are the screen's from now on (indexed in place).
-func (m *Model) setOthers(others []sessions.Label, cantJudge []sessions.CantJudge, own bool) {
+// others are the screen's from now on.
+func (m *Model) setOthers(others *OtherLabels, cantJudge []sessions.CantJudge) {
 	if m.loading() {
-		m.load.others, m.load.othersCantJudge, m.load.othersOwn = others, cantJudge, own
+		m.load.others, m.load.othersCantJudge = others, cantJudge
 		return
 	}
-	m.others = newOthers(others, cantJudge, m.index, own)
+	m.placeOthers(others, cantJudge)
 	if len(m.sel.items) == 0 && m.sel.filter.match != nil {
 		// A filter left empty (nothing to adjudicate yet, no
 		// disagreement between people) may hold items now: an

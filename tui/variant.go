@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gavel-dev/gavel/judge"
+	"github.com/gavel-dev/gavel/sessions"
 	"github.com/gavel-dev/gavel/sessions/stats"
 )
 
@@ -229,7 +230,8 @@ func (w *workspace) labelledOn(i int, r *runView) bool {
 		if _, ok := w.label(i, rw); ok {
 			return true
 		}
-		for _, o := range w.others.on(i) {
+		var buf [4]sessions.Label
+		for _, o := range w.others.on(i, buf[:0]) {
 			if o.Criterion == rw.crit && o.Dimension == rw.dim.Name {
 				return true
 			}

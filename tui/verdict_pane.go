@@ -458,7 +458,8 @@ func (s *reviewScreen) otherAnnotators(rw row, inner int) []string {
 	st := s.styles
 	mine, hasMine := s.judgement(s.cur, rw) // none under a can't judge
 	var out []string
-	for _, o := range s.others.on(s.cur) {
+	var buf [4]sessions.Label
+	for _, o := range s.others.on(s.cur, buf[:0]) {
 		if o.Criterion != rw.crit || o.Dimension != rw.dim.Name {
 			continue
 		}

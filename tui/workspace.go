@@ -34,8 +34,9 @@ type workspace struct {
 	// a time: load_runs.go).
 	reading bool
 
-	labels *sessions.LabelState // the one derivation of current labels
-	others otherLabels          // every other annotator's current labels
+	labels    *sessions.LabelState // the one derivation of current labels
+	others    otherLabels          // every other annotator's current labels
+	othersGen int                  // counts the others' labels replaced (placeOthers)
 	// blindQueue: a blind queue keeps others empty (blind_queue.go).
 	blindQueue bool
 	// tally is derived per item for the active run, kept up to date by

@@ -274,8 +274,8 @@ func review(ctx context.Context, e env, ds *dataset.Dataset, o reviewFlags, rv *
 		}
 	} else {
 		store, annotator := rv.Store, o.annotator
-		othersLater = func() ([]sessions.Label, []sessions.CantJudge, error) {
-			others, err := store.LabelsExcept(annotator)
+		othersLater = func() (*tui.OtherLabels, []sessions.CantJudge, error) {
+			others, err := othersOf(store, annotator)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gavel-dev/gavel/sessions"
@@ -33,12 +34,28 @@ func openCarrying(session, annotator string, ds *dataset.Dataset) (*sessions.Rev
 	if err != nil {
 		return nil, err
 	}
+	dropImported(ds)
 	rv, err := sessions.OpenReview(session, annotator, ds)
 	if err != nil {
 		return nil, err
 	}
 	rv.NoteImported(sum)
 	return rv, nil
+}
+
+// dropImported lets go of the text of ds's verdict and label columns once
+// they are imported into its session, which holds them from then on: a
+// string a row and column (two columns of a million rows: 32 MB) that the
+// review, holding ds, kept to its end.
+func dropImported(ds *dataset.Dataset) {
+	if len(ds.Imported) == 0 {
+		return
+	}
+	cols := slices.Clone(ds.Imported) // not the head's, which may share them
+	for c := range cols {
+		cols[c].Values = nil
+	}
+	ds.Imported = cols
 }
 
 // carriesOthers reports whether a large new dataset that carries verdict
@@ -86,11 +103,9 @@ func startCarryingBuild(ctx context.Context, path, annotator string, st *dataset
 			b.err = err
 			return
 		}
-		// The review's memory limit, from now on: under it, the build
-		// (which holds the columns' values and SQLite's pages beside
-		// the items: an import peaks at 1.4-2.4 times the file) made
-		// the collector run without end, and the imported columns took
-		// 7-8 s to reach the screen at 100,000 rows instead of 4-5 s.
+		dropImported(ds)
+		// The review's memory limit, from now on, unless it held the
+		// build already (buildsUnderLimit).
 		limitMemory(len(ds.Items), fileSize(ds))
 		rv, err := sessions.OpenReview(path, annotator, ds)
 		if err != nil {
@@ -122,11 +137,22 @@ func arrivals(ctx context.Context, rv *sessions.Review, annotator string) (tui.A
 	for _, r := range runs {
 		a.Runs = append(a.Runs, sessionRun(ctx, rv, r, names[r.ID]))
 	}
-	if a.Others, err = rv.Store.LabelsExcept(annotator); err != nil {
+	if a.Others, err = othersOf(rv.Store, annotator); err != nil {
 		return a, err
 	}
 	a.OthersCantJudge, err = cantJudgesExcept(rv.Store, annotator)
 	return a, err
+}
+
+// othersOf reads the current labels of every annotator but annotator as
+// the review screen keeps them, each added as it is read: never all held
+// as sessions.Labels (a million took ~130 MB so, beside the items).
+func othersOf(s *sessions.Store, annotator string) (*tui.OtherLabels, error) {
+	o := &tui.OtherLabels{}
+	if err := s.LabelsExceptEach(annotator, o.Add); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // arrivingStore is the recorder of a session built from a dataset's

@@ -84,8 +84,8 @@ func reviewStream(ctx context.Context, e env, path string, o reviewFlags) error 
 		st.StoreFields(sessions.StoredFieldsEncoder)
 	}
 	tuneGC(st.Lines())
-	if carrying == nil {
-		limitMemory(st.Lines(), fileSize(head))
+	if size := fileSize(head); carrying == nil || buildsUnderLimit(size) {
+		limitMemory(st.Lines(), size)
 	} // else once the session is written (startCarryingBuild)
 	nd := newDataset{
 		head:     head,
