@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"bytes"
 	"cmp"
 	"math"
 	"slices"
@@ -161,20 +160,18 @@ func OtherLabelsOf(ls []sessions.Label) *OtherLabels {
 // read). Labels are best added in item order, as the session reads them:
 // each one's item is then found at once. The error is always nil.
 func (o *OtherLabels) Add(itemID []byte, l sessions.Label) error {
-	k := len(o.ends) - 1
-	if k < 0 || !bytes.Equal(o.id(k), itemID) {
-		o.ids = append(o.ids, itemID...)
-		o.ends = append(o.ends, len(o.ids))
-		k++
-	}
-	o.put(k, l)
+	addOther(o, itemID, l)
 	return nil
 }
 
 // add is Add of a string id.
-func (o *OtherLabels) add(itemID string, l sessions.Label) {
+func (o *OtherLabels) add(itemID string, l sessions.Label) { addOther(o, itemID, l) }
+
+// addOther is Add for an item id read as bytes or held as a string: a
+// label on the item of the last one joins its run, another starts one.
+func addOther[ID string | []byte](o *OtherLabels, itemID ID, l sessions.Label) {
 	k := len(o.ends) - 1
-	if k < 0 || string(o.id(k)) != itemID {
+	if k < 0 || string(o.id(k)) != string(itemID) {
 		o.ids = append(o.ids, itemID...)
 		o.ends = append(o.ends, len(o.ids))
 		k++
